@@ -1,0 +1,97 @@
+"""Read the curated data files under ``hardware/data/`` into one :class:`Hardware` value.
+
+Called once by the entry point; nothing is read at import time.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from hardware.cards import Card
+from hardware.registry import Accelerator, Registry
+from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
+
+
+@dataclass(frozen=True)
+class Hardware:
+    registry: Registry
+    cards: dict[str, Card]
+    throughput: dict[tuple[str, Workload], Throughput]
+    scaling: Scaling
+
+    def speed(self, accelerator: str, workload: Workload) -> Throughput:
+        return self.throughput[(accelerator, workload)]
+
+    def efficiency(self, accelerator: str, workload: Workload, n: int) -> float:
+        return self.scaling.efficiency(self.registry[accelerator].interconnect, workload, n)
+
+
+def load_hardware(data_dir: Path | None = None) -> Hardware:
+    """Load and cross-check the data files; a broken file fails loudly here, not mid-request."""
+    folder = data_dir or Path(str(resources.files("hardware") / "data"))
+    registry = Registry(_accelerator(row) for row in _rows(folder / "accelerators.csv"))
+    cards = {row["id"]: _card(row) for row in _rows(folder / "cards.csv")}
+    throughput = {}
+    for row in _rows(folder / "throughput.csv"):
+        item = Throughput(
+            accelerator=row["id"],
+            workload=Workload(row["workload"]),
+            relative=float(row["relative"]),
+            method=row["method"],
+            source=row["source"],
+        )
+        throughput[(item.accelerator, item.workload)] = item
+    scaling = Scaling(
+        ScalingPoint(
+            interconnect=row["interconnect"],
+            workload=Workload(row["workload"]),
+            num_gpu=int(row["num_gpu"]),
+            efficiency=float(row["efficiency"]),
+            source=row["source"],
+        )
+        for row in _rows(folder / "scaling.csv")
+    )
+    for accelerator_id, _ in (*cards.items(), *throughput):
+        if accelerator_id not in registry:
+            raise ValueError(f"hardware data names unknown accelerator {accelerator_id!r}")
+    return Hardware(registry=registry, cards=cards, throughput=throughput, scaling=scaling)
+
+
+def _rows(path: Path) -> Iterator[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        yield from csv.DictReader(handle)
+
+
+def _number(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+def _accelerator(row: dict[str, str]) -> Accelerator:
+    return Accelerator(
+        id=row["id"],
+        name=row["name"],
+        kind=row["kind"],
+        memory_gb=float(row["memory_gb"]),
+        board_power_w=_number(row["board_power_w"]),
+        fp16_tensor_tflops=_number(row["fp16_tensor_tflops"]),
+        mem_bw_gbps=_number(row["mem_bw_gbps"]),
+        interconnect=row["interconnect"],
+        spec_source=row["spec_source"],
+        aliases=tuple(a.strip() for a in row["aliases"].split("|") if a.strip()),
+    )
+
+
+def _card(row: dict[str, str]) -> Card:
+    return Card(
+        accelerator=row["id"],
+        purchase_usd=float(row["purchase_usd"]),
+        price_kind=row["price_kind"],
+        price_as_of=row["price_as_of"],
+        price_source=row["price_source"],
+        consumer=row["consumer"].strip().lower() == "true",
+        confidence=row["confidence"],
+    )

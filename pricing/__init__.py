@@ -1,0 +1,1 @@
+"""Where cloud rates come from: the Offer record, one adapter per provider, the store."""

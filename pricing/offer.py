@@ -1,0 +1,75 @@
+"""The Offer: one rentable thing at one price, as every adapter reports it."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+
+
+class PricingModel(StrEnum):
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    RESERVED_1Y = "reserved_1y"
+    RESERVED_3Y = "reserved_3y"
+    COMPUTE_UNITS = "compute_units"  # Colab: units/hour x price/unit, no guaranteed capacity
+    SUBSCRIPTION = "subscription"
+
+
+# Offers the provider may take away mid-run: the engine adds the spot overhead to them.
+INTERRUPTIBLE = frozenset({PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
+
+# Hourly offers a training job can be priced against; reserved terms commit a year or more.
+HOURLY = frozenset({PricingModel.ON_DEMAND, PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    provider: str  # the cloud: aws, gcp, colab, azure, lambda, custom ...
+    product: str  # instance, machine, TPU type or Colab runtime
+    region: str
+    accelerator: str  # canonical accelerator id (hardware registry)
+    count: int  # accelerators in the offer (TPU: chips)
+    pricing: PricingModel
+    usd_per_hour: float  # the whole offer
+    price_as_of: str  # when the price itself was published or read (ISO date or month)
+    source: str
+    service: str = ""
+    zone: str = ""
+    memory_gb: float | None = None  # per accelerator; None = the registry's figure
+    host_included: bool = True  # False: GPU-only price, a VM must be added (GCP attached GPUs)
+    estimated: bool = False
+    suspect: bool = False
+    confidence: str = ""
+    notes: str = ""
+
+    @property
+    def usd_per_accelerator_hour(self) -> float:
+        return self.usd_per_hour / self.count
+
+
+_DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")
+
+
+def price_date(price_as_of: str) -> date | None:
+    """The latest date a free-text as-of names, read as the end of its period.
+
+    "2024-04-10" -> that day; "2025-06" -> 2025-06-30; "2017..2025" -> 2025-12-31;
+    "undated ..." -> None. Reading a period's end errs toward calling a price fresh,
+    never stale by mistake of format.
+    """
+    latest = None
+    for year, month, day in _DATE_TOKEN.findall(price_as_of):
+        y = int(year)
+        if not 1990 <= y <= 2200:
+            continue
+        m = int(month) if month else 12
+        if not 1 <= m <= 12:
+            continue
+        last = calendar.monthrange(y, m)[1]
+        d = min(int(day), last) if day else last
+        found = date(y, m, max(d, 1))
+        latest = found if latest is None or found > latest else latest
+    return latest

@@ -1,0 +1,284 @@
+"""The price store: refresh runs and their offers, in SQLite or PostgreSQL (SQLAlchemy 2 Core).
+
+A run and all its offers are written in one transaction, so a run is either complete and
+current or absent: a crash mid-write leaves the previous run serving. The current catalog is
+the offers of each adapter's latest ``ok`` run; older runs are the price history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Engine,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Row,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+)
+from sqlalchemy.engine import make_url
+
+from pricing.offer import Offer, PricingModel
+
+# The adapter whose rows stand in for a cloud until that cloud's own adapter has a current run.
+BUNDLED = "bundled"
+
+metadata = MetaData()
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("adapter", String(64), nullable=False, index=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Column("status", String(16), nullable=False),  # ok, failed
+    Column("row_count", Integer, nullable=False, default=0),
+    Column("error", Text, nullable=False, default=""),
+    Column("source_version", String(200), nullable=False, default=""),
+)
+
+offers = Table(
+    "offers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("provider", String(64), nullable=False),
+    Column("service", String(64), nullable=False),
+    Column("product", String(200), nullable=False),
+    Column("region", String(64), nullable=False),
+    Column("zone", String(64), nullable=False),
+    Column("accelerator", String(64), nullable=False),
+    Column("count", Integer, nullable=False),
+    Column("memory_gb", Float, nullable=True),
+    Column("pricing", String(32), nullable=False),
+    Column("usd_per_hour", Float, nullable=False),
+    Column("host_included", Boolean, nullable=False),
+    Column("estimated", Boolean, nullable=False),
+    Column("suspect", Boolean, nullable=False),
+    Column("confidence", String(32), nullable=False),
+    Column("price_as_of", String(32), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("notes", Text, nullable=False),
+    Index("ix_offers_run_id", "run_id"),
+)
+
+_OFFER_FIELDS = tuple(f.name for f in fields(Offer))
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    id: int
+    adapter: str
+    started_at: datetime
+    finished_at: datetime
+    status: str
+    row_count: int
+    error: str
+    source_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredOffer:
+    """An offer as served: the record plus the run it came from."""
+
+    offer: Offer
+    run_id: int
+    fetched_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderStatus:
+    adapter: str
+    current: Run | None  # latest ok run: what is served
+    last_attempt: Run  # latest run of any status
+
+    @property
+    def last_error(self) -> str:
+        return self.last_attempt.error if self.last_attempt.status != "ok" else ""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands datetimes back naive; they were written as UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class Store:
+    """Runs and offers behind one SQLAlchemy engine; safe to share across threads."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: Engine = _make_engine(url)
+
+    def create_schema(self) -> None:
+        metadata.create_all(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    # -- writing -------------------------------------------------------------------------
+
+    def record_run(
+        self,
+        adapter: str,
+        batch: Sequence[Offer],
+        started_at: datetime,
+        source_version: str = "",
+    ) -> Run:
+        """Write a complete run in one transaction; it is current from the commit on."""
+        finished = utcnow()
+        with self.engine.begin() as conn:
+            run_id = conn.execute(
+                insert(runs).values(
+                    adapter=adapter,
+                    started_at=started_at,
+                    finished_at=finished,
+                    status="ok",
+                    row_count=len(batch),
+                    error="",
+                    source_version=source_version[:200],
+                )
+            ).inserted_primary_key[0]
+            if batch:
+                conn.execute(insert(offers), [_offer_row(run_id, o) for o in batch])
+        return Run(run_id, adapter, started_at, finished, "ok", len(batch), "", source_version)
+
+    def record_failure(self, adapter: str, started_at: datetime, error: str) -> Run:
+        finished = utcnow()
+        with self.engine.begin() as conn:
+            run_id = conn.execute(
+                insert(runs).values(
+                    adapter=adapter,
+                    started_at=started_at,
+                    finished_at=finished,
+                    status="failed",
+                    row_count=0,
+                    error=error[:4000],
+                    source_version="",
+                )
+            ).inserted_primary_key[0]
+        return Run(run_id, adapter, started_at, finished, "failed", 0, error, "")
+
+    # -- reading -------------------------------------------------------------------------
+
+    def catalog_version(self) -> int:
+        """Changes whenever a run becomes current: cheap enough to ask every few seconds."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(func.max(runs.c.id)).where(runs.c.status == "ok"))
+            return value.scalar() or 0
+
+    def current_runs(self) -> dict[str, Run]:
+        latest = (
+            select(func.max(runs.c.id))
+            .where(runs.c.status == "ok")
+            .group_by(runs.c.adapter)
+            .scalar_subquery()
+        )
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(runs).where(runs.c.id.in_(latest))).all()
+        return {row.adapter: _run(row) for row in rows}
+
+    def current_offers(self, adapter: str | None = None) -> list[StoredOffer]:
+        """The served catalog. Bundled rows stand in only for clouds with no live run."""
+        current = self.current_runs()
+        if adapter is not None:
+            current = {k: v for k, v in current.items() if k == adapter}
+        if not current:
+            return []
+        by_run = {run.id: run for run in current.values()}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(offers).where(offers.c.run_id.in_(by_run)).order_by(offers.c.id)
+            ).all()
+        stored = [
+            StoredOffer(_offer(row), row.run_id, _aware(by_run[row.run_id].finished_at))
+            for row in rows
+        ]
+        bundled_run = current.get(BUNDLED)
+        if bundled_run is None:
+            return stored
+        live = {s.offer.provider for s in stored if s.run_id != bundled_run.id}
+        return [s for s in stored if s.run_id != bundled_run.id or s.offer.provider not in live]
+
+    def provider_status(self) -> list[ProviderStatus]:
+        current = self.current_runs()
+        latest = select(func.max(runs.c.id)).group_by(runs.c.adapter).scalar_subquery()
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(runs).where(runs.c.id.in_(latest))).all()
+        return sorted(
+            (ProviderStatus(row.adapter, current.get(row.adapter), _run(row)) for row in rows),
+            key=lambda status: status.adapter,
+        )
+
+    def runs_of(self, adapter: str) -> list[Run]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(runs).where(runs.c.adapter == adapter).order_by(runs.c.id)
+            ).all()
+        return [_run(row) for row in rows]
+
+
+def _make_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # WAL lets web workers read while a refresh writes; foreign keys are off by default.
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return engine
+
+
+def _offer_row(run_id: int, offer: Offer) -> dict[str, object]:
+    row: dict[str, object] = {name: getattr(offer, name) for name in _OFFER_FIELDS}
+    row["pricing"] = str(offer.pricing)
+    row["run_id"] = run_id
+    return row
+
+
+def _offer(row: Row[Any]) -> Offer:
+    values = {name: getattr(row, name) for name in _OFFER_FIELDS}
+    values["pricing"] = PricingModel(values["pricing"])
+    return Offer(**values)
+
+
+def _run(row: Row[Any]) -> Run:
+    return Run(
+        id=row.id,
+        adapter=row.adapter,
+        started_at=_aware(row.started_at),
+        finished_at=_aware(row.finished_at),
+        status=row.status,
+        row_count=row.row_count,
+        error=row.error,
+        source_version=row.source_version,
+    )

@@ -1,0 +1,1 @@
+"""What is served: the break-even engine, the REST API, the CLI and the settings."""

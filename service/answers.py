@@ -1,0 +1,240 @@
+"""The JSON documents the REST API serves and the CLI prints: one builder for both."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from hardware import Accelerator, Hardware, UnknownAccelerator, Workload
+from pricing.offer import price_date
+from pricing.store import ProviderStatus, Run, StoredOffer
+from service.breakeven import (
+    Assumptions,
+    NoMatchingOffers,
+    Quote,
+    QuoteError,
+    QuoteRequest,
+    quote,
+)
+from service.problems import Problem
+from service.schemas import BreakevenQuery
+from service.services import Services
+from service.settings import Settings
+
+# Query parameter -> engine assumption field, so the answer echoes what the user can set.
+_ASSUMPTION_PARAMS = {
+    "electricity": "electricity_usd_per_kwh",
+    "pue": "pue",
+    "load": "load",
+    "host_cost": "host_cost_usd",
+    "host_watts": "host_watts",
+    "utilization": "utilization",
+    "resale": "resale",
+    "depreciation": "depreciation",
+    "spot_overhead": "spot_overhead",
+}
+
+
+def resolve_gpu(hardware: Hardware, name: str, parameter: str = "gpu") -> Accelerator:
+    """Any alias to its accelerator, or a 404 problem listing the closest ids."""
+    try:
+        return hardware.registry.resolve(name)
+    except UnknownAccelerator as exc:
+        raise Problem(
+            404,
+            "unknown-accelerator",
+            str(exc),
+            errors=[{"parameter": parameter, "reason": f"unknown accelerator {name!r}"}],
+            suggestions=exc.suggestions,
+        ) from exc
+
+
+def default_assumptions(settings: Settings) -> Assumptions:
+    return Assumptions(**{field: getattr(settings, field) for field in _ASSUMPTION_PARAMS.values()})
+
+
+def quote_request(query: BreakevenQuery, services: Services) -> QuoteRequest:
+    gpu = resolve_gpu(services.hardware, query.gpu)
+    overrides = {
+        field: getattr(query, param)
+        for param, field in _ASSUMPTION_PARAMS.items()
+        if getattr(query, param) is not None
+    }
+    providers = None
+    if query.providers:
+        providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
+    return QuoteRequest(
+        reference=gpu.id,
+        hours=query.hours,
+        workload=Workload(query.workload),
+        gpus=query.gpus,
+        memory_gb=query.memory,
+        price_usd=query.price,
+        watts=query.watts,
+        providers=providers,
+        pricing=query.pricing,
+        region=query.region,
+        top=query.top,
+        assumptions=replace(default_assumptions(services.settings), **overrides),
+    )
+
+
+def breakeven_document(query: BreakevenQuery, services: Services) -> dict[str, Any]:
+    request = quote_request(query, services)
+    try:
+        result = quote(services.catalog.table(), services.hardware, request)
+    except QuoteError as exc:
+        raise Problem(
+            422,
+            "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote",
+            str(exc),
+            errors=[{"parameter": exc.parameter, "reason": str(exc)}],
+        ) from exc
+    return _quote_document(result, services.settings)
+
+
+def _quote_document(result: Quote, settings: Settings) -> dict[str, Any]:
+    request = result.request
+    cheapest = result.rent[0].stored
+    assumptions = {
+        "gpus": request.gpus,
+        "memory": result.memory_gb,
+        "providers": sorted(request.providers) if request.providers else "all",
+        "pricing": request.pricing,
+        "region": request.region or "all",
+        "top": request.top,
+        "price": result.buy.purchase_usd / request.gpus,
+        "watts": result.buy.watts,
+    }
+    assumptions.update(
+        {param: getattr(request.assumptions, field) for param, field in _ASSUMPTION_PARAMS.items()}
+    )
+    buy = asdict(result.buy)
+    buy.pop("watts")
+    breakeven = None
+    if result.breakeven_hours is not None and result.breakeven_days is not None:
+        breakeven = {"hours": result.breakeven_hours, "days": result.breakeven_days}
+    return {
+        "gpu": request.reference,
+        "hours": request.hours,
+        "workload": str(request.workload),
+        "assumptions": assumptions,
+        "buy": buy,
+        "rent": [
+            {
+                **_offer_fields(option.stored),
+                "hours": option.hours,
+                "total_usd": option.total_usd,
+                "breakeven_hours": option.breakeven_hours,
+                "throughput_estimated": option.throughput_estimated,
+            }
+            for option in result.rent
+        ],
+        "candidates": result.candidates,
+        "verdict": result.verdict,
+        "savings_usd": result.savings_usd,
+        "breakeven": breakeven,
+        "prices": {
+            "as_of": cheapest.offer.price_as_of,
+            "fetched_at": _iso(cheapest.fetched_at),
+            "stale": is_stale(cheapest.offer.price_as_of, settings.stale_after_hours),
+        },
+    }
+
+
+def is_stale(price_as_of: str, stale_after_hours: float, now: datetime | None = None) -> bool:
+    """Undated prices are always stale: an answer must not look fresher than its data."""
+    published = price_date(price_as_of)
+    if published is None:
+        return True
+    moment = datetime.combine(published, datetime.min.time(), tzinfo=UTC)
+    return (now or datetime.now(UTC)) - moment > timedelta(hours=stale_after_hours)
+
+
+def _offer_fields(stored: StoredOffer) -> dict[str, Any]:
+    o = stored.offer
+    return {
+        "provider": o.provider,
+        "product": o.product,
+        "region": o.region,
+        "accelerator": o.accelerator,
+        "count": o.count,
+        "pricing": str(o.pricing),
+        "usd_per_hour": o.usd_per_hour,
+        "price_as_of": o.price_as_of,
+        "source": o.source,
+        "host_included": o.host_included,
+        "confidence": o.confidence,
+        "notes": o.notes,
+    }
+
+
+def offer_document(stored: StoredOffer) -> dict[str, Any]:
+    o = stored.offer
+    return {
+        **_offer_fields(stored),
+        "service": o.service,
+        "zone": o.zone,
+        "memory_gb": o.memory_gb,
+        "usd_per_accelerator_hour": o.usd_per_accelerator_hour,
+        "estimated": o.estimated,
+        "suspect": o.suspect,
+        "fetched_at": _iso(stored.fetched_at),
+        "run_id": stored.run_id,
+    }
+
+
+def gpu_document(hardware: Hardware, acc: Accelerator) -> dict[str, Any]:
+    card = hardware.cards.get(acc.id)
+    buy = None
+    if card is not None:
+        buy = {k: v for k, v in asdict(card).items() if k != "accelerator"}
+    throughput = {}
+    for k in Workload:
+        speed = hardware.throughput.get((acc.id, k))
+        if speed is not None:
+            throughput[str(k)] = {
+                "relative": speed.relative,
+                "method": speed.method,
+                "source": speed.source,
+            }
+    return {
+        "id": acc.id,
+        "name": acc.name,
+        "kind": acc.kind,
+        "memory_gb": acc.memory_gb,
+        "board_power_w": acc.board_power_w,
+        "fp16_tensor_tflops": acc.fp16_tensor_tflops,
+        "mem_bw_gbps": acc.mem_bw_gbps,
+        "interconnect": acc.interconnect,
+        "spec_source": acc.spec_source,
+        "aliases": list(acc.aliases),
+        "buy": buy,
+        "throughput": throughput,
+    }
+
+
+def provider_document(status: ProviderStatus, now: datetime | None = None) -> dict[str, Any]:
+    now = now or datetime.now(UTC)
+    return {
+        "name": status.adapter,
+        "status": status.last_attempt.status,
+        "current_run": _run_document(status.current, now) if status.current else None,
+        "last_attempt_at": _iso(status.last_attempt.finished_at),
+        "last_error": status.last_error,
+    }
+
+
+def _run_document(run: Run, now: datetime) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "finished_at": _iso(run.finished_at),
+        "row_count": run.row_count,
+        "source_version": run.source_version,
+        "age_seconds": round((now - run.finished_at).total_seconds(), 1),
+    }
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

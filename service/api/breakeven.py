@@ -1,0 +1,28 @@
+"""GET /breakeven: rent or buy, for one workload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIBlueprint
+
+from service.answers import breakeven_document
+from service.schemas import BreakevenAnswer, BreakevenQuery
+from service.services import current_services
+
+bp = APIBlueprint("breakeven", __name__, tag="Break-even")
+
+
+@bp.get("/breakeven")
+@bp.input(BreakevenQuery, location="query", arg_name="query")
+@bp.output(BreakevenAnswer)
+@bp.doc(
+    summary="Rent or buy?",
+    description=(
+        "Cost of buying `gpus` cards of type `gpu` against the cheapest rentals for `hours` "
+        "of training on one such card. Every assumption is echoed under `assumptions`."
+    ),
+    responses={400: "Invalid parameters", 404: "Unknown GPU", 422: "Nothing to compare"},
+)
+def get_breakeven(query: BreakevenQuery) -> dict[str, Any]:
+    return breakeven_document(query, current_services())

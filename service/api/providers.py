@@ -1,0 +1,21 @@
+"""GET /providers: what each adapter serves and how old it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIBlueprint
+
+from service.answers import provider_document
+from service.schemas import ProviderList
+from service.services import current_services
+
+bp = APIBlueprint("providers", __name__, tag="Prices")
+
+
+@bp.get("/providers")
+@bp.output(ProviderList)
+@bp.doc(summary="Each price source: current run, row count, age, last error")
+def list_providers() -> dict[str, Any]:
+    statuses = current_services().store.provider_status()
+    return {"providers": [provider_document(status) for status in statuses]}

@@ -1,0 +1,30 @@
+"""The application factory: ``create_app(settings)`` wires settings, data and blueprints."""
+
+from __future__ import annotations
+
+from apiflask import APIFlask
+
+from service import problems
+from service.api import breakeven, gpus, health, offers, providers
+from service.services import init_app as init_services
+from service.services import open_services
+from service.settings import Settings
+
+
+def create_app(settings: Settings | None = None) -> APIFlask:
+    settings = settings or Settings()
+    app = APIFlask(
+        "gpu-breakeven",
+        title="gpu-breakeven",
+        version="0.1.0",
+        spec_path="/openapi.json",
+        docs_path="/docs",
+    )
+    app.config["OPENAPI_VERSION"] = "3.1.0"
+    app.config["JSON_SORT_KEYS"] = False
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    problems.init_app(app)
+    init_services(app, open_services(settings))
+    for module in (breakeven, gpus, offers, providers, health):
+        app.register_blueprint(module.bp)
+    return app

@@ -1,0 +1,86 @@
+"""Every error leaves as an RFC 9457 problem document, never as HTML or a stack trace."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from apiflask import APIFlask, HTTPError
+from flask import request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_PREFIX = "urn:gpu-breakeven:problem:"
+
+log = logging.getLogger(__name__)
+
+
+class Problem(HTTPError):
+    """An error with a stable type slug and, where one parameter is to blame, its name."""
+
+    def __init__(
+        self,
+        status: int,
+        slug: str,
+        detail: str,
+        errors: list[dict[str, str]] | None = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(status, detail, extra_data={"slug": slug, "errors": errors, **extra})
+
+
+def invalid_parameter(parameter: str, reason: str, status: int = 400) -> Problem:
+    return Problem(
+        status,
+        "invalid-parameters",
+        f"{parameter}: {reason}",
+        errors=[{"parameter": parameter, "reason": reason}],
+    )
+
+
+def init_app(app: APIFlask) -> None:
+    app.config["VALIDATION_ERROR_STATUS_CODE"] = 400
+    app.error_processor(_problem_from_http_error)
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception) -> Any:
+        if isinstance(error, HTTPException):
+            return _problem_from_http_error(HTTPError(error.code or 500, error.description))
+        log.exception("unhandled error on %s", request.path)
+        return _problem_from_http_error(HTTPError(500, InternalServerError.description))
+
+
+def _problem_from_http_error(error: HTTPError) -> tuple[dict[str, Any], int, dict[str, str]]:
+    extra = dict(error.extra_data or {})
+    slug = extra.pop("slug", None)
+    errors = extra.pop("errors", None)
+    detail = error.message
+    if isinstance(error.detail, dict) and error.detail:
+        # APIFlask validation: {"query": {"hours": ["Input should be greater than 0"]}}
+        errors = [
+            {"parameter": name, "reason": "; ".join(reasons)}
+            for fields in error.detail.values()
+            for name, reasons in fields.items()
+        ]
+        slug = "invalid-parameters"
+        detail = "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors)
+    body: dict[str, Any] = {
+        "type": TYPE_PREFIX + slug if slug else "about:blank",
+        "title": _title(error.status_code),
+        "status": error.status_code,
+        "detail": detail,
+        "instance": request.path,
+    }
+    if errors:
+        body["errors"] = errors
+    body.update({k: v for k, v in extra.items() if v is not None})
+    headers = {**(error.headers or {}), "Content-Type": PROBLEM_JSON}
+    return body, error.status_code, headers
+
+
+def _title(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"

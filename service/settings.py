@@ -1,0 +1,114 @@
+"""One settings object, read from ``BREAKEVEN_*`` environment variables.
+
+The entry point (``create_app`` or the CLI) builds a :class:`Settings` and passes it down;
+nothing else reads the environment. Every field carries its help text, which the README's
+settings table repeats (a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from service.breakeven import DEFAULT_ASSUMPTIONS as _D
+
+
+def _default_data_dir() -> Path:
+    """XDG data home, so the CLI and the service find the same SQLite file from any cwd."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "gpu-breakeven"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="BREAKEVEN_", extra="ignore", frozen=True)
+
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        description="Folder for the default SQLite database ($XDG_DATA_HOME/gpu-breakeven).",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description=(
+            "SQLAlchemy URL of the price store; default sqlite:///<data_dir>/breakeven.sqlite3. "
+            "PostgreSQL: postgresql+psycopg://user@host/db."
+        ),
+    )
+    host: str = Field(default="127.0.0.1", description="Address `breakeven serve` binds to.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `breakeven serve` binds to.")
+    web_workers: int = Field(
+        default=2, ge=1, le=64, description="gunicorn worker processes for `breakeven serve`."
+    )
+    stale_after_hours: float = Field(
+        default=48.0,
+        gt=0,
+        description="A price older than this many hours is reported as stale in answers.",
+    )
+    catalog_check_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        description=(
+            "How often a web worker asks the store whether a new refresh run became current."
+        ),
+    )
+    electricity_usd_per_kwh: float = Field(
+        default=_D.electricity_usd_per_kwh,
+        ge=0,
+        description="Default electricity price (USD/kWh) for the buy side; `electricity=`.",
+    )
+    pue: float = Field(
+        default=_D.pue, ge=1, description="Default power usage effectiveness; `pue=`."
+    )
+    load: float = Field(
+        default=_D.load,
+        gt=0,
+        le=1,
+        description="Default share of board power drawn while training; `load=`.",
+    )
+    host_cost_usd: float = Field(
+        default=_D.host_cost_usd,
+        ge=0,
+        description="Default cost of the host machine around the cards; `host_cost=`.",
+    )
+    host_watts: float = Field(
+        default=_D.host_watts, ge=0, description="Default host power draw (W); `host_watts=`."
+    )
+    utilization: float = Field(
+        default=_D.utilization,
+        gt=0,
+        le=1,
+        description="Default share of calendar time the local cards train; `utilization=`.",
+    )
+    resale: float = Field(
+        default=_D.resale,
+        ge=0,
+        le=1,
+        description="Default resale value as a share of purchase price (0 = none); `resale=`.",
+    )
+    depreciation: float = Field(
+        default=_D.depreciation,
+        ge=0,
+        lt=1,
+        description="Default yearly loss of resale value; `depreciation=`.",
+    )
+    spot_overhead: float = Field(
+        default=_D.spot_overhead,
+        ge=0,
+        description="Default extra work on interruptible offers (restarts); `spot_overhead=`.",
+    )
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.data_dir / 'breakeven.sqlite3'}"
+
+
+def settings_table() -> list[tuple[str, str, str]]:
+    """(environment variable, default, help) rows: the README table and `--help` use these."""
+    rows = []
+    for name, field in Settings.model_fields.items():
+        default = "(see help)" if field.default_factory else field.default
+        rows.append((f"BREAKEVEN_{name.upper()}", str(default), field.description or ""))
+    return rows
