@@ -1,0 +1,350 @@
+"""Regenerate throughput.csv and scaling.csv from the copied sources and accelerators.csv.
+
+Why a script: every derived number must be reproducible from its sources, so the derivation
+lives here instead of in someone's notebook. accelerators.csv and cards.csv are hand-curated
+and only read; sources/ holds verbatim copies of the shared reference data (see its README).
+
+Run from anywhere: ``python hardware/data/derive.py``. Output is deterministic.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+DATA = Path(__file__).resolve().parent
+SOURCES = DATA / "sources"
+
+CLASSES = ("cnn", "transformer", "rnn")
+# Exponent on tensor TFLOPS in the estimate; the rest goes to memory bandwidth (design.md 2).
+ALPHA = {"cnn": 0.7, "transformer": 0.7, "rnn": 0.3}
+REFERENCE = "Quadro RTX 8000"
+
+SET_NEW = "lambda_pt_v1v2_2025-12"
+SET_OLD = "lambda_pt_v0_2022-07"
+SET_CITE = {
+    SET_NEW: "github.com/lambdal/deeplearning-benchmark pytorch/csv_v1_v2/"
+    "pytorch-train-throughput-fp16.csv@aa5addb6a5 (2025-12-17)",
+    SET_OLD: "github.com/lambdal/deeplearning-benchmark pytorch/"
+    "pytorch-train-throughput-fp16.csv@67a9bb5128 (2022-07-06)",
+}
+# Lambda names the 2025 cloud runs "LambdaCloud 1x <gpu>"; strip it to compare across sets.
+CLOUD_PREFIX = "LambdaCloud 1x "
+
+# Benchmark row name -> accelerator id. Preferred rows first; the A100 PCIe rows are only a
+# fallback because a100-40gb / a100-80gb are the SXM4 parts that clouds rent out.
+PRIMARY = {
+    "A100 40GB SXM4": "a100-40gb",
+    "A100 80GB SXM4": "a100-80gb",
+    "LambdaCloud 1x A10": "a10",
+    "LambdaCloud 1x H100 80GB PCIe": "h100-pcie",
+    "LambdaCloud 1x H100 80GB SXM5": "h100-sxm",
+    "LambdaCloud 1x V100 16GB": "v100-16gb",
+    "V100 32GB": "v100-32gb",
+    "Quadro RTX 6000": "quadro-rtx6000",
+    "Quadro RTX 8000": "quadro-rtx8000",
+    "RTX 2080Ti": "rtx2080ti",
+    "RTX 3070": "rtx3070",
+    "RTX 3080": "rtx3080",
+    "RTX 3090": "rtx3090",
+    "RTX 4090": "rtx4090",
+    "RTX 6000 Ada": "rtx6000-ada",
+    "RTX A4000": "rtx-a4000",
+    "RTX A5000": "rtx-a5000",
+    "RTX A6000": "rtx-a6000",
+    "Titan RTX": "titan-rtx",
+}
+FALLBACK = {
+    "LambdaCloud 1x A100 40GB PCIe": "a100-40gb",
+    "A100 40GB PCIe": "a100-40gb",
+    "A100 80GB PCIe": "a100-80gb",
+}
+
+# Lambda blog 2020-02 "choosing a GPU" table: the only source that has RTX 2060/2070/2080.
+BLOG_SOURCE = "lambdalabs.com/blog/choosing-a-gpu-for-deep-learning"
+BLOG_CARDS = {"RTX 2060": "rtx2060", "RTX 2070": "rtx2070", "RTX 2080": "rtx2080"}
+BLOG_BASE = ("RTX 2080 Ti", "rtx2080ti")
+
+# A10G has no published tensor TFLOPS; it is the A10's GA102 with the same memory system.
+A10G_NOTE = "A10G assumed equal to A10 (same GA102 die, 24 GB, 600 GB/s)"
+
+# Estimated cards scale from a measured sibling of the same architecture by their spec ratios:
+# the global fit misses measured cards by up to 0.57x-1.6x (Hopper under, GeForce Ampere over),
+# a sibling shares the architecture's efficiency. Cards with no sibling (TPUs) use the fit.
+ANCHORS = {
+    "h200": "h100-sxm",  # Hopper, same die, more and faster memory
+    "l40s": "rtx6000-ada",  # AD102, full-rate FP32 accumulate
+    "l4": "rtx6000-ada",  # Ada datacenter part, full-rate FP32 accumulate
+    "rtx4070": "rtx4090",  # Ada GeForce, half-rate FP32 accumulate
+    "rtx4080": "rtx4090",
+    "rtx5090": "rtx4090",  # nearest measured GeForce; Blackwell is a newer architecture
+    "rtx3060": "rtx3090",  # Ampere GeForce
+    "rtx3090ti": "rtx3090",
+    "t4": "quadro-rtx8000",  # Turing, full-rate FP32 accumulate
+}
+
+SCALING_COUNTS = (2, 4, 8)
+SCALING_SKIP_PREFIXES = ("Lambda Cloud —", "Linode Cloud —")
+
+
+def gmean(values: Iterable[float]) -> float:
+    """Geometric mean: the right average for speed ratios."""
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def fmt(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def load_relative() -> pd.DataFrame:
+    """FP16 rows of Lambda's single-GPU table, one row per (set, gpu)."""
+    table = pd.read_csv(SOURCES / "lambda_relative_perf_single_gpu.csv")
+    return table[table["precision"] == "fp16"].set_index(["set", "gpu"])
+
+
+def bridge_factors(rel: pd.DataFrame) -> tuple[dict[str, float], list[str]]:
+    """Per-class factor that puts a 2022-07 value on the 2025-12 scale.
+
+    The two sets normalise to the same card but use different model lists, so a 2022 value
+    is multiplied by the geometric mean of value_2025 / value_2022 over the GPUs in both sets.
+    """
+    old = {gpu for s, gpu in rel.index if s == SET_OLD}
+    new = {gpu.removeprefix(CLOUD_PREFIX): gpu for s, gpu in rel.index if s == SET_NEW}
+    common = sorted(g for g in old if g in new and g != REFERENCE)
+    factors = {
+        k: gmean(
+            rel.loc[(SET_NEW, new[g]), f"rel_{k}_gmean"] / rel.loc[(SET_OLD, g), f"rel_{k}_gmean"]
+            for g in common
+        )
+        for k in CLASSES
+    }
+    return factors, common
+
+
+def measured(rel: pd.DataFrame, ids: list[str]) -> dict[tuple[str, str], tuple[float, str]]:
+    """Benchmark value per (id, class): the 2025 set if the GPU is in it, else 2022 x bridge."""
+    factors, common = bridge_factors(rel)
+    bridge_text = "; ".join(f"{k} {fmt(factors[k])}" for k in CLASSES)
+    out: dict[tuple[str, str], tuple[float, str]] = {}
+    for acc in ids:
+        candidates = [
+            (s, gpu)
+            for table in (PRIMARY, FALLBACK)
+            for s in (SET_NEW, SET_OLD)
+            for gpu in table
+            if table[gpu] == acc and (s, gpu) in rel.index
+        ]
+        if not candidates:
+            continue
+        s, gpu = candidates[0]
+        row = rel.loc[(s, gpu)]
+        for k in CLASSES:
+            value = float(row[f"rel_{k}_gmean"])
+            text = (
+                f"{s} ({SET_CITE[s]}), row '{gpu}': rel_{k}_gmean over "
+                f"{int(row[f'n_{k}_models'])} models, FP16 PyTorch training, "
+                f"{REFERENCE} = 1.0; via sources/lambda_relative_perf_single_gpu.csv"
+            )
+            if s == SET_OLD:
+                text += (
+                    f"; value {fmt(value)} x bridge factor {fmt(factors[k])} to the 2025-12 "
+                    f"scale (per-class geometric mean of 2025/2022 over {', '.join(common)}; "
+                    f"all factors: {bridge_text})"
+                )
+                value *= factors[k]
+            out[(acc, k)] = (value, text)
+    return out
+
+
+def blog_derived(base_cnn: float) -> dict[str, tuple[float, str]]:
+    """CNN speed of RTX 2060/2070/2080 relative to the RTX 2080 Ti, from the 2020 blog table."""
+    blog = pd.read_csv(SOURCES / "lambda_blog_tables.csv")
+    blog = blog[blog["source"].str.contains(BLOG_SOURCE, regex=False) & (blog["throughput"] > 0)]
+    wide = blog.pivot_table(index="model", columns="gpu", values="throughput", aggfunc="first")
+    names = [*BLOG_CARDS, BLOG_BASE[0]]
+    wide = wide[names].dropna()
+    models = ", ".join(sorted(wide.index))
+    out = {}
+    for name, acc in BLOG_CARDS.items():
+        ratio = gmean(wide[name] / wide[BLOG_BASE[0]])
+        out[acc] = (
+            ratio * base_cnn,
+            f"measured-derived: geometric mean of {name} / {BLOG_BASE[0]} = {fmt(ratio)} over "
+            f"{len(wide)} models where all of {', '.join(names)} have a value ({models}) in "
+            f"{BLOG_SOURCE} (2020-02, precision unspecified; sources/lambda_blog_tables.csv), "
+            f"times {BLOG_BASE[1]} measured cnn {fmt(base_cnn)}",
+        )
+    return out
+
+
+def log_estimate(k: str, tflops: float, bw: float) -> float:
+    return ALPHA[k] * math.log(tflops) + (1 - ALPHA[k]) * math.log(bw)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The fitted constant of one class, the GPUs it came from and how well it fits them."""
+
+    c: float
+    used: list[str]
+    low: float  # smallest measured / fitted ratio among the GPUs used
+    high: float  # largest measured / fitted ratio
+
+
+def fit_constants(
+    specs: pd.DataFrame, values: dict[tuple[str, str], tuple[float, str]]
+) -> dict[str, Fit]:
+    """C_k by least squares in log space over measured GPUs with both specs.
+
+    log C_k = mean(log rel - alpha log TFLOPS - (1 - alpha) log BW). The residual range is
+    kept so that every estimate can say how far the formula misses on measured cards.
+    """
+    out = {}
+    for k in CLASSES:
+        used = [
+            acc
+            for acc in specs.index
+            if (acc, k) in values
+            and pd.notna(specs.loc[acc, "tflops"])
+            and pd.notna(specs.loc[acc, "bw"])
+        ]
+        logs = [
+            math.log(values[(acc, k)][0])
+            - log_estimate(k, specs.loc[acc, "tflops"], specs.loc[acc, "bw"])
+            for acc in used
+        ]
+        mean = sum(logs) / len(logs)
+        out[k] = Fit(math.exp(mean), used, math.exp(min(logs) - mean), math.exp(max(logs) - mean))
+    return out
+
+
+def derive_throughput(accelerators: pd.DataFrame) -> list[list[str]]:
+    """One row per accelerator id and class: measured, measured-derived or estimated."""
+    ids = list(accelerators["id"])
+    specs = accelerators.set_index("id").rename(
+        columns={"fp16_tensor_tflops": "tflops", "mem_bw_gbps": "bw"}
+    )
+    values = measured(load_relative(), ids)
+    constants = fit_constants(specs, values)
+    derived = blog_derived(values[(BLOG_BASE[1], "cnn")][0])
+    rows = []
+    for acc in ids:
+        for k in CLASSES:
+            tflops, bw = specs.loc[acc, "tflops"], specs.loc[acc, "bw"]
+            if (acc, k) in values:
+                (value, text), method = values[(acc, k)], "measured"
+            elif k == "cnn" and acc in derived:
+                value, text = derived[acc]
+                method = "measured-derived"
+            elif acc in ANCHORS and (ANCHORS[acc], k) in values:
+                sibling = ANCHORS[acc]
+                base = values[(sibling, k)][0]
+                s_tflops, s_bw = specs.loc[sibling, "tflops"], specs.loc[sibling, "bw"]
+                value = base * math.exp(
+                    log_estimate(k, tflops, bw) - log_estimate(k, s_tflops, s_bw)
+                )
+                method = "estimated"
+                text = (
+                    f"estimated from measured sibling {sibling} ({fmt(base)}): x (TFLOPS ratio "
+                    f"{tflops:g}/{s_tflops:g})^{ALPHA[k]} x (bandwidth ratio {bw:g}/{s_bw:g})"
+                    f"^{1 - ALPHA[k]:.1f}; specs from accelerators.csv spec_source"
+                )
+            elif pd.notna(tflops) and pd.notna(bw):
+                fit = constants[k]
+                value = fit.c * math.exp(log_estimate(k, tflops, bw))
+                method = "estimated"
+                text = (
+                    f"estimated: relative = C_k * TFLOPS^{ALPHA[k]} * BW^{1 - ALPHA[k]:.1f} with "
+                    f"C_{k} = {fit.c:.6g}, fitted by least squares in log space over the "
+                    f"{len(fit.used)} measured GPUs with both specs ({', '.join(fit.used)}); "
+                    f"on those GPUs measured/fitted ranges {fit.low:.2f}-{fit.high:.2f}; "
+                    f"this card's specs {tflops:g} dense FP16-tensor TFLOPS (FP32 accumulate; "
+                    f"TPU: bf16 per chip) and {bw:g} GB/s from accelerators.csv spec_source"
+                )
+            elif acc == "a10g" and ("a10", k) in values:
+                value, method = values[("a10", k)][0], "estimated"
+                text = f"estimated: {A10G_NOTE}; value of a10: {values[('a10', k)][1]}"
+            else:
+                raise ValueError(f"no measurement and no specs for {acc}/{k}")
+            rows.append([acc, k, fmt(value), method, text])
+    return rows
+
+
+def derive_scaling() -> list[list[str]]:
+    """Median multi-GPU efficiency per interconnect, class and GPU count (FP16 configs)."""
+    raw = pd.read_csv(SOURCES / "lambda_multi_gpu_scaling.csv")
+    keep = (
+        (raw["precision"] == "fp16")
+        & raw["workload_class"].isin(CLASSES)
+        & raw["num_gpu"].isin(SCALING_COUNTS)
+        & (raw["scaling_efficiency"] > 0)
+        & (raw["throughput"] > 0)
+        & ~raw["gpu_config"].str.startswith(SCALING_SKIP_PREFIXES)
+    )
+    data = raw[keep].copy()
+    nvlink = data["gpu_config"].str.contains("SXM") | data["gpu_config"].str.contains("V100")
+    data["interconnect"] = nvlink.map({True: "nvlink", False: "pcie"})
+    data["config"] = data["set"] + ": " + data["gpu_config"]
+    cite = (
+        "sources/lambda_multi_gpu_scaling.csv (Lambda PyTorch FP16, sets "
+        + ", ".join(f"{s} = {c}" for s, c in SET_CITE.items())
+        + ")"
+    )
+    measured_points: dict[tuple[str, str, int], tuple[float, int, str]] = {}
+    for (ic, k, n), group in data.groupby(["interconnect", "workload_class", "num_gpu"]):
+        median = min(float(group["scaling_efficiency"].median()), 1.0)
+        configs = sorted(group["config"].unique())
+        text = (
+            f"median of scaling_efficiency over {len(group)} (config, model) rows from "
+            f"{len(configs)} configs ({'; '.join(configs)}), clipped to <= 1.0; {cite}"
+        )
+        measured_points[(str(ic), str(k), int(n))] = (median, len(configs), text)
+    rows = []
+    for ic in ("nvlink", "pcie"):
+        for k in CLASSES:
+            for n in SCALING_COUNTS:
+                if (ic, k, n) in measured_points:
+                    eff, count, text = measured_points[(ic, k, n)]
+                else:
+                    near = min(
+                        (m for i, c, m in measured_points if (i, c) == (ic, k)),
+                        key=lambda m: (abs(m - n), m),
+                    )
+                    eff, count, text = measured_points[(ic, k, near)]
+                    text = f"no data for n={n}; filled from nearest n={near}: {text}"
+                rows.append([ic, k, str(n), fmt(eff), str(count), text])
+    for _, k, n, eff, count, text in [r for r in rows if r[0] == "nvlink"]:
+        text = f"estimated: no measured TPU scaling; nvlink values used ({text})"
+        rows.append(["ici", k, n, eff, count, text])
+    return rows
+
+
+def write(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def main() -> None:
+    accelerators = pd.read_csv(DATA / "accelerators.csv", dtype={"id": str})
+    write(
+        DATA / "throughput.csv",
+        ["id", "workload", "relative", "method", "source"],
+        derive_throughput(accelerators),
+    )
+    write(
+        DATA / "scaling.csv",
+        ["interconnect", "workload", "num_gpu", "efficiency", "n_configs", "source"],
+        derive_scaling(),
+    )
+
+
+if __name__ == "__main__":
+    main()
