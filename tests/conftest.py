@@ -1,0 +1,79 @@
+"""Shared fixtures: settings on a temp SQLite file, the app, a client, and PostgreSQL.
+
+PostgreSQL tests run against the server on 127.0.0.1:5432 (BREAKEVEN_TEST_POSTGRES_URL);
+each test session gets its own throwaway database. They fail, never skip, when it is down.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+from hardware import Hardware, load_hardware
+from service.app import create_app
+from service.settings import Settings
+
+POSTGRES_URL = os.environ.get(
+    "BREAKEVEN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+@pytest.fixture(scope="session")
+def hardware() -> Hardware:
+    return load_hardware()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path, catalog_check_seconds=0)
+
+
+@pytest.fixture
+def app(settings: Settings):  # type: ignore[no-untyped-def]
+    app = create_app(settings)
+    app.config["TESTING"] = True
+    yield app
+    app.extensions["breakeven"].store.dispose()
+
+
+@pytest.fixture
+def client(app):  # type: ignore[no-untyped-def]
+    return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh database on the local server for this session, dropped afterwards."""
+    url = make_url(POSTGRES_URL)
+    name = f"breakeven_test_{uuid.uuid4().hex[:10]}"
+    admin = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Both backends the store supports; PostgreSQL tables are emptied per test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
+        return
+    url = request.getfixturevalue("postgres_url")
+    yield url
+    from sqlalchemy import create_engine
+
+    from pricing.store import metadata
+
+    engine = create_engine(url)
+    metadata.drop_all(engine)
+    engine.dispose()

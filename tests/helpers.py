@@ -1,0 +1,60 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from hardware import Accelerator, Card, Hardware, Registry, Scaling, Throughput, Workload
+from hardware.throughput import ScalingPoint
+from pricing.offer import Offer, PricingModel
+from pricing.store import StoredOffer
+
+FETCHED = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def offer(**fields: object) -> Offer:
+    values: dict[str, object] = {
+        "provider": "custom",
+        "product": "box",
+        "region": "us-east-1",
+        "accelerator": "ref",
+        "count": 1,
+        "pricing": PricingModel.ON_DEMAND,
+        "usd_per_hour": 1.0,
+        "price_as_of": "2026-11-01",
+        "source": "test",
+    }
+    values.update(fields)
+    return Offer(**values)  # type: ignore[arg-type]
+
+
+def stored(*offers: Offer) -> list[StoredOffer]:
+    return [StoredOffer(o, run_id=1, fetched_at=FETCHED) for o in offers]
+
+
+def toy_hardware() -> Hardware:
+    """Round numbers, so every expectation in the engine tests is computed by hand.
+
+    ref: 24 GB, 300 W, $1,000, speed 1.0 in every class.
+    fast: 80 GB, speed 2.0 (cnn, transformer) and 1.5 (rnn), nvlink.
+    small: 16 GB, speed 1.0.
+    Scaling: pcie 0.9 at 2 cards, 0.8 at 4; nvlink 0.95 at 2, 0.9 at 8.
+    """
+    accelerators = [
+        Accelerator("ref", "Ref Card", "gpu", 24, 300, 100, 1000, "pcie", "toy"),
+        Accelerator("fast", "Fast Card", "gpu", 80, 700, 400, 3000, "nvlink", "toy"),
+        Accelerator("small", "Small Card", "gpu", 16, 70, 60, 300, "pcie", "toy"),
+    ]
+    speeds = {"ref": (1.0, 1.0, 1.0), "fast": (2.0, 2.0, 1.5), "small": (1.0, 1.0, 1.0)}
+    throughput = {
+        (acc, k): Throughput(acc, k, value, "measured", "toy")
+        for acc, values in speeds.items()
+        for k, value in zip(Workload, values, strict=True)
+    }
+    points = [
+        ScalingPoint(link, k, n, eta, "toy")
+        for k in Workload
+        for link, n, eta in [("pcie", 2, 0.9), ("pcie", 4, 0.8), ("nvlink", 2, 0.95), ("nvlink", 8, 0.9)]
+    ]
+    card = Card("ref", 1000.0, "launch_msrp", "2026-01", "toy", True, "high")
+    return Hardware(Registry(accelerators), {"ref": card}, throughput, Scaling(points))
