@@ -77,6 +77,10 @@ class Registry:
         key = self._by_alias.get(normalize_name(name))
         return self._by_id[key] if key else None
 
+    def canonical(self, name: str) -> str | None:
+        """The canonical id of any spelling, or None: the resolver adapters are given."""
+        return self._by_alias.get(normalize_name(name))
+
     def resolve(self, name: str) -> Accelerator:
         found = self.find(name)
         if found is None:

@@ -1,9 +1,9 @@
 """The exceptions the pricing package raises, from general to specific.
 
-    PricingError                 base of everything below
-    ├── AdapterNotConfigured     no credentials or settings: the adapter is skipped, not failed
-    ├── AdapterError             fetching or parsing a provider failed: the run is kept as failed
-    └── ImportRejected           a custom offers file has bad rows: nothing of it is imported
+PricingError                 base of everything below
+├── AdapterNotConfigured     no credentials or settings: the adapter is skipped, not failed
+├── AdapterError             fetching or parsing a provider failed: the run is kept as failed
+└── ImportRejected           a custom offers file has bad rows: nothing of it is imported
 """
 
 from __future__ import annotations

@@ -40,6 +40,19 @@ from pricing.offer import Offer, PricingModel
 # The adapter whose rows stand in for a cloud until that cloud's own adapter has a current run.
 BUNDLED = "bundled"
 
+# Widest value each short text column takes; importers check against these for row errors.
+TEXT_LIMITS = {
+    "provider": 64,
+    "service": 64,
+    "product": 200,
+    "region": 64,
+    "zone": 64,
+    "accelerator": 64,
+    "pricing": 32,
+    "confidence": 32,
+    "price_as_of": 64,
+}
+
 metadata = MetaData()
 
 runs = Table(
@@ -60,21 +73,21 @@ offers = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
-    Column("provider", String(64), nullable=False),
-    Column("service", String(64), nullable=False),
-    Column("product", String(200), nullable=False),
-    Column("region", String(64), nullable=False),
-    Column("zone", String(64), nullable=False),
-    Column("accelerator", String(64), nullable=False),
+    Column("provider", String(TEXT_LIMITS["provider"]), nullable=False),
+    Column("service", String(TEXT_LIMITS["service"]), nullable=False),
+    Column("product", String(TEXT_LIMITS["product"]), nullable=False),
+    Column("region", String(TEXT_LIMITS["region"]), nullable=False),
+    Column("zone", String(TEXT_LIMITS["zone"]), nullable=False),
+    Column("accelerator", String(TEXT_LIMITS["accelerator"]), nullable=False),
     Column("count", Integer, nullable=False),
     Column("memory_gb", Float, nullable=True),
-    Column("pricing", String(32), nullable=False),
+    Column("pricing", String(TEXT_LIMITS["pricing"]), nullable=False),
     Column("usd_per_hour", Float, nullable=False),
     Column("host_included", Boolean, nullable=False),
     Column("estimated", Boolean, nullable=False),
     Column("suspect", Boolean, nullable=False),
-    Column("confidence", String(32), nullable=False),
-    Column("price_as_of", String(32), nullable=False),
+    Column("confidence", String(TEXT_LIMITS["confidence"]), nullable=False),
+    Column("price_as_of", String(TEXT_LIMITS["price_as_of"]), nullable=False),
     Column("source", Text, nullable=False),
     Column("notes", Text, nullable=False),
     Index("ix_offers_run_id", "run_id"),
@@ -242,10 +255,10 @@ class Store:
 def _make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True, hide_parameters=True)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30})
+    engine = create_engine(url, connect_args={"timeout": 30}, hide_parameters=True)
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

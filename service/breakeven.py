@@ -14,8 +14,9 @@ vector operations rather than a Python loop.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from hardware import Hardware, Workload
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel
 from pricing.store import StoredOffer
 
+Key = TypeVar("Key", bound=Hashable)
 HOURS_PER_YEAR = 8760.0
 BISECTION_STEPS = 100  # halves the bracket to well below a millionth of an hour
 
@@ -141,6 +143,8 @@ class OfferTable:
         self.rows: list[StoredOffer] = rows
         self.unrated = len(everything) - len(rows)
         self.price = np.array([s.offer.usd_per_hour for s in rows], dtype=np.float64)
+        # Speed depends on (accelerator, count) only: compute it once per distinct pair.
+        pairs, pair_code = _codes((s.offer.accelerator, s.offer.count) for s in rows)
         self.memory = np.array(
             [s.offer.memory_gb or hardware.registry[s.offer.accelerator].memory_gb for s in rows],
             dtype=np.float64,
@@ -151,18 +155,22 @@ class OfferTable:
         self.pricings, self.pricing_code = _codes(str(s.offer.pricing) for s in rows)
         self.speed: dict[Workload, np.ndarray] = {}
         self.estimated: dict[Workload, np.ndarray] = {}
+        self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
+        groups = (np.flatnonzero(~self.interruptible), np.flatnonzero(self.interruptible))
         for k in Workload:
-            per_offer = [
-                (
-                    s.offer.count
-                    * hardware.efficiency(s.offer.accelerator, k, s.offer.count)
-                    * hardware.speed(s.offer.accelerator, k).relative,
-                    hardware.speed(s.offer.accelerator, k).estimated,
-                )
-                for s in rows
+            speed = [
+                n * hardware.efficiency(acc, k, n) * hardware.speed(acc, k).relative
+                for acc, n in pairs
             ]
-            self.speed[k] = np.array([p[0] for p in per_offer], dtype=np.float64)
-            self.estimated[k] = np.array([p[1] for p in per_offer], dtype=bool)
+            estimated = [hardware.speed(acc, k).estimated for acc, _ in pairs]
+            self.speed[k] = np.array(speed, dtype=np.float64)[pair_code]
+            self.estimated[k] = np.array(estimated, dtype=bool)[pair_code]
+            # Cheapest-first orders per class, one per overhead group: a spot overhead scales
+            # a whole group alike, so a quote's top offers are the first candidates of each.
+            unit_cost = self.price / self.speed[k] if rows else self.price
+            self.by_cost[k] = tuple(
+                group[np.argsort(unit_cost[group], kind="stable")] for group in groups
+            )
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -170,14 +178,14 @@ class OfferTable:
     def candidates(self, request: QuoteRequest, memory_gb: float) -> np.ndarray:
         """Boolean mask of offers the request may rent."""
         wanted = HOURLY if request.pricing == "any" else {PricingModel(request.pricing)}
-        mask = np.isin(self.pricing_code, _lookup(self.pricings, (str(p) for p in wanted)))
+        mask = _allowed(self.pricings, {str(p) for p in wanted})[self.pricing_code]
         mask &= self.memory >= memory_gb
         if request.providers is not None:
-            mask &= np.isin(self.provider_code, _lookup(self.providers, request.providers))
+            mask &= _allowed(self.providers, request.providers)[self.provider_code]
         if request.region:
             prefix = request.region.lower()
-            codes = [code for name, code in self.regions.items() if name.startswith(prefix)]
-            mask &= np.isin(self.region_code, codes)
+            regions = {name for name in self.regions if name.startswith(prefix)}
+            mask &= _allowed(self.regions, regions)[self.region_code]
         return mask
 
 
@@ -225,27 +233,26 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         watts=watts,
     )
 
-    # Rent: cost per reference-card hour for every candidate offer at once.
+    # Rent: the first `top` candidates of each cheapest-first order, then costed and merged.
     mask = table.candidates(request, memory_gb)
-    index = np.flatnonzero(mask)
-    if index.size == 0:
+    candidates = int(np.count_nonzero(mask))
+    if candidates == 0:
         raise NoMatchingOffers(
             "memory" if request.memory_gb is not None else "gpu",
             f"no rental offer with at least {memory_gb:g} GB per accelerator matches "
             "the filters (providers, pricing, region)",
         )
+    index = np.concatenate(
+        [order[np.flatnonzero(mask[order])[: request.top]] for order in table.by_cost[k]]
+    )
     overhead = 1.0 + a.spot_overhead * table.interruptible[index]
     offer_hours = request.hours * s_ref / table.speed[k][index] * overhead
     totals = offer_hours * table.price[index]
-    top = min(request.top, index.size)
-    best = np.argpartition(totals, top - 1)[:top] if index.size > top else np.arange(index.size)
-    best = best[np.lexsort((offer_hours[best], totals[best]))]
+    best = np.lexsort((index, offer_hours, totals))[: request.top]
 
     rent_per_ref_hour = totals[best] / request.hours
     energy_per_ref_hour = energy_per_busy_hour / local_speed
-    crossings = breakeven_hours(
-        capex, resale_start, decay, energy_per_ref_hour, rent_per_ref_hour
-    )
+    crossings = breakeven_hours(capex, resale_start, decay, energy_per_ref_hour, rent_per_ref_hour)
     rent = [
         RentOption(
             stored=table.rows[index[i]],
@@ -266,7 +273,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         memory_gb=memory_gb,
         buy=buy,
         rent=rent,
-        candidates=int(index.size),
+        candidates=candidates,
         verdict=verdict,
         savings_usd=abs(cheapest.total_usd - buy_total),
         breakeven_hours=cheapest.breakeven_hours,
@@ -306,12 +313,15 @@ def breakeven_hours(
     return np.where(never, np.inf, result)
 
 
-def _codes(values: Iterable[str]) -> tuple[dict[str, int], np.ndarray]:
-    """Small-integer codes for a string column, so filters compare ints, not strings."""
-    names: dict[str, int] = {}
+def _codes(values: Iterable[Key]) -> tuple[dict[Key, int], np.ndarray]:
+    """Small-integer codes for a column, so filters and lookups work on ints, not strings."""
+    names: dict[Key, int] = {}
     codes = [names.setdefault(v, len(names)) for v in values]
     return names, np.array(codes, dtype=np.int32)
 
 
-def _lookup(names: dict[str, int], wanted: Iterable[str]) -> list[int]:
-    return [names[w] for w in wanted if w in names]
+def _allowed(names: dict[str, int], wanted: Iterable[str]) -> np.ndarray:
+    """Lookup array over codes: indexing it with a code column gives the filter mask."""
+    allowed = np.zeros(len(names), dtype=bool)
+    allowed[[names[w] for w in wanted if w in names]] = True
+    return allowed

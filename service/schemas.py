@@ -54,9 +54,7 @@ class BreakevenQuery(_Query):
     resale: float | None = Field(
         None, ge=0, le=1, description="Resale value as share of price; 0 = none."
     )
-    depreciation: float | None = Field(
-        None, ge=0, lt=1, description="Yearly loss of resale value."
-    )
+    depreciation: float | None = Field(None, ge=0, lt=1, description="Yearly loss of resale value.")
     spot_overhead: float | None = Field(
         None, ge=0, le=10, description="Extra work on interruptible offers."
     )

@@ -23,8 +23,7 @@ class Services:
     catalog: Catalog
 
     def resolve_accelerator(self, name: str) -> str | None:
-        found = self.hardware.registry.find(name)
-        return found.id if found else None
+        return self.hardware.registry.canonical(name)
 
 
 def open_services(settings: Settings) -> Services:

@@ -54,7 +54,12 @@ def toy_hardware() -> Hardware:
     points = [
         ScalingPoint(link, k, n, eta, "toy")
         for k in Workload
-        for link, n, eta in [("pcie", 2, 0.9), ("pcie", 4, 0.8), ("nvlink", 2, 0.95), ("nvlink", 8, 0.9)]
+        for link, n, eta in [
+            ("pcie", 2, 0.9),
+            ("pcie", 4, 0.8),
+            ("nvlink", 2, 0.95),
+            ("nvlink", 8, 0.9),
+        ]
     ]
     card = Card("ref", 1000.0, "launch_msrp", "2026-01", "toy", True, "high")
     return Hardware(Registry(accelerators), {"ref": card}, throughput, Scaling(points))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from pricing.errors import ImportRejected, RowError
 from pricing.offer import HOURLY, Offer, PricingModel
+from pricing.store import TEXT_LIMITS
 
 REQUIRED_COLUMNS = ("product", "region", "accelerator", "count", "pricing", "usd_per_hour")
 OPTIONAL_COLUMNS = (
@@ -79,6 +80,9 @@ def _parse_row(
     for name in ("product", "region", "provider", "source", "price_as_of"):
         if not value(name):
             fail(name, "must not be empty")
+    for name, limit in TEXT_LIMITS.items():
+        if len(value(name)) > limit:
+            fail(name, f"longer than {limit} characters")
     accelerator = resolve_accelerator(value("accelerator"))
     if accelerator is None:
         fail("accelerator", f"unknown accelerator {value('accelerator')!r}")

@@ -1,0 +1,112 @@
+"""Engine benchmark: one quote over 100,000 offers, vectorized vs a plain-Python loop.
+
+The loop is the obvious implementation (for each offer: look up speed and scaling, compute
+hours and cost, keep the cheapest); both run in this process on the same catalog and must
+agree on the cheapest offer before any figure is reported.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from datetime import UTC, datetime
+
+from hardware import Hardware, Workload, load_hardware
+from pricing.offer import INTERRUPTIBLE, Offer, PricingModel
+from pricing.store import StoredOffer
+from service.breakeven import OfferTable, QuoteRequest, quote
+
+OFFERS = 100_000
+QUOTES = 300  # timed repetitions of the vectorized quote
+LOOPS = 5  # timed repetitions of the slow baseline
+SEED = 20261129
+REGIONS = ["us-east-1", "us-west-2", "eu-west-1", "us-central1", "europe-west4", "asia-east1"]
+PROVIDERS = ["aws", "gcp", "azure", "lambda", "colab", "custom"]
+PRICINGS = [PricingModel.ON_DEMAND, PricingModel.SPOT, PricingModel.COMPUTE_UNITS]
+
+
+def synthetic_catalog(hardware: Hardware, size: int, seed: int = SEED) -> list[StoredOffer]:
+    rng = random.Random(seed)
+    accelerators = [a.id for a in hardware.registry]
+    fetched = datetime(2026, 11, 29, tzinfo=UTC)
+    rows = []
+    for i in range(size):
+        count = rng.choice([1, 1, 1, 2, 4, 8])
+        offer = Offer(
+            provider=rng.choice(PROVIDERS),
+            product=f"synthetic-{i}",
+            region=rng.choice(REGIONS),
+            accelerator=rng.choice(accelerators),
+            count=count,
+            pricing=rng.choice(PRICINGS),
+            usd_per_hour=round(rng.uniform(0.1, 5.0) * count, 4),
+            price_as_of="2026-11-29",
+            source="synthetic",
+        )
+        rows.append(StoredOffer(offer, run_id=1, fetched_at=fetched))
+    return rows
+
+
+def loop_cheapest(
+    catalog: list[StoredOffer], hardware: Hardware, request: QuoteRequest
+) -> tuple[float, str]:
+    """The baseline: per-offer Python arithmetic, no arrays."""
+    k = request.workload
+    reference = hardware.registry[request.reference]
+    need = reference.memory_gb
+    s_ref = hardware.speed(reference.id, k).relative
+    best = (float("inf"), "")
+    for stored in catalog:
+        o = stored.offer
+        acc = hardware.registry[o.accelerator]
+        if (o.memory_gb or acc.memory_gb) < need:
+            continue
+        speed = o.count * hardware.efficiency(o.accelerator, k, o.count)
+        speed *= hardware.speed(o.accelerator, k).relative
+        overhead = 1 + request.assumptions.spot_overhead * (o.pricing in INTERRUPTIBLE)
+        total = request.hours * s_ref / speed * overhead * o.usd_per_hour
+        if total < best[0]:
+            best = (total, o.product)
+    return best
+
+
+def run() -> dict[str, float]:
+    hardware = load_hardware()
+    catalog = synthetic_catalog(hardware, OFFERS)
+    started = time.perf_counter()
+    table = OfferTable(catalog, hardware)
+    build_s = time.perf_counter() - started
+    request = QuoteRequest(reference="rtx3090", hours=500.0, workload=Workload.TRANSFORMER)
+
+    result = quote(table, hardware, request)
+    loop_total, loop_product = loop_cheapest(catalog, hardware, request)
+    assert result.rent[0].stored.offer.product == loop_product, "engine and loop disagree"
+    assert abs(result.rent[0].total_usd - loop_total) < 1e-6 * loop_total
+
+    engine_times = []
+    for _ in range(QUOTES):
+        t0 = time.perf_counter()
+        quote(table, hardware, request)
+        engine_times.append(time.perf_counter() - t0)
+    loop_times = []
+    for _ in range(LOOPS):
+        t0 = time.perf_counter()
+        loop_cheapest(catalog, hardware, request)
+        loop_times.append(time.perf_counter() - t0)
+    engine_ms = statistics.median(engine_times) * 1000
+    loop_ms = statistics.median(loop_times) * 1000
+    return {
+        "offers": OFFERS,
+        "candidates": result.candidates,
+        "engine_p50_ms": engine_ms,
+        "engine_p99_ms": sorted(engine_times)[int(0.99 * len(engine_times))] * 1000,
+        "loop_p50_ms": loop_ms,
+        "speedup": loop_ms / engine_ms,
+        "table_build_s": build_s,
+    }
+
+
+if __name__ == "__main__":
+    for name, value in run().items():
+        print(f"{name}: {value:,.3f}" if isinstance(value, float) else f"{name}: {value:,}")

@@ -1,0 +1,5 @@
+"""`python -m service` is the `breakeven` command."""
+
+from service.cli import main
+
+main()

@@ -1,0 +1,222 @@
+"""The engine against hand-computed answers on toy hardware (see tests/helpers.toy_hardware).
+
+Unless a test says otherwise: electricity $0.20/kWh, PUE 1, load 1, no host, no resale, so
+one ref card draws 300 W = 0.06 USD per busy hour and costs 1,000 USD.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from hardware import Workload
+from pricing.offer import PricingModel
+from service.breakeven import (
+    Assumptions,
+    NoMatchingOffers,
+    OfferTable,
+    QuoteError,
+    QuoteRequest,
+    breakeven_hours,
+    quote,
+)
+from tests.helpers import offer, stored, toy_hardware
+
+HW = toy_hardware()
+PLAIN = Assumptions(
+    electricity_usd_per_kwh=0.2,
+    pue=1.0,
+    load=1.0,
+    host_cost_usd=0.0,
+    host_watts=0.0,
+    utilization=0.5,
+    resale=0.0,
+    depreciation=0.2,
+    spot_overhead=0.1,
+)
+
+
+def run(offers, **request):  # type: ignore[no-untyped-def]
+    table = OfferTable(stored(*offers), HW)
+    fields = {"reference": "ref", "hours": 1000.0, "assumptions": PLAIN, **request}
+    return quote(table, HW, QuoteRequest(**fields))
+
+
+def test_same_speed_rental_breaks_even_at_capex_over_margin() -> None:
+    result = run([offer(usd_per_hour=0.50)])
+    # rent 1000 h x 0.50; buy 1000 + 0.06 x 1000
+    assert result.rent[0].total_usd == pytest.approx(500.0)
+    assert result.buy.total_usd == pytest.approx(1060.0)
+    assert result.verdict == "rent"
+    assert result.savings_usd == pytest.approx(560.0)
+    # capex / (rental rate - energy per hour) = 1000 / 0.44
+    assert result.breakeven_hours == pytest.approx(1000 / 0.44)
+    # 2272.7 busy hours at 12 h a day
+    assert result.breakeven_days == pytest.approx(1000 / 0.44 / 12)
+
+
+def test_past_the_breakeven_point_buying_wins() -> None:
+    result = run([offer(usd_per_hour=0.50)], hours=3000.0)
+    assert result.buy.total_usd == pytest.approx(1180.0)
+    assert result.verdict == "buy"
+    assert result.savings_usd == pytest.approx(1500.0 - 1180.0)
+
+
+def test_host_cost_and_power_enter_capex_and_energy() -> None:
+    a = replace(PLAIN, host_cost_usd=500.0, host_watts=100.0, pue=1.5)
+    result = run([offer(usd_per_hour=0.50)], assumptions=a)
+    energy_per_hour = (300 + 100) / 1000 * 1.5 * 0.2  # 0.12
+    assert result.buy.energy_usd == pytest.approx(energy_per_hour * 1000)
+    assert result.buy.total_usd == pytest.approx(1500 + energy_per_hour * 1000)
+    assert result.breakeven_hours == pytest.approx(1500 / (0.50 - energy_per_hour))
+
+
+def test_offer_below_the_memory_need_is_not_a_candidate() -> None:
+    offers = [offer(accelerator="small", usd_per_hour=0.10), offer(usd_per_hour=0.50)]
+    default_need = run(offers)  # ref card's 24 GB
+    assert [r.stored.offer.accelerator for r in default_need.rent] == ["ref"]
+    assert default_need.candidates == 1
+    assert default_need.memory_gb == 24
+    small_need = run(offers, memory_gb=16.0)
+    assert [r.stored.offer.accelerator for r in small_need.rent] == ["small", "ref"]
+
+
+def test_offer_memory_overrides_the_registry() -> None:
+    result = run([offer(accelerator="small", memory_gb=32.0, usd_per_hour=0.1)])
+    assert result.rent[0].stored.offer.accelerator == "small"
+
+
+def test_rental_cheaper_than_electricity_never_breaks_even() -> None:
+    result = run([offer(usd_per_hour=0.05)])  # below the 0.06/h the card burns
+    assert result.breakeven_hours is None
+    assert result.breakeven_days is None
+    assert result.rent[0].breakeven_hours is None
+    assert result.verdict == "rent"
+
+
+@pytest.mark.parametrize("overhead", [0.1, 0.5])
+def test_spot_overhead_stretches_interruptible_hours(overhead: float) -> None:
+    a = replace(PLAIN, spot_overhead=overhead)
+    result = run([offer(pricing=PricingModel.SPOT, usd_per_hour=0.40)], assumptions=a)
+    assert result.rent[0].hours == pytest.approx(1000 * (1 + overhead))
+    assert result.rent[0].total_usd == pytest.approx(1000 * (1 + overhead) * 0.40)
+
+
+def test_spot_overhead_leaves_on_demand_alone_and_hits_compute_units() -> None:
+    a = replace(PLAIN, spot_overhead=0.5)
+    on_demand = run([offer(usd_per_hour=0.40)], assumptions=a)
+    colab = run([offer(pricing=PricingModel.COMPUTE_UNITS, usd_per_hour=0.40)], assumptions=a)
+    assert on_demand.rent[0].hours == pytest.approx(1000)
+    assert colab.rent[0].hours == pytest.approx(1500)
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "count", "workload", "expected_hours"),
+    [
+        ("ref", 4, Workload.TRANSFORMER, 1000 / (4 * 0.8)),  # pcie eta(4) = 0.8
+        ("ref", 3, Workload.TRANSFORMER, 1000 / (3 * 0.9)),  # between points: eta(2) = 0.9
+        ("fast", 1, Workload.TRANSFORMER, 1000 / 2.0),
+        ("fast", 2, Workload.TRANSFORMER, 1000 / (2 * 0.95 * 2.0)),  # nvlink eta(2)
+        ("fast", 2, Workload.RNN, 1000 / (2 * 0.95 * 1.5)),  # rnn speed 1.5
+        ("fast", 16, Workload.CNN, 1000 / (16 * 0.9 * 2.0)),  # past the last point: eta(8)
+    ],
+)
+def test_multi_gpu_scaling_divides_hours(
+    accelerator: str, count: int, workload: Workload, expected_hours: float
+) -> None:
+    result = run([offer(accelerator=accelerator, count=count, usd_per_hour=3.0)], workload=workload)
+    assert result.rent[0].hours == pytest.approx(expected_hours)
+    assert result.rent[0].total_usd == pytest.approx(expected_hours * 3.0)
+
+
+def test_local_cards_scale_busy_hours_energy_and_capex() -> None:
+    result = run([offer(usd_per_hour=0.50)], gpus=2)
+    busy = 1000 / (2 * 0.9)
+    assert result.buy.hours == pytest.approx(busy)
+    assert result.buy.purchase_usd == pytest.approx(2000)
+    assert result.buy.energy_usd == pytest.approx(busy * 0.12)
+    # buy per reference hour = 0.12 / 1.8; capex 2000
+    assert result.breakeven_hours == pytest.approx(2000 / (0.50 - 0.12 / 1.8))
+
+
+def test_resale_depreciates_over_calendar_time() -> None:
+    a = replace(PLAIN, resale=0.5, depreciation=0.2)
+    # 4380 busy hours at 50 % utilization = exactly one calendar year
+    result = run([offer(usd_per_hour=0.50)], hours=4380.0, assumptions=a)
+    assert result.buy.resale_usd == pytest.approx(1000 * 0.5 * 0.8)
+    assert result.buy.total_usd == pytest.approx(1000 - 400 + 0.06 * 4380)
+
+
+def test_breakeven_with_resale_solves_the_cost_equation() -> None:
+    a = replace(PLAIN, resale=0.6, depreciation=0.3)
+    result = run([offer(usd_per_hour=0.50)], assumptions=a)
+    h = result.breakeven_hours
+    assert h is not None
+    resale = 600 * 0.7 ** (h / (0.5 * 8760))
+    assert 0.50 * h == pytest.approx(1000 - resale + 0.06 * h, rel=1e-9)
+    # resale lowers what buying costs, so it pays off earlier than without resale
+    assert h < 1000 / 0.44
+
+
+def test_breakeven_hours_function_edges() -> None:
+    rates = np.array([0.5, 0.06, 0.01])
+    out = breakeven_hours(1000.0, 0.0, 0.0, 0.06, rates)
+    assert out[0] == pytest.approx(1000 / 0.44)
+    assert math.isinf(out[1]) and math.isinf(out[2])
+    # resale worth more than the capex: buying is cheaper from the first hour
+    assert breakeven_hours(100.0, 200.0, 0.001, 0.0, np.array([1.0]))[0] == 0
+
+
+def test_rentals_sorted_cheapest_first_and_cut_to_top() -> None:
+    offers = [offer(product=f"p{i}", usd_per_hour=p) for i, p in enumerate([3, 1, 2, 5, 4])]
+    result = run(offers, top=3)
+    assert [r.stored.offer.usd_per_hour for r in result.rent] == [1, 2, 3]
+    assert result.candidates == 5
+
+
+def test_filters_providers_region_prefix_and_pricing() -> None:
+    offers = [
+        offer(provider="aws", region="us-east-1", usd_per_hour=1.0),
+        offer(provider="gcp", region="europe-west4", usd_per_hour=0.9),
+        offer(provider="gcp", region="us-central1", pricing=PricingModel.SPOT, usd_per_hour=0.5),
+        offer(
+            provider="aws", region="us-east-1", pricing=PricingModel.RESERVED_1Y, usd_per_hour=0.1
+        ),
+    ]
+
+    def products(result):  # type: ignore[no-untyped-def]
+        return [(x.stored.offer.provider, x.stored.offer.region) for x in result.rent]
+
+    assert products(run(offers, providers=frozenset({"aws"}))) == [("aws", "us-east-1")]
+    assert products(run(offers, region="us")) == [("gcp", "us-central1"), ("aws", "us-east-1")]
+    assert products(run(offers, pricing="on_demand")) == [
+        ("gcp", "europe-west4"),
+        ("aws", "us-east-1"),
+    ]
+    # reserved terms are never priced against an hourly workload
+    assert all(r.stored.offer.pricing != PricingModel.RESERVED_1Y for r in run(offers).rent)
+
+
+def test_nothing_to_compare_is_an_error_naming_the_cause() -> None:
+    with pytest.raises(NoMatchingOffers):
+        run([offer(accelerator="small")])
+    with pytest.raises(NoMatchingOffers):
+        run([offer()], providers=frozenset({"nobody"}))
+
+
+def test_card_without_a_sourced_price_needs_price() -> None:
+    with pytest.raises(QuoteError) as info:
+        run([offer()], reference="fast", memory_gb=24.0)
+    assert info.value.parameter == "price"
+    result = run([offer(usd_per_hour=20.0)], reference="fast", memory_gb=24.0, price_usd=30000.0)
+    assert result.buy.purchase_usd == 30000.0
+    # the workload is measured on the reference card: 1000 fast-card hours = 2000 ref hours
+    assert result.rent[0].hours == pytest.approx(2000)
+
+
+def test_offers_of_unknown_accelerators_are_counted_not_quoted() -> None:
+    table = OfferTable(stored(offer(), offer(accelerator="mystery")), HW)
+    assert len(table) == 1 and table.unrated == 1

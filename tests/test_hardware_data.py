@@ -1,0 +1,122 @@
+"""The shipped data: complete, sourced, consistent, and reproducible from its sources."""
+
+from __future__ import annotations
+
+import csv
+import filecmp
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from hardware import Hardware, UnknownAccelerator, Workload
+from pricing.adapters.bundled import BundledAdapter
+
+DATA = Path(str(resources.files("hardware") / "data"))
+REQUIRED_BUYABLE = [
+    "rtx2060", "rtx2070", "rtx2080", "rtx2080ti", "rtx3060", "rtx3070", "rtx3080", "rtx3090",
+    "rtx3090ti", "rtx4070", "rtx4080", "rtx4090", "rtx5090", "rtx-a4000", "rtx-a5000",
+    "rtx-a6000", "rtx6000-ada",
+]  # fmt: skip
+RENTABLE = ["t4", "v100-16gb", "a10g", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "l4",
+            "l40s", "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def shipped_offers(hardware: Hardware):  # type: ignore[no-untyped-def]
+    return BundledAdapter(hardware.registry.canonical).fetch().offers
+
+
+def test_every_accelerator_in_a_shipped_offer_has_all_three_speeds(
+    hardware: Hardware,
+    shipped_offers,  # type: ignore[no-untyped-def]
+) -> None:
+    needed = {o.accelerator for o in shipped_offers} | set(RENTABLE)
+    missing = [(a, k) for a in needed for k in Workload if (a, k) not in hardware.throughput]
+    assert missing == []
+    assert all(hardware.speed(a, k).relative > 0 for a in needed for k in Workload)
+
+
+def test_every_accelerator_has_all_three_speeds(hardware: Hardware) -> None:
+    assert len(hardware.throughput) == 3 * len(hardware.registry)
+
+
+def test_every_throughput_price_and_spec_row_names_its_source(
+    hardware: Hardware,
+    shipped_offers,  # type: ignore[no-untyped-def]
+) -> None:
+    assert all(t.source.strip() and t.method for t in hardware.throughput.values())
+    assert all(c.price_source.strip() and c.price_as_of.strip() for c in hardware.cards.values())
+    assert all(a.spec_source.strip() for a in hardware.registry)
+    assert all(o.source.strip() and o.price_as_of.strip() for o in shipped_offers)
+
+
+def test_estimated_speeds_say_how(hardware: Hardware) -> None:
+    for t in hardware.throughput.values():
+        if t.method == "estimated":
+            assert "estimated" in t.source.lower()
+
+
+def test_required_cards_are_buyable_with_dated_prices(hardware: Hardware) -> None:
+    for card_id in REQUIRED_BUYABLE:
+        card = hardware.cards[card_id]
+        assert card.purchase_usd > 0 and card.price_as_of[:4].isdigit()
+    datacenter = [c for c in hardware.cards.values() if not c.consumer and "system" in c.price_kind]
+    assert datacenter and all(c.confidence == "low" for c in datacenter)
+
+
+def test_aliases_resolve_provider_spellings(hardware: Hardware) -> None:
+    cases = {
+        "nvidia-tesla-a100": "a100-40gb",
+        "NVIDIA A100": "a100-40gb",
+        "A100-80GB": "a100-80gb",
+        "RTX 3090": "rtx3090",
+        "3090": "rtx3090",
+        "nvidia-tesla-t4": "t4",
+        "NVIDIA_L4": "l4",
+        "Trillium": "tpu-v6e",
+    }
+    assert {name: hardware.registry.resolve(name).id for name in cases} == cases
+
+
+def test_unknown_name_suggests_close_ids(hardware: Hardware) -> None:
+    with pytest.raises(UnknownAccelerator) as info:
+        hardware.registry.resolve("rtx3095")
+    assert "rtx3090" in info.value.suggestions
+
+
+def test_scaling_is_at_most_one_and_falls_with_more_cards(hardware: Hardware) -> None:
+    for link in ("pcie", "nvlink", "ici"):
+        for k in Workload:
+            etas = [hardware.scaling.efficiency(link, k, n) for n in (1, 2, 4, 8)]
+            assert etas[0] == 1.0 and all(0 < e <= 1 for e in etas)
+
+
+def test_memory_and_power_are_plausible(hardware: Hardware) -> None:
+    for acc in hardware.registry:
+        assert 4 <= acc.memory_gb <= 200, acc.id
+        assert acc.board_power_w is None or 50 <= acc.board_power_w <= 1500, acc.id
+
+
+def test_derived_tables_are_reproducible_from_their_sources(tmp_path: Path) -> None:
+    copy = tmp_path / "data"
+    shutil.copytree(DATA, copy)
+    subprocess.run([sys.executable, str(copy / "derive.py")], check=True)
+    for name in ("throughput.csv", "scaling.csv"):
+        assert filecmp.cmp(copy / name, DATA / name, shallow=False), f"{name} is stale"
+
+
+def test_csv_headers_are_what_the_loader_reads() -> None:
+    expected = {
+        "accelerators.csv": "id,name,aliases,kind,memory_gb,board_power_w,fp16_tensor_tflops,"
+        "mem_bw_gbps,interconnect,spec_source",
+        "cards.csv": "id,purchase_usd,price_kind,price_as_of,price_source,consumer,confidence",
+        "throughput.csv": "id,workload,relative,method,source",
+        "scaling.csv": "interconnect,workload,num_gpu,efficiency,n_configs,source",
+    }
+    for name, header in expected.items():
+        with (DATA / name).open() as handle:
+            assert ",".join(next(csv.reader(handle))) == header
