@@ -16,7 +16,7 @@ from dataclasses import dataclass
 class Accelerator:
     id: str
     name: str
-    kind: str  # "gpu" or "tpu"
+    kind: str  # "gpu", "tpu" or "accelerator" (AWS Trainium)
     memory_gb: float  # per accelerator (TPU: per chip)
     board_power_w: float | None
     fp16_tensor_tflops: float | None  # dense, FP32 accumulate (TPU: bf16 per chip)

@@ -12,7 +12,6 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from pricing.adapters.bundled import BundledAdapter
 from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.errors import ImportRejected
 from pricing.refresh import RunResult, refresh
@@ -23,6 +22,7 @@ from service.problems import Problem
 from service.schemas import BreakevenQuery
 from service.services import Services, open_services
 from service.settings import Settings, settings_table
+from service.sources import build_adapters
 
 
 def _services(ctx: click.Context) -> Services:
@@ -134,13 +134,18 @@ def prices(ctx: click.Context, fmt: str) -> None:
 @click.pass_context
 def refresh_command(ctx: click.Context, names: Sequence[str]) -> None:
     services = _services(ctx)
-    adapters = {"bundled": BundledAdapter(services.resolve_accelerator)}
+    adapters = build_adapters(services)
     unknown = sorted(set(names) - set(adapters))
     if unknown:
         raise click.UsageError(
             f"unknown provider {', '.join(unknown)}; known: {', '.join(adapters)}"
         )
-    chosen = [adapters[n] for n in names] if names else list(adapters.values())
+    # Without --provider: every live source; the bundled snapshot reloads on its own.
+    chosen = (
+        [adapters[n] for n in names]
+        if names
+        else [a for n, a in adapters.items() if n != "bundled"]
+    )
 
     def report(result: RunResult) -> None:
         line = f"{result.adapter}: {result.status}, {result.row_count} offers"

@@ -9,11 +9,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.breakeven import DEFAULT_ASSUMPTIONS as _D
+
+# Regions with the widest choice of GPU instance types (p4d/p5/g5/g6/g6e): each costs one
+# offer file download without credentials, so the default stays short.
+AWS_GPU_REGIONS = (
+    "us-east-1",
+    "us-east-2",
+    "us-west-2",
+    "eu-west-1",
+    "eu-central-1",
+    "ap-northeast-1",
+    "ap-southeast-2",
+)
 
 
 def _default_data_dir() -> Path:
@@ -98,6 +111,31 @@ class Settings(BaseSettings):
         ge=0,
         description="Default extra work on interruptible offers (restarts); `spot_overhead=`.",
     )
+
+    http_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="Connect and read timeout of every price source call."
+    )
+    http_retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="Retries (exponential backoff, jitter) on throttling and 5xx per call.",
+    )
+    aws_regions: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=AWS_GPU_REGIONS,
+        description="Comma list of AWS regions to price (default: large GPU regions).",
+    )
+    aws_bulk_url: str = Field(
+        default="https://pricing.us-east-1.amazonaws.com",
+        description="Base URL of the AWS Price List Bulk API, used without AWS credentials.",
+    )
+
+    @field_validator("aws_regions", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
 
     def resolved_database_url(self) -> str:
         if self.database_url:

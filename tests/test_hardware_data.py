@@ -21,8 +21,9 @@ REQUIRED_BUYABLE = [
     "rtx3090ti", "rtx4070", "rtx4080", "rtx4090", "rtx5090", "rtx-a4000", "rtx-a5000",
     "rtx-a6000", "rtx6000-ada",
 ]  # fmt: skip
-RENTABLE = ["t4", "v100-16gb", "a10g", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "l4",
-            "l40s", "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e"]  # fmt: skip
+RENTABLE = ["t4", "v100-16gb", "a10g", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200",
+            "l4", "l40s", "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e",
+            "trainium", "trainium2"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

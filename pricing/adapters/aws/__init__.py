@@ -1,0 +1,96 @@
+"""AWS EC2: on-demand and spot prices of every accelerated instance type, per region.
+
+With credentials (boto3's standard chain) on-demand comes from the Price List Query API and
+spot from DescribeSpotPriceHistory; without, on-demand comes from the public bulk offer file
+and there is no spot. boto3 itself honours AWS_ENDPOINT_URL_PRICING and AWS_ENDPOINT_URL_EC2,
+which is how tests point it at local fakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import boto3
+import requests
+from botocore.config import Config
+
+from pricing.adapters import Batch
+from pricing.adapters.aws import bulk, price_list, spot
+from pricing.adapters.aws.common import PROVIDER, Skipped, flag_spot_at_or_above_on_demand
+from pricing.adapters.aws.instances import InstanceMap, load_instance_map
+from pricing.http import make_session
+from pricing.offer import Offer
+
+
+@dataclass(frozen=True)
+class AwsConfig:
+    regions: tuple[str, ...]
+    bulk_url: str
+    timeout_seconds: float = 60.0
+    retries: int = 3
+
+
+class AwsAdapter:
+    name = PROVIDER
+
+    def __init__(
+        self,
+        config: AwsConfig,
+        http: requests.Session | None = None,
+        boto_session: Callable[[], boto3.session.Session] = boto3.session.Session,
+        instances: InstanceMap | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.config = config
+        self._http = http
+        self._boto_session = boto_session
+        self._instances = instances
+        self._clock = clock
+
+    def fetch(self) -> Batch:
+        instances = self._instances or load_instance_map()
+        session = self._boto_session()
+        now = self._clock()
+        today = now.date().isoformat()
+        skipped = Skipped()
+        offers: list[Offer] = []
+        if session.get_credentials() is not None:
+            pricing_client = self._client(session, "pricing", price_list.PRICING_REGION)
+            for region in self.config.regions:
+                entries = price_list.fetch_price_list(pricing_client, region)
+                offers += price_list.parse_price_list(entries, instances, today, skipped)
+                ec2 = self._client(session, "ec2", region)
+                history = spot.fetch_spot_history(ec2, now)
+                offers += spot.parse_spot_history(history, region, instances, today)
+            version = "Price List Query API + DescribeSpotPriceHistory"
+        else:
+            http = self._http or make_session(self.config.retries)
+            versions = []
+            for region in self.config.regions:
+                file = bulk.fetch_offer_file(
+                    http,
+                    self.config.bulk_url,
+                    region,
+                    instances,
+                    today,
+                    skipped,
+                    self.config.timeout_seconds,
+                )
+                offers += file.offers
+                versions.append(f"{region} {file.version}")
+            version = "bulk offer files " + ", ".join(versions) + "; no credentials: no spot"
+        report = skipped.report()
+        if report:
+            version += f"; {report}"
+        return Batch(flag_spot_at_or_above_on_demand(offers), source_version=version)
+
+    def _client(self, session: boto3.session.Session, service: str, region: str) -> Any:
+        config = Config(
+            retries={"mode": "standard", "total_max_attempts": self.config.retries + 1},
+            connect_timeout=self.config.timeout_seconds,
+            read_timeout=self.config.timeout_seconds,
+        )
+        return session.client(service, region_name=region, config=config)  # type: ignore[call-overload]

@@ -1,0 +1,152 @@
+"""On-demand prices without credentials: the public regional offer file, streamed.
+
+``{base}/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv`` is hundreds of MB to GBs:
+five preamble lines, a 91-column header, then one row per (SKU, term, price dimension). It
+is read in 1 MiB chunks and split into lines by hand; a line is decoded and parsed only if
+a few byte-substring tests say it could be a Linux on-demand accelerated instance hour, so
+memory stays flat and almost every line costs a handful of ``in`` tests.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import requests
+
+from pricing.adapters.aws.common import Skipped, instance_offer
+from pricing.adapters.aws.instances import InstanceMap
+from pricing.errors import AdapterError
+from pricing.offer import Offer, PricingModel
+
+CHUNK_BYTES = 1 << 20
+PREAMBLE_LINES = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
+# Every wanted row contains all of these; the family test comes first as the most selective.
+_FAMILIES = (b'"GPU instance"', b'"Machine Learning ASIC Instances"')
+_MUST = (b"BoxUsage", b'"OnDemand"', b'"Linux"', b'"Shared"')
+# Column -> the value a wanted row has.
+_REQUIRED = {
+    "TermType": "OnDemand",
+    "Unit": "Hrs",
+    "Currency": "USD",
+    "Product Family": "Compute Instance",
+    "Operating System": "Linux",
+    "Tenancy": "Shared",
+    "Pre Installed S/W": "NA",
+    "CapacityStatus": "Used",
+}
+
+
+def offer_file_url(base: str, region: str) -> str:
+    return f"{base.rstrip('/')}/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv"
+
+
+@dataclass
+class BulkFile:
+    """What one regional file yielded: offers, plus its version for the run record."""
+
+    offers: list[Offer] = field(default_factory=list)
+    version: str = ""
+    published: str = ""
+    bytes_read: int = 0
+
+
+def lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Split a byte stream into lines without holding more than one chunk."""
+    rest = b""
+    for chunk in chunks:
+        if not chunk:
+            continue
+        parts = (rest + chunk).split(b"\n")
+        rest = parts.pop()
+        yield from parts
+    if rest:
+        yield rest
+
+
+def parse_offer_file(
+    chunks: Iterable[bytes],
+    region: str,
+    instances: InstanceMap,
+    price_as_of: str,
+    skipped: Skipped,
+) -> BulkFile:
+    result = BulkFile()
+
+    def counted(stream: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in stream:
+            result.bytes_read += len(chunk)
+            yield chunk
+
+    stream = lines(counted(chunks))
+    preamble = {}
+    for _ in range(PREAMBLE_LINES):
+        row = _fields(next(stream, b""))
+        if len(row) >= 2:
+            preamble[row[0]] = row[1]
+    header = _fields(next(stream, b""))
+    if preamble.get("OfferCode") != "AmazonEC2" or "PricePerUnit" not in header:
+        raise AdapterError(f"{region}: not an AmazonEC2 offer file (preamble {preamble})")
+    result.version = preamble.get("Version", "")
+    result.published = preamble.get("Publication Date", "")
+    column = {name: i for i, name in enumerate(header)}
+    try:
+        required = [(column[name], value) for name, value in _REQUIRED.items()]
+        i_type, i_price = column["Instance Type"], column["PricePerUnit"]
+        i_usage, i_region = column["usageType"], column["Region Code"]
+        i_market = column.get("MarketOption")
+    except KeyError as exc:
+        raise AdapterError(f"{region}: offer file lacks column {exc}") from exc
+    width = len(header)
+    source = f"AWS Price List Bulk API, {region} index.csv version {result.version}"
+
+    for line in stream:
+        if not (_FAMILIES[0] in line or _FAMILIES[1] in line):
+            continue
+        if not all(token in line for token in _MUST):
+            continue
+        row = _fields(line)
+        if len(row) != width:
+            raise AdapterError(f"{region}: truncated or malformed row ({len(row)} fields)")
+        if any(row[i] != value for i, value in required) or "BoxUsage" not in row[i_usage]:
+            continue
+        if i_market is not None and row[i_market] not in ("", "OnDemand"):
+            continue  # capacity blocks and other markets are not on-demand hours
+        instance = skipped.check(instances, row[i_type])
+        if instance is None:
+            continue
+        try:
+            usd = float(row[i_price])
+        except ValueError as exc:
+            raise AdapterError(f"{region}: bad price {row[i_price]!r}") from exc
+        if usd > 0:
+            region_code = row[i_region] or region
+            result.offers.append(
+                instance_offer(
+                    instance, region_code, PricingModel.ON_DEMAND, usd, price_as_of, source
+                )
+            )
+    return result
+
+
+def fetch_offer_file(
+    http: requests.Session,
+    base: str,
+    region: str,
+    instances: InstanceMap,
+    price_as_of: str,
+    skipped: Skipped,
+    timeout: float,
+) -> BulkFile:
+    url = offer_file_url(base, region)
+    with http.get(url, stream=True, timeout=timeout) as response:
+        if response.status_code != 200:
+            raise AdapterError(f"GET {url}: HTTP {response.status_code}")
+        return parse_offer_file(
+            response.iter_content(CHUNK_BYTES), region, instances, price_as_of, skipped
+        )
+
+
+def _fields(line: bytes) -> list[str]:
+    return next(csv.reader([line.decode("utf-8").rstrip("\r")]), [])

@@ -1,0 +1,102 @@
+"""On-demand prices from the Price List Query API (``pricing.get_products``), with credentials.
+
+Each PriceList entry is a JSON *string* holding one product (SKU) and its terms. The server
+side filters narrow the result to Linux, shared-tenancy, no pre-installed software, used
+capacity, accelerated families in one region; the parser re-checks all of it, because a
+filter that AWS silently ignores must not let Windows or Dedicated Host rows through.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from pricing.adapters.aws.common import Skipped, instance_offer
+from pricing.adapters.aws.instances import InstanceMap
+from pricing.errors import AdapterError
+from pricing.offer import Offer, PricingModel
+
+# The Price List Query API lives in us-east-1 (and two others) whatever region is priced.
+PRICING_REGION = "us-east-1"
+ACCELERATED_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
+# Attribute values a row must have to be a plain Linux on-demand instance hour.
+REQUIRED = {
+    "operatingSystem": "Linux",
+    "tenancy": "Shared",
+    "preInstalledSw": "NA",
+    "capacitystatus": "Used",
+}
+
+
+def product_filters(region: str) -> list[dict[str, str]]:
+    exact = {"regionCode": region, **REQUIRED}
+    filters = [{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in exact.items()]
+    filters.append(
+        {"Type": "ANY_OF", "Field": "instanceFamily", "Value": ",".join(ACCELERATED_FAMILIES)}
+    )
+    return filters
+
+
+def fetch_price_list(client: Any, region: str) -> Iterator[str]:
+    """Every PriceList entry for the region's accelerated instances, all pages."""
+    paginator = client.get_paginator("get_products")
+    pages = paginator.paginate(
+        ServiceCode="AmazonEC2",
+        Filters=product_filters(region),
+        FormatVersion="aws_v1",
+        PaginationConfig={"PageSize": 100},
+    )
+    for number, page in enumerate(pages, start=1):
+        # botocore turns an unparsable JSON body into {} instead of raising: without this
+        # check a page cut off mid-body would end pagination early and look complete.
+        if not isinstance(page.get("PriceList"), list):
+            raise AdapterError(f"{region}: GetProducts page {number} is malformed or truncated")
+        yield from page["PriceList"]
+
+
+def parse_price_list(
+    entries: Iterable[str | Mapping[str, Any]],
+    instances: InstanceMap,
+    price_as_of: str,
+    skipped: Skipped,
+) -> list[Offer]:
+    offers = []
+    for raw in entries:
+        try:
+            item = json.loads(raw) if isinstance(raw, str) else raw
+            attrs = item["product"]["attributes"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise AdapterError(f"malformed PriceList entry: {exc}") from exc
+        if not _is_linux_box_usage(item.get("product", {}).get("productFamily", ""), attrs):
+            continue
+        instance = skipped.check(instances, attrs.get("instanceType", ""))
+        if instance is None:
+            continue
+        version = item.get("version", "")
+        for term in item.get("terms", {}).get("OnDemand", {}).values():
+            for dimension in term.get("priceDimensions", {}).values():
+                usd = dimension.get("pricePerUnit", {}).get("USD")
+                if dimension.get("unit") != "Hrs" or usd is None or float(usd) <= 0:
+                    continue
+                offers.append(
+                    instance_offer(
+                        instance,
+                        attrs["regionCode"],
+                        PricingModel.ON_DEMAND,
+                        float(usd),
+                        price_as_of,
+                        source=f"AWS Price List Query API (get_products), offer {version}",
+                        notes=f"effective {term.get('effectiveDate', '')[:10]}",
+                    )
+                )
+    return offers
+
+
+def _is_linux_box_usage(product_family: str, attrs: Mapping[str, str]) -> bool:
+    return (
+        product_family == "Compute Instance"
+        and "BoxUsage" in attrs.get("usagetype", "")
+        and all(attrs.get(k) == v for k, v in REQUIRED.items())
+        and attrs.get("marketoption", "OnDemand") == "OnDemand"
+    )

@@ -1,0 +1,22 @@
+"""The price sources this deployment refreshes, each built from the one settings object."""
+
+from __future__ import annotations
+
+from pricing.adapters import Adapter
+from pricing.adapters.aws import AwsAdapter, AwsConfig
+from pricing.adapters.bundled import BundledAdapter
+from service.services import Services
+
+
+def build_adapters(services: Services) -> dict[str, Adapter]:
+    settings = services.settings
+    aws = AwsConfig(
+        regions=settings.aws_regions,
+        bulk_url=settings.aws_bulk_url,
+        timeout_seconds=settings.http_timeout_seconds,
+        retries=settings.http_retries,
+    )
+    return {
+        "bundled": BundledAdapter(services.resolve_accelerator),
+        "aws": AwsAdapter(aws),
+    }

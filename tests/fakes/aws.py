@@ -1,0 +1,217 @@
+"""Local fakes of the three AWS price sources, in their real wire formats.
+
+- Price List Query API: JSON 1.1 (``X-Amz-Target: AWSPriceListService.GetProducts``),
+  PriceList entries as JSON strings, NextToken paging.
+- EC2 Query API: form-encoded ``Action=DescribeSpotPriceHistory``, XML answer, nextToken.
+- Price List Bulk API: the regional ``index.csv`` (5 preamble lines, 91-column header).
+
+``AwsFake`` serves all three from one pytest-httpserver; tests point boto3 at it with
+AWS_ENDPOINT_URL_PRICING / AWS_ENDPOINT_URL_EC2 and the adapter with BREAKEVEN_AWS_BULK_URL.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+from xml.sax.saxutils import escape
+
+from werkzeug import Request, Response
+
+SAMPLES = Path(__file__).parent / "samples"
+EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
+
+
+def _sample_csv() -> list[list[str]]:
+    with (SAMPLES / "aws_bulk_offer_ec2_regional_csv_header_and_rows.csv").open() as handle:
+        return list(csv.reader(handle))
+
+
+def bulk_header() -> list[str]:
+    return _sample_csv()[5]
+
+
+def bulk_row(instance_type: str, usd: float, region: str = "us-east-1", **fields: str) -> dict:
+    """A Linux, shared, on-demand BoxUsage row; keyword fields override columns by name
+    (spaces as underscores: Operating_System="Windows")."""
+    row = dict(zip(bulk_header(), _sample_csv()[6], strict=True))  # a real row as the base
+    row.update(
+        {
+            "TermType": "OnDemand",
+            "PriceDescription": f"${usd} per On Demand Linux {instance_type} Instance Hour",
+            "Unit": "Hrs",
+            "PricePerUnit": f"{usd:.10f}",
+            "Currency": "USD",
+            "LeaseContractLength": "",
+            "PurchaseOption": "",
+            "OfferingClass": "",
+            "Instance Type": instance_type,
+            "Instance Family": "GPU instance",
+            "Tenancy": "Shared",
+            "Operating System": "Linux",
+            "License Model": "No License required",
+            "usageType": f"USE1-BoxUsage:{instance_type}",
+            "operation": "RunInstances",
+            "CapacityStatus": "Used",
+            "Pre Installed S/W": "NA",
+            "MarketOption": "OnDemand",
+            "Region Code": region,
+        }
+    )
+    row.update({name.replace("_", " "): value for name, value in fields.items()})
+    return row
+
+
+def offer_file(rows: list[dict], version: str = "20261120000000") -> bytes:
+    """A regional index.csv: the real preamble and header, then the given rows."""
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    preamble = _sample_csv()[:5]
+    preamble[3] = ["Version", version]
+    writer.writerows(preamble)
+    writer.writerow(bulk_header())
+    for row in rows:
+        writer.writerow([row.get(name, "") for name in bulk_header()])
+    return out.getvalue().encode()
+
+
+def price_list_entry(
+    instance_type: str, usd: float, region: str = "us-east-1", **attrs: str
+) -> str:
+    """One PriceList element as the JSON string get_products returns."""
+    sample = json.loads((SAMPLES / "aws_get_products_p4d_24xlarge.json").read_text())
+    item = copy.deepcopy(sample["_parsed_PriceList_0"])
+    a = item["product"]["attributes"]
+    a.update(
+        {
+            "instanceType": instance_type,
+            "regionCode": region,
+            "usagetype": f"BoxUsage:{instance_type}",
+        }
+    )
+    a.update(attrs)
+    sku = f"SKU{abs(hash((instance_type, region, usd, tuple(attrs.items())))) % 10**10}"
+    item["product"]["sku"] = sku
+    item["version"] = "20261120000000"
+    term = next(iter(item["terms"]["OnDemand"].values()))
+    dimension = next(iter(term["priceDimensions"].values()))
+    dimension["pricePerUnit"] = {"USD": f"{usd:.10f}"}
+    return json.dumps(item)
+
+
+@dataclass
+class AwsFake:
+    """State of the fake: what it serves and what it was asked."""
+
+    price_list: dict[str, list[str]] = field(default_factory=dict)  # region -> entries
+    spot: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # region -> rows
+    offer_files: dict[str, bytes] = field(default_factory=dict)  # region -> index.csv
+    page_size: int = 2
+    throttle_first: int = 0  # answer this many calls with throttling errors first
+    broken_page: int | None = None  # 1-based GetProducts page to truncate
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def install(self, httpserver) -> str:  # type: ignore[no-untyped-def]
+        httpserver.expect_request("/", method="POST").respond_with_handler(self._api)
+        httpserver.expect_request(
+            re.compile(r"^/offers/v1\.0/aws/AmazonEC2/current/[^/]+/index\.csv$")
+        ).respond_with_handler(self._bulk)
+        return httpserver.url_for("/").rstrip("/")
+
+    def _throttled(self) -> bool:
+        if self.throttle_first > 0:
+            self.throttle_first -= 1
+            return True
+        return False
+
+    def _api(self, request: Request) -> Response:
+        target = request.headers.get("X-Amz-Target", "")
+        if target == "AWSPriceListService.GetProducts":
+            return self._get_products(json.loads(request.get_data()))
+        form = {k: v[0] for k, v in parse_qs(request.get_data(as_text=True)).items()}
+        if form.get("Action") == "DescribeSpotPriceHistory":
+            return self._spot_history(form, request.headers.get("Authorization", ""))
+        return Response("unknown action", status=400)
+
+    def _get_products(self, body: dict[str, Any]) -> Response:
+        self.requests.append({"api": "GetProducts", **body})
+        if self._throttled():
+            error = {"__type": "ThrottlingException", "message": "Rate exceeded"}
+            return Response(
+                json.dumps(error), status=400, content_type="application/x-amz-json-1.1"
+            )
+        region = next(f["Value"] for f in body["Filters"] if f["Field"] == "regionCode")
+        start = int(body.get("NextToken") or 0)
+        entries = self.price_list.get(region, [])
+        page = entries[start : start + self.page_size]
+        answer: dict[str, Any] = {"FormatVersion": "aws_v1", "PriceList": page}
+        if start + self.page_size < len(entries):
+            answer["NextToken"] = str(start + self.page_size)
+        text = json.dumps(answer)
+        page_number = start // self.page_size + 1
+        if self.broken_page == page_number:
+            text = text[: len(text) // 2]  # the connection died mid-body
+        return Response(text, content_type="application/x-amz-json-1.1")
+
+    def _spot_history(self, form: dict[str, str], authorization: str) -> Response:
+        region = re.search(r"/(?:[0-9]{8})/([a-z0-9-]+)/ec2/", authorization)
+        region_name = region.group(1) if region else "us-east-1"
+        self.requests.append({"api": "DescribeSpotPriceHistory", "region": region_name, **form})
+        if self._throttled():
+            xml = (
+                "<Response><Errors><Error><Code>RequestLimitExceeded</Code>"
+                "<Message>Request limit exceeded.</Message></Error></Errors>"
+                "<RequestID>fake</RequestID></Response>"
+            )
+            return Response(xml, status=503, content_type="text/xml")
+        rows = self.spot.get(region_name, [])
+        start = int(form.get("NextToken") or 0)
+        page = rows[start : start + self.page_size]
+        items = "".join(
+            "<item>"
+            f"<instanceType>{escape(r['InstanceType'])}</instanceType>"
+            f"<productDescription>{escape(r['ProductDescription'])}</productDescription>"
+            f"<spotPrice>{escape(r['SpotPrice'])}</spotPrice>"
+            f"<timestamp>{escape(r['Timestamp'])}</timestamp>"
+            f"<availabilityZone>{escape(r['AvailabilityZone'])}</availabilityZone>"
+            "</item>"
+            for r in page
+        )
+        token = ""
+        if start + self.page_size < len(rows):
+            token = f"<nextToken>{start + self.page_size}</nextToken>"
+        xml = (
+            f'<?xml version="1.0" encoding="UTF-8"?>'
+            f'<DescribeSpotPriceHistoryResponse xmlns="{EC2_NS}">'
+            f"<requestId>fake-request</requestId>"
+            f"<spotPriceHistorySet>{items}</spotPriceHistorySet>{token}"
+            f"</DescribeSpotPriceHistoryResponse>"
+        )
+        return Response(xml, content_type="text/xml")
+
+    def _bulk(self, request: Request) -> Response:
+        region = request.path.split("/")[-2]
+        self.requests.append({"api": "bulk", "region": region})
+        if self._throttled():
+            return Response("slow down", status=429, headers={"Retry-After": "0"})
+        if region not in self.offer_files:
+            return Response("<Error><Code>NoSuchKey</Code></Error>", status=404)
+        return Response(self.offer_files[region], content_type="text/csv")
+
+
+def spot_row(
+    instance_type: str, zone: str, price: float, when: str, os: str = "Linux/UNIX"
+) -> dict:
+    return {
+        "InstanceType": instance_type,
+        "ProductDescription": os,
+        "SpotPrice": f"{price:.6f}",
+        "Timestamp": when,
+        "AvailabilityZone": zone,
+    }

@@ -1,0 +1,312 @@
+"""The AWS adapter: parsers on real-format payloads, then whole refreshes against local fakes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pricing.adapters.aws.bulk import lines, parse_offer_file
+from pricing.adapters.aws.common import Skipped, flag_spot_at_or_above_on_demand
+from pricing.adapters.aws.instances import load_instance_map
+from pricing.adapters.aws.price_list import parse_price_list, product_filters
+from pricing.adapters.aws.spot import parse_spot_history
+from pricing.errors import AdapterError
+from pricing.offer import PricingModel
+from service.cli import cli
+from service.settings import Settings
+from tests.fakes.aws import (
+    SAMPLES,
+    AwsFake,
+    bulk_row,
+    offer_file,
+    price_list_entry,
+    spot_row,
+)
+
+INSTANCES = load_instance_map()
+TODAY = "2026-11-29"
+
+
+# -- parsers ----------------------------------------------------------------------------
+
+
+def test_every_mapped_accelerator_is_in_the_hardware_registry(hardware) -> None:  # type: ignore[no-untyped-def]
+    for name in INSTANCES.names():
+        instance = INSTANCES.training(name)
+        if instance is not None:
+            assert instance.accelerator in hardware.registry, name
+            assert instance.count >= 1
+
+
+def test_price_list_sample_divides_the_8_gpu_instance_correctly() -> None:
+    sample = json.loads((SAMPLES / "aws_get_products_p4d_24xlarge.json").read_text())
+    (offer,) = parse_price_list(sample["response"]["PriceList"], INSTANCES, TODAY, Skipped())
+    assert (offer.product, offer.accelerator, offer.count) == ("p4d.24xlarge", "a100-40gb", 8)
+    assert offer.usd_per_hour == pytest.approx(21.957642)
+    assert offer.usd_per_accelerator_hour == pytest.approx(21.957642 / 8)
+    assert offer.region == "us-east-1" and offer.pricing == PricingModel.ON_DEMAND
+
+
+def test_price_list_ignores_everything_but_linux_shared_box_usage_hours() -> None:
+    host = (SAMPLES / "aws_get_products_pricelist_element_verbatim_dedicated_host.json").read_text()
+    reserved_only = json.loads(price_list_entry("p5.48xlarge", 55.04))
+    reserved_only["terms"] = {"Reserved": reserved_only["terms"]["OnDemand"]}
+    non_usd = json.loads(price_list_entry("p5.48xlarge", 55.04))
+    dimension = next(
+        iter(next(iter(non_usd["terms"]["OnDemand"].values()))["priceDimensions"].values())
+    )
+    dimension["pricePerUnit"] = {"CNY": "400.0"}
+    entries = [
+        host,  # the verbatim $0 Dedicated Host SKU
+        price_list_entry("p5.48xlarge", 55.04, operatingSystem="Windows"),
+        price_list_entry("p5.48xlarge", 55.04, tenancy="Dedicated"),
+        price_list_entry("p5.48xlarge", 55.04, usagetype="DedicatedUsage:p5.48xlarge"),
+        price_list_entry("p5.48xlarge", 55.04, preInstalledSw="SQL Web"),
+        price_list_entry("p5.48xlarge", 55.04, capacitystatus="UnusedCapacityReservation"),
+        price_list_entry("p5.48xlarge", 0.0),
+        json.dumps(reserved_only),
+        json.dumps(non_usd),
+        price_list_entry("inf2.48xlarge", 12.98),  # inference-only: known, not priced
+        price_list_entry("g6e.12xlarge", 10.49),  # the one good row
+    ]
+    skipped = Skipped()
+    offers = parse_price_list(entries, INSTANCES, TODAY, skipped)
+    assert [(o.product, o.count, o.accelerator) for o in offers] == [("g6e.12xlarge", 4, "l40s")]
+    assert skipped.unknown == set()
+
+
+def test_unknown_accelerated_family_is_reported_never_priced() -> None:
+    skipped = Skipped()
+    offers = parse_price_list([price_list_entry("p9.96xlarge", 99.0)], INSTANCES, TODAY, skipped)
+    assert offers == [] and skipped.unknown == {"p9.96xlarge"}
+    assert "families p9" in skipped.report()
+
+
+def test_price_list_filters_are_exact() -> None:
+    filters = {f["Field"]: (f["Type"], f["Value"]) for f in product_filters("us-west-2")}
+    assert filters["regionCode"] == ("TERM_MATCH", "us-west-2")
+    assert filters["operatingSystem"] == ("TERM_MATCH", "Linux")
+    assert filters["tenancy"] == ("TERM_MATCH", "Shared")
+    assert filters["preInstalledSw"] == ("TERM_MATCH", "NA")
+    assert filters["capacitystatus"] == ("TERM_MATCH", "Used")
+
+
+def _parse_file(data: bytes, chunk: int = 1 << 20, skipped: Skipped | None = None):  # type: ignore[no-untyped-def]
+    chunks = [data[i : i + chunk] for i in range(0, len(data), chunk)]
+    return parse_offer_file(chunks, "us-east-1", INSTANCES, TODAY, skipped or Skipped())
+
+
+def test_offer_file_keeps_only_linux_on_demand_box_usage_rows() -> None:
+    sample_rows = (SAMPLES / "aws_bulk_offer_ec2_regional_csv_header_and_rows.csv").read_bytes()
+    good = bulk_row("p5.48xlarge", 55.04)
+    rows = [
+        good,
+        bulk_row("p5.48xlarge", 60.0, Operating_System="Windows"),
+        bulk_row("p5.48xlarge", 40.0, TermType="Reserved", LeaseContractLength="1yr"),
+        bulk_row(
+            "p5.48xlarge", 50.0, Tenancy="Dedicated", usageType="USE1-DedicatedUsage:p5.48xlarge"
+        ),
+        bulk_row("p5.48xlarge", 0.0, **{"Product_Family": "Dedicated Host"}),
+        bulk_row("p5.48xlarge", 0.0),
+        bulk_row("p5.48xlarge", 31.0, MarketOption="CapacityBlock"),
+        bulk_row("p5.48xlarge", 9.0, usageType="USE1-UnusedBox:p5.48xlarge"),
+        bulk_row("p5.48xlarge", 70.0, **{"Pre Installed S/W": "SQL Std"}),
+        bulk_row("p5.48xlarge", 30.0, Unit="Quantity"),
+        bulk_row("g4dn.12xlarge", 3.912),
+    ]
+    result = _parse_file(offer_file(rows))
+    priced = [(o.product, o.usd_per_hour, o.count) for o in result.offers]
+    assert priced == [("p5.48xlarge", 55.04, 8), ("g4dn.12xlarge", 3.912, 4)]
+    assert result.offers[0].usd_per_accelerator_hour == pytest.approx(6.88)
+    assert result.version == "20261120000000"
+    # The verbatim sample: two Reserved Windows rows of a non-GPU type, nothing to price.
+    assert _parse_file(sample_rows).offers == []
+
+
+def test_offer_file_parse_is_the_same_across_chunk_boundaries() -> None:
+    data = offer_file([bulk_row("p4d.24xlarge", 21.957642), bulk_row("g6.xlarge", 0.8048)])
+    whole = _parse_file(data).offers
+    assert whole == _parse_file(data, chunk=7).offers == _parse_file(data, chunk=1).offers
+    assert list(lines([b"a\nb", b"c\n", b"d"])) == [b"a", b"bc", b"d"]
+
+
+def test_offer_file_reports_unknown_types_and_rejects_broken_rows() -> None:
+    skipped = Skipped()
+    _parse_file(offer_file([bulk_row("p9.96xlarge", 99.0)]), skipped=skipped)
+    assert skipped.unknown == {"p9.96xlarge"}
+    truncated = offer_file([bulk_row("p5.48xlarge", 55.04)])[:-200]
+    with pytest.raises(AdapterError, match="truncated or malformed"):
+        _parse_file(truncated)
+    with pytest.raises(AdapterError, match="not an AmazonEC2 offer file"):
+        _parse_file(b"<html>Access Denied</html>")
+
+
+def test_spot_keeps_the_latest_linux_price_per_zone() -> None:
+    sample = json.loads((SAMPLES / "aws_describe_spot_price_history.json").read_text())
+    assert parse_spot_history(sample["SpotPriceHistory"], "us-west-1", INSTANCES, TODAY) == []
+    rows = [
+        spot_row("p4d.24xlarge", "us-east-1a", 14.0, "2026-11-29T10:00:00.000Z"),
+        spot_row("p4d.24xlarge", "us-east-1a", 13.5, "2026-11-29T12:00:00.000Z"),
+        spot_row("p4d.24xlarge", "us-east-1b", 12.0, "2026-11-29T11:00:00.000Z"),
+        spot_row("p4d.24xlarge", "us-east-1c", 9.0, "2026-11-29T11:00:00.000Z", os="SUSE Linux"),
+        spot_row("m5.large", "us-east-1a", 0.03, "2026-11-29T11:00:00.000Z"),
+    ]
+    offers = parse_spot_history(rows, "us-east-1", INSTANCES, TODAY)
+    assert [(o.zone, o.usd_per_hour, o.pricing) for o in offers] == [
+        ("us-east-1a", 13.5, PricingModel.SPOT),
+        ("us-east-1b", 12.0, PricingModel.SPOT),
+    ]
+
+
+def test_spot_at_or_above_on_demand_is_flagged_suspect() -> None:
+    on_demand = parse_price_list(
+        [price_list_entry("g5.xlarge", 1.006)], INSTANCES, TODAY, Skipped()
+    )
+    rows = [
+        spot_row("g5.xlarge", "us-east-1a", 1.006, "2026-11-29T10:00:00Z"),
+        spot_row("g5.xlarge", "us-east-1b", 0.45, "2026-11-29T10:00:00Z"),
+    ]
+    spot = parse_spot_history(rows, "us-east-1", INSTANCES, TODAY)
+    flagged = {o.zone: o.suspect for o in flag_spot_at_or_above_on_demand(on_demand + spot)}
+    assert flagged == {"": False, "us-east-1a": True, "us-east-1b": False}
+
+
+# -- whole refreshes against the fakes ---------------------------------------------------
+
+
+@pytest.fixture
+def fake(httpserver) -> AwsFake:  # type: ignore[no-untyped-def]
+    fake = AwsFake()
+    fake.price_list = {
+        "us-east-1": [
+            price_list_entry("p4d.24xlarge", 21.957642),
+            price_list_entry("p5.48xlarge", 55.04),
+            price_list_entry("g5.xlarge", 1.006),
+            price_list_entry("g6e.12xlarge", 10.493),
+            price_list_entry("p5.48xlarge", 60.0, operatingSystem="Windows"),
+        ],
+        "us-west-2": [price_list_entry("g6.xlarge", 0.8048, region="us-west-2")],
+    }
+    fake.spot = {
+        "us-east-1": [
+            spot_row("p4d.24xlarge", "us-east-1a", 9.1, "2026-11-29T20:00:00.000Z"),
+            spot_row("p4d.24xlarge", "us-east-1b", 8.7, "2026-11-29T20:00:00.000Z"),
+            spot_row("m5.large", "us-east-1a", 0.03, "2026-11-29T20:00:00.000Z"),
+        ],
+        "us-west-2": [spot_row("g6.xlarge", "us-west-2c", 0.31, "2026-11-29T20:00:00.000Z")],
+    }
+    fake.offer_files = {
+        "us-east-1": offer_file([bulk_row("p5.48xlarge", 55.04), bulk_row("g5.xlarge", 1.006)]),
+        "us-west-2": offer_file([bulk_row("g6.xlarge", 0.8048, region="us-west-2")]),
+    }
+    fake.base_url = fake.install(httpserver)  # type: ignore[attr-defined]
+    return fake
+
+
+def _env(settings: Settings, fake: AwsFake, credentials: bool) -> dict[str, str | None]:
+    env: dict[str, str | None] = {
+        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
+        "BREAKEVEN_AWS_REGIONS": "us-east-1,us-west-2",
+        "BREAKEVEN_HTTP_RETRIES": "3",
+    }
+    if credentials:
+        env.update(
+            AWS_ENDPOINT_URL_PRICING=fake.base_url,  # type: ignore[attr-defined]
+            AWS_ENDPOINT_URL_EC2=fake.base_url,  # type: ignore[attr-defined]
+            AWS_ACCESS_KEY_ID="AKIDEXAMPLE",
+            AWS_SECRET_ACCESS_KEY="dummy-secret",
+        )
+    else:
+        env["BREAKEVEN_AWS_BULK_URL"] = fake.base_url  # type: ignore[attr-defined]
+    return env
+
+
+def _refresh(env: dict[str, str | None]):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, ["refresh", "--provider", "aws"], env=env)
+
+
+def test_refresh_with_credentials_stores_on_demand_and_spot(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    result = _refresh(_env(settings, fake, credentials=True))
+    assert result.exit_code == 0, result.output
+    assert "aws: ok, 8 offers" in result.output  # 5 on-demand + 3 spot zones
+    pages = [r for r in fake.requests if r["api"] == "GetProducts"]
+    assert len(pages) == 4  # us-east-1: 3 pages of 2; us-west-2: 1
+    assert all(p["ServiceCode"] == "AmazonEC2" for p in pages)
+    spot_calls = [r for r in fake.requests if r["api"] == "DescribeSpotPriceHistory"]
+    assert {c["region"] for c in spot_calls} == {"us-east-1", "us-west-2"}
+    assert all(c["ProductDescription.1"] == "Linux/UNIX" and c["StartTime"] for c in spot_calls)
+
+    client = app.test_client()
+    offers = client.get("/offers?provider=aws").get_json()["offers"]
+    assert {(o["product"], o["pricing"], o["zone"]) for o in offers} == {
+        ("p4d.24xlarge", "on_demand", ""),
+        ("p5.48xlarge", "on_demand", ""),
+        ("g5.xlarge", "on_demand", ""),
+        ("g6e.12xlarge", "on_demand", ""),
+        ("g6.xlarge", "on_demand", ""),
+        ("p4d.24xlarge", "spot", "us-east-1a"),
+        ("p4d.24xlarge", "spot", "us-east-1b"),
+        ("g6.xlarge", "spot", "us-west-2c"),
+    }
+    p5 = next(o for o in offers if o["product"] == "p5.48xlarge")
+    assert p5["usd_per_accelerator_hour"] == pytest.approx(6.88)
+    assert "bundled" not in {o["source"] for o in offers}
+    answer = client.get("/breakeven?gpu=rtx3090&hours=500&providers=aws").get_json()
+    assert all(r["provider"] == "aws" for r in answer["rent"])
+    assert {r["product"] for r in answer["rent"]} >= {"p4d.24xlarge", "g6e.12xlarge"}
+    assert any("Price List Query API" in r["source"] for r in answer["rent"])
+
+
+def test_refresh_without_credentials_streams_the_offer_files(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    fake.throttle_first = 1  # one 429 first: retried
+    result = _refresh(_env(settings, fake, credentials=False))
+    assert result.exit_code == 0, result.output
+    assert [r["api"] for r in fake.requests] == ["bulk", "bulk", "bulk"]
+    offers = app.test_client().get("/offers?provider=aws").get_json()["offers"]
+    assert sorted((o["product"], o["region"]) for o in offers) == [
+        ("g5.xlarge", "us-east-1"),
+        ("g6.xlarge", "us-west-2"),
+        ("p5.48xlarge", "us-east-1"),
+    ]
+    assert all(o["pricing"] == "on_demand" for o in offers)
+    (aws,) = [
+        p for p in app.test_client().get("/providers").get_json()["providers"] if p["name"] == "aws"
+    ]
+    assert "no spot" in aws["current_run"]["source_version"]
+
+
+def test_throttling_is_retried_with_backoff(fake, settings) -> None:  # type: ignore[no-untyped-def]
+    fake.throttle_first = 2
+    result = _refresh(_env(settings, fake, credentials=True))
+    assert result.exit_code == 0, result.output
+    assert len([r for r in fake.requests if r["api"] == "GetProducts"]) == 4 + 2
+
+
+def test_a_broken_page_fails_the_run_and_keeps_the_previous_offers(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    env = _env(settings, fake, credentials=True)
+    assert _refresh(env).exit_code == 0
+    client = app.test_client()
+    before = client.get("/offers?provider=aws").get_json()["offers"]
+    fake.broken_page = 2
+    fake.price_list["us-east-1"][0] = price_list_entry("p4d.24xlarge", 1.0)  # must not land
+    result = _refresh(env)
+    assert result.exit_code == 1 and "aws: failed" in result.output
+    after = client.get("/offers?provider=aws").get_json()["offers"]
+    assert after == before
+    (aws,) = [p for p in client.get("/providers").get_json()["providers"] if p["name"] == "aws"]
+    assert aws["status"] == "failed" and aws["last_error"]
+    assert aws["current_run"]["row_count"] == len(before)
+
+
+def test_a_missing_offer_file_fails_the_run(fake, settings) -> None:  # type: ignore[no-untyped-def]
+    del fake.offer_files["us-west-2"]
+    result = _refresh(_env(settings, fake, credentials=False))
+    assert result.exit_code == 1 and "HTTP 404" in result.output
+
+
+def test_fake_paths_stay_on_loopback(fake) -> None:  # type: ignore[no-untyped-def]
+    assert fake.base_url.startswith("http://localhost") or fake.base_url.startswith("http://127.")  # type: ignore[attr-defined]
+    assert Path(SAMPLES).is_dir()
