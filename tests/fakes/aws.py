@@ -215,3 +215,76 @@ def spot_row(
         "Timestamp": when,
         "AvailabilityZone": zone,
     }
+
+
+# -- a realistic regional offer file, for the ingest benchmark ------------------------------
+
+# Roughly the mix of a real regional file: mostly CPU families; every instance type priced
+# for many operating systems, tenancies, capacity states and terms; GPU rows a small share.
+_CPU_TYPES = [
+    f"{f}.{s}"
+    for f in ("m5", "c6i", "r6i", "m7g", "c7g", "r7i", "t3", "i4i", "x2idn")
+    for s in ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge")
+]
+_GPU_TYPES = [
+    "p4d.24xlarge",
+    "p5.48xlarge",
+    "g5.xlarge",
+    "g5.12xlarge",
+    "g6.xlarge",
+    "g6e.12xlarge",
+    "g4dn.xlarge",
+    "trn1.32xlarge",
+    "inf2.xlarge",
+    "p9.96xlarge",
+]
+_OPERATING_SYSTEMS = [
+    "Linux",
+    "Windows",
+    "RHEL",
+    "SUSE",
+    "Red Hat Enterprise Linux with HA",
+    "Ubuntu Pro",
+]
+_TENANCIES = [("Shared", "BoxUsage"), ("Dedicated", "DedicatedUsage"), ("Host", "HostBoxUsage")]
+_CAPACITY = ["Used", "UnusedCapacityReservation", "AllocatedCapacityReservation"]
+_SOFTWARE = ["NA", "SQL Web", "SQL Std"]
+
+
+def write_realistic_offer_file(path: Path, target_bytes: int, seed: int = 7) -> int:
+    """Write a regional index.csv of at least ``target_bytes``; returns its size."""
+    import random
+
+    rng = random.Random(seed)
+    header = bulk_header()
+    index = {name: i for i, name in enumerate(header)}
+    base = [bulk_row("m5.large", 0.096)[name] for name in header]
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writerows(_sample_csv()[:5])
+        writer.writerow(header)
+        size = handle.tell()
+        while size < target_bytes:
+            gpu = rng.random() < 0.06
+            instance_type = rng.choice(_GPU_TYPES if gpu else _CPU_TYPES)
+            tenancy, usage = rng.choice(_TENANCIES)
+            reserved = rng.random() < 0.55
+            row = list(base)
+            row[index["Instance Type"]] = instance_type
+            row[index["Instance Family"]] = "GPU instance" if gpu else "General purpose"
+            row[index["Operating System"]] = rng.choice(_OPERATING_SYSTEMS)
+            row[index["Tenancy"]] = tenancy
+            row[index["usageType"]] = f"USE1-{usage}:{instance_type}"
+            row[index["CapacityStatus"]] = rng.choice(_CAPACITY)
+            row[index["Pre Installed S/W"]] = rng.choice(_SOFTWARE)
+            row[index["TermType"]] = "Reserved" if reserved else "OnDemand"
+            row[index["LeaseContractLength"]] = rng.choice(["1yr", "3yr"]) if reserved else ""
+            row[index["PricePerUnit"]] = f"{rng.uniform(0.01, 120):.10f}"
+            row[index["SKU"]] = f"{rng.getrandbits(64):016X}"
+            writer.writerow(row)
+            if reserved:  # reserved terms come with an upfront-fee row
+                row[index["Unit"]] = "Quantity"
+                row[index["PriceDescription"]] = "Upfront Fee"
+                writer.writerow(row)
+            size = handle.tell()
+    return size
