@@ -40,9 +40,7 @@ def main() -> int:
     print("ingest: AWS offer file >= 1 GB ...", file=sys.stderr)
     a = aws_bulk.run()
     engine_ok = e["engine_p50_ms"] <= ENGINE_BUDGET_MS and e["speedup"] >= ENGINE_MIN_SPEEDUP
-    ingest_ok = (
-        a["stream_mb_s"] >= INGEST_MIN_MB_S and a["stream_peak_rss_mb"] <= INGEST_MAX_RSS_MB
-    )
+    ingest_ok = a["stream_mb_s"] >= INGEST_MIN_MB_S and a["stream_peak_rss_mb"] <= INGEST_MAX_RSS_MB
     lines = [
         "# Benchmark results",
         "",
