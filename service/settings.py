@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.breakeven import DEFAULT_ASSUMPTIONS as _D
@@ -121,6 +121,11 @@ class Settings(BaseSettings):
         le=10,
         description="Retries (exponential backoff, jitter) on throttling and 5xx per call.",
     )
+    http_backoff_seconds: float = Field(
+        default=0.5,
+        ge=0,
+        description="Base of the exponential backoff between retries (seconds, jittered).",
+    )
     aws_regions: Annotated[tuple[str, ...], NoDecode] = Field(
         default=AWS_GPU_REGIONS,
         description="Comma list of AWS regions to price (default: large GPU regions).",
@@ -128,6 +133,23 @@ class Settings(BaseSettings):
     aws_bulk_url: str = Field(
         default="https://pricing.us-east-1.amazonaws.com",
         description="Base URL of the AWS Price List Bulk API, used without AWS credentials.",
+    )
+
+    gcp_billing_endpoint: str = Field(
+        default="https://cloudbilling.googleapis.com",
+        description="Cloud Billing Catalog API endpoint.",
+    )
+    gcp_compute_endpoint: str = Field(
+        default="https://compute.googleapis.com",
+        description="Compute Engine API endpoint (GPU availability per zone).",
+    )
+    gcp_project: str | None = Field(
+        default=None,
+        description="Project for the GPU availability lookup; unset = availability unchecked.",
+    )
+    gcp_api_key: SecretStr | None = Field(
+        default=None,
+        description="Google API key; unset = Application Default Credentials; neither = skip.",
     )
 
     @field_validator("aws_regions", mode="before")

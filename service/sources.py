@@ -5,6 +5,7 @@ from __future__ import annotations
 from pricing.adapters import Adapter
 from pricing.adapters.aws import AwsAdapter, AwsConfig
 from pricing.adapters.bundled import BundledAdapter
+from pricing.adapters.gcp import GcpAdapter, GcpConfig
 from service.services import Services
 
 
@@ -15,8 +16,19 @@ def build_adapters(services: Services) -> dict[str, Adapter]:
         bulk_url=settings.aws_bulk_url,
         timeout_seconds=settings.http_timeout_seconds,
         retries=settings.http_retries,
+        backoff_seconds=settings.http_backoff_seconds,
+    )
+    gcp = GcpConfig(
+        billing_endpoint=settings.gcp_billing_endpoint,
+        compute_endpoint=settings.gcp_compute_endpoint,
+        project=settings.gcp_project,
+        api_key=settings.gcp_api_key.get_secret_value() if settings.gcp_api_key else None,
+        timeout_seconds=settings.http_timeout_seconds,
+        retries=settings.http_retries,
+        backoff_seconds=settings.http_backoff_seconds,
     )
     return {
         "bundled": BundledAdapter(services.resolve_accelerator),
         "aws": AwsAdapter(aws),
+        "gcp": GcpAdapter(gcp),
     }

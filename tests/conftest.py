@@ -81,10 +81,14 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 @pytest.fixture(autouse=True)
 def _no_real_cloud_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test may find a developer's AWS credentials or ask an instance metadata service."""
+    """No test may find a developer's cloud credentials or ask an instance metadata service."""
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    # Google: no Application Default Credentials and never probe the GCE metadata server.
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "no-gcp-credentials"))
+    monkeypatch.setenv("NO_GCE_CHECK", "True")
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "no-gcloud"))

@@ -31,6 +31,7 @@ class AwsConfig:
     bulk_url: str
     timeout_seconds: float = 60.0
     retries: int = 3
+    backoff_seconds: float = 0.5
 
 
 class AwsAdapter:
@@ -67,7 +68,7 @@ class AwsAdapter:
                 offers += spot.parse_spot_history(history, region, instances, today)
             version = "Price List Query API + DescribeSpotPriceHistory"
         else:
-            http = self._http or make_session(self.config.retries)
+            http = self._http or make_session(self.config.retries, self.config.backoff_seconds)
             versions = []
             for region in self.config.regions:
                 file = bulk.fetch_offer_file(

@@ -1,0 +1,107 @@
+"""Cloud Billing Catalog SKUs -> a price book of GPU, core, RAM and TPU hourly prices.
+
+Google prices a GPU machine as separate SKUs (GPU, vCPU core, GiB of RAM) joined only by
+their description text, and TPUs per device or per chip depending on the generation. This
+module reads SKUs in their JSON wire form (camelCase, ``units`` as an int64 string plus
+``nanos``), keeps OnDemand and Preemptible/Spot usage, and files each price under what it
+prices. Anything non-USD is rejected; an accelerator it cannot name is reported, not guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+COMPUTE_ENGINE = "services/6F81-5844-456A"
+CLOUD_TPU = "services/E000-3F24-B8AA"
+
+USAGE_TYPES = {"OnDemand": False, "Preemptible": True}  # usage type -> spot
+# SKUs for commitments, sole tenancy, reservations, licences or special markets.
+_SKIP_WORDS = ("Commitment", "Sole Tenancy", "Reserved", "Reservation", "Premium", "Custom",
+               "Virtual Workstation", "DWS", "Flex", "Calendar", "suspended")  # fmt: skip
+_GPU = re.compile(r"^(?:Spot Preemptible )?Nvidia (?:Tesla )?(?P<gpu>.+?) GPU\b", re.I)
+_HOST = re.compile(
+    r"^(?:Spot Preemptible )?(?P<family>[A-Z]\d\w*(?: Predefined)?) Instance (?P<part>Core|Ram)\b"
+)
+_TPU = re.compile(r"\btpu[\s_-]*v?(?P<gen>\d+)\s*(?P<variant>lite|[a-z])?\b", re.I)
+
+
+class NonUsdPrice(ValueError):
+    pass
+
+
+def usd_per_hour(sku: Mapping[str, Any]) -> float:
+    """The first tier's unit price, exactly: units (an int64 string) + nanos / 1e9."""
+    info = sku["pricingInfo"][0]
+    rate = info["pricingExpression"]["tieredRates"][-1]["unitPrice"]
+    if rate.get("currencyCode") != "USD" or float(info.get("currencyConversionRate", 1)) != 1:
+        raise NonUsdPrice(f"SKU {sku.get('skuId')} is priced in {rate.get('currencyCode')}")
+    return float(Decimal(str(rate.get("units", "0"))) + Decimal(rate.get("nanos", 0)) / 10**9)
+
+
+@dataclass
+class PriceBook:
+    """Hourly USD prices keyed by (what, region, spot); each value carries its SKU id."""
+
+    gpu: dict[tuple[str, str, bool], tuple[float, str]] = field(default_factory=dict)
+    core: dict[tuple[str, str, bool], tuple[float, str]] = field(default_factory=dict)
+    ram: dict[tuple[str, str, bool], tuple[float, str]] = field(default_factory=dict)
+    tpu: dict[tuple[str, str, bool], tuple[float, str]] = field(default_factory=dict)
+    unknown: set[str] = field(default_factory=set)  # descriptions we could not name
+    rejected: list[str] = field(default_factory=list)  # non-USD and malformed SKUs
+
+    def read(self, skus: Iterable[Mapping[str, Any]]) -> None:
+        for sku in skus:
+            self._read_one(sku)
+
+    def _read_one(self, sku: Mapping[str, Any]) -> None:
+        category = sku.get("category", {})
+        description = sku.get("description", "")
+        usage = category.get("usageType", "")
+        if usage not in USAGE_TYPES or any(word in description for word in _SKIP_WORDS):
+            return
+        spot = USAGE_TYPES[usage] or "Preemptible" in description or "Spot" in description
+        try:
+            # Checked on every SKU, used or not: one non-USD price means the answer is not
+            # the USD catalog that was asked for, and it must never be stored unconverted.
+            price = usd_per_hour(sku)
+        except NonUsdPrice as exc:
+            self.rejected.append(str(exc))
+            return
+        except (KeyError, IndexError, ValueError, ArithmeticError) as exc:
+            self.rejected.append(f"SKU {sku.get('skuId')}: malformed price ({exc})")
+            return
+        target = self._classify(category.get("resourceGroup", ""), description)
+        if target is None or price <= 0:
+            return
+        table, key = target
+        for region in sku.get("serviceRegions", []):
+            table[(key, region, spot)] = (price, sku.get("skuId", ""))
+
+    def _classify(
+        self, group: str, description: str
+    ) -> tuple[dict[tuple[str, str, bool], tuple[float, str]], str] | None:
+        if group == "GPU":
+            match = _GPU.match(description)
+            if match is None:
+                self.unknown.add(description)
+                return None
+            return self.gpu, match["gpu"]
+        if group == "TPU" or "tpu" in description.lower():
+            match = _TPU.search(description)
+            if match is None:
+                self.unknown.add(description)
+                return None
+            variant = (match["variant"] or "").lower()
+            version = f"v{match['gen']}{'e' if variant == 'lite' else variant}"
+            if "pod" in description.lower() and version in ("v2", "v3"):
+                return None  # v2/v3 pods are priced apart; the device is what one rents
+            return self.tpu, version
+        match = _HOST.match(description)
+        if match is None:
+            return None  # storage, network, other machine families: not our business
+        table = self.core if match["part"] == "Core" else self.ram
+        return table, match["family"]

@@ -1,0 +1,303 @@
+"""The Google Cloud adapter: SKU parsing on real-format payloads, then refreshes via fakes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from pricing.adapters.gcp.availability import parse_aggregated_list
+from pricing.adapters.gcp.catalog import load_catalog
+from pricing.adapters.gcp.offers import build_offers
+from pricing.adapters.gcp.skus import CLOUD_TPU, COMPUTE_ENGINE, PriceBook, usd_per_hour
+from service.cli import cli
+from tests.fakes.aws import SAMPLES
+from tests.fakes.gcp import API_KEY, GcpFake, accelerator_zone, sku
+
+CATALOG = load_catalog()
+TODAY = "2026-11-29"
+US = ["us-central1", "us-east1"]
+
+
+def _samples(name: str) -> list[dict]:
+    return json.loads((SAMPLES / name).read_text())["skus"]
+
+
+def _book(*skus: dict) -> PriceBook:
+    book = PriceBook()
+    book.read(skus)
+    return book
+
+
+# -- parsing -----------------------------------------------------------------------------
+
+
+def test_verbatim_skus_parse_exactly_and_idr_is_rejected() -> None:
+    book = _book(*_samples("gcp_billing_catalog_skus_compute_engine_verbatim.json"))
+    assert book.gpu[("A100", "us-central1", False)][0] == 2.933908
+    assert book.core[("A2", "us-east1", False)][0] == 0.031611
+    assert book.ram[("A2", "us-west1", False)][0] == 0.004237
+    assert len(book.rejected) == 1 and "IDR" in book.rejected[0]
+    assert not any("T2D" in str(key) for key in {**book.core, **book.ram})
+
+
+def test_units_and_nanos_are_added_exactly() -> None:
+    item = sku("Nvidia L4 GPU running in Americas", 0.56004, US)
+    item["pricingInfo"][0]["pricingExpression"]["tieredRates"][0]["unitPrice"].update(
+        {"units": "12", "nanos": 999999999}
+    )
+    assert usd_per_hour(item) == 12.999999999
+
+
+def test_spot_gpu_and_tpu_shapes() -> None:
+    book = _book(*_samples("gcp_billing_catalog_skus_spot_gpu_and_tpu_RECONSTRUCTED.json"))
+    assert book.gpu[("A100", "us-central1", True)][0] == pytest.approx(1.1472)
+    assert book.tpu[("v6e", "us-east1", False)][0] == pytest.approx(2.7)
+
+
+def test_every_sku_kind_lands_in_its_table() -> None:
+    book = _book(
+        sku("Nvidia Tesla T4 GPU running in Americas", 0.35, US),
+        sku(
+            "Nvidia Tesla T4 GPU attached to Spot Preemptible VMs running in Americas",
+            0.14,
+            US,
+            "Preemptible",
+        ),
+        sku("N1 Predefined Instance Core running in Americas", 0.031611, US, group="N1Standard"),
+        sku(
+            "Spot Preemptible N1 Predefined Instance Core running in Americas",
+            0.00698,
+            US,
+            "Preemptible",
+            "N1Standard",
+        ),
+        sku("Tpu-v2 running in Americas", 4.50, ["us-central1"], group="TPU"),
+        sku("Tpu-v2 Pod running in Americas", 1.2375, ["us-central1"], group="TPU"),
+        sku("Tpu-v3 Preemptible running in Americas", 2.04, ["us-central1"], group="TPU"),
+        sku("Tpu-v4 Pod running in Central America", 3.22, ["us-central2"], group="TPU"),
+        sku("TpuV5p running in Americas", 4.20, ["us-east5"], group="TPU"),
+        sku("Tpu v5 lite running in Iowa", 1.20, ["us-central1"], group="TPU"),
+        sku("TpuV6e Preemptible running in Americas", 0.648, ["us-east1"], "Preemptible", "TPU"),
+        sku("Commitment v1: Nvidia Tesla T4 GPU in Americas for 1 Year", 0.22, US, "Commit1Yr"),
+        sku("Nvidia Tesla T4 Virtual Workstation GPU running in Americas", 0.55, US),
+        sku("Nvidia Quantum Q1 GPU running in Americas", 9.0, US),
+        sku("Quantum accelerator thing", 9.0, US),
+    )
+    assert book.gpu[("T4", "us-east1", True)][0] == 0.14
+    assert book.core[("N1 Predefined", "us-central1", True)][0] == 0.00698
+    assert {key[0] for key in book.tpu} == {"v2", "v3", "v4", "v5p", "v5e", "v6e"}
+    assert book.tpu[("v2", "us-central1", False)][0] == 4.50  # the device, not the pod
+    assert ("v3", "us-central1", True) in book.tpu
+    assert ("v6e", "us-east1", True) in book.tpu
+    assert len(book.gpu) == 4 + 2  # T4 od/spot x 2 regions, the unknown Q1 x 2 regions
+    catalog_names = set(CATALOG.gpus)
+    assert {key[0] for key in book.gpu} - catalog_names == {"Quantum Q1"}
+    assert "Quantum accelerator thing" in book.unknown
+
+
+def test_aggregated_list_skips_warning_zones_and_keeps_the_max_cards() -> None:
+    sample = json.loads((SAMPLES / "gcp_compute_acceleratorTypes_aggregatedList.json").read_text())
+    available = parse_aggregated_list(sample["items"].items())
+    assert available["nvidia-tesla-v100"] == {"us-central1": 8}
+    assert available["nvidia-tesla-p100"] == {"europe-west1": 4}
+
+
+# -- offers --------------------------------------------------------------------------------
+
+
+def _full_book() -> PriceBook:
+    verbatim = _samples("gcp_billing_catalog_skus_compute_engine_verbatim.json")
+    return _book(
+        *verbatim,
+        sku("Nvidia Tesla T4 GPU running in Americas", 0.35, ["us-central1"]),
+        sku(
+            "N1 Predefined Instance Core running in Americas",
+            0.031611,
+            ["us-central1"],
+            group="N1Standard",
+        ),
+        sku(
+            "N1 Predefined Instance Ram running in Americas",
+            0.004237,
+            ["us-central1"],
+            group="N1Standard",
+        ),
+        sku("Tpu-v2 running in Americas", 4.50, ["us-central1"], group="TPU"),
+        sku("Tpu-v4 Pod running in Americas", 3.22, ["us-central2"], group="TPU"),
+        sku("TpuV6e running in Americas", 2.70, ["us-east1"], group="TPU"),
+        sku("TpuV9x running in Americas", 9.99, ["us-east1"], group="TPU"),
+    )
+
+
+def test_a2_machine_is_priced_whole_from_gpu_core_and_ram() -> None:
+    availability = {"nvidia-tesla-a100": {"us-central1": 16}}
+    offers = build_offers(_full_book(), CATALOG, availability, TODAY)
+    a2 = {o.product: o for o in offers if o.region == "us-central1" and o.product.startswith("a2")}
+    # 1 x 2.933908 + 12 vCPU x 0.031611 + 85 GB x 0.004237 = 3.673385 (list price 3.67)
+    assert a2["a2-highgpu-1g"].usd_per_hour == pytest.approx(3.673385)
+    assert a2["a2-highgpu-8g"].usd_per_hour == pytest.approx(
+        8 * 2.933908 + 96 * 0.031611 + 680 * 0.004237
+    )
+    assert a2["a2-highgpu-8g"].usd_per_accelerator_hour == pytest.approx(
+        a2["a2-highgpu-8g"].usd_per_hour / 8
+    )
+    assert a2["a2-megagpu-16g"].count == 16
+    # us-east1 and us-west1 have SKUs but no A100 in the availability list: no offer there
+    assert not [o for o in offers if o.product.startswith("a2") and o.region != "us-central1"]
+
+
+def test_attached_gpus_include_their_n1_host_up_to_the_zone_limit() -> None:
+    availability = {"nvidia-tesla-t4": {"us-central1": 4}}
+    offers = [
+        o for o in build_offers(_full_book(), CATALOG, availability, TODAY) if o.accelerator == "t4"
+    ]
+    assert [(o.count, o.product) for o in offers] == [
+        (1, "n1-standard-4 + 1x nvidia-tesla-t4"),
+        (2, "n1-standard-8 + 2x nvidia-tesla-t4"),
+        (4, "n1-standard-16 + 4x nvidia-tesla-t4"),
+    ]
+    host_4 = 4 * 0.031611 + 15 * 0.004237
+    assert offers[0].usd_per_hour == pytest.approx(0.35 + host_4)
+    assert offers[2].usd_per_hour == pytest.approx(4 * (0.35 + host_4))
+    assert all(o.host_included for o in offers)
+
+
+def test_tpus_are_normalised_per_chip() -> None:
+    book = _full_book()
+    offers = {
+        o.accelerator: o for o in build_offers(book, CATALOG, {}, TODAY) if o.service == "Cloud TPU"
+    }
+    assert (offers["tpu-v2"].product, offers["tpu-v2"].count) == ("v2-8", 4)
+    assert offers["tpu-v2"].usd_per_accelerator_hour == pytest.approx(1.125)  # 4.50 / 4 chips
+    assert offers["tpu-v4"].usd_per_hour == pytest.approx(12.88)  # 3.22 per chip x 4
+    assert offers["tpu-v6e"].usd_per_hour == pytest.approx(2.70) and offers["tpu-v6e"].count == 1
+    assert any("v9x" in text for text in book.unknown)
+
+
+# -- whole refreshes against the fake --------------------------------------------------------
+
+
+@pytest.fixture
+def fake(httpserver) -> GcpFake:  # type: ignore[no-untyped-def]
+    fake = GcpFake()
+    compute = [
+        *_samples("gcp_billing_catalog_skus_compute_engine_verbatim.json"),
+        sku(
+            "Nvidia Tesla A100 GPU attached to Spot Preemptible VMs running in Americas",
+            1.1472,
+            US,
+            "Preemptible",
+        ),
+        sku(
+            "Spot Preemptible A2 Instance Core running in Americas",
+            0.00698,
+            US,
+            "Preemptible",
+            "CPU",
+        ),
+        sku(
+            "Spot Preemptible A2 Instance Ram running in Americas",
+            0.00093,
+            US,
+            "Preemptible",
+            "RAM",
+        ),
+        sku("TpuV6e running in Americas", 2.7, ["us-east1"], group="TPU"),
+        sku("TpuV5e running in Americas", 1.2, ["us-central1"], group="TPU"),
+    ]
+    fake.skus = {
+        COMPUTE_ENGINE.split("/")[1]: compute,
+        CLOUD_TPU.split("/")[1]: [
+            sku("Tpu-v3 running in Americas", 8.00, ["us-central1"], group="TPU")
+        ],
+    }
+    fake.zones = {
+        "zones/us-central1-a": accelerator_zone({"nvidia-tesla-a100": 16, "nvidia-tesla-t4": 4}),
+        "zones/us-east1-b": accelerator_zone({"nvidia-l4": 8}),
+        "zones/europe-west1-c": {"warning": {"code": "NO_RESULTS_ON_PAGE", "message": "none"}},
+    }
+    fake.base_url = fake.install(httpserver)  # type: ignore[attr-defined]
+    return fake
+
+
+def _env(settings, fake, **extra: str | None) -> dict[str, str | None]:  # type: ignore[no-untyped-def]
+    return {
+        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
+        "BREAKEVEN_GCP_BILLING_ENDPOINT": fake.base_url,
+        "BREAKEVEN_GCP_COMPUTE_ENDPOINT": fake.base_url,
+        "BREAKEVEN_GCP_PROJECT": "test-project",
+        "BREAKEVEN_GCP_API_KEY": API_KEY,
+        "BREAKEVEN_HTTP_BACKOFF_SECONDS": "0.01",
+        **extra,
+    }
+
+
+def _refresh(env):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, ["refresh", "--provider", "gcp"], env=env)
+
+
+def test_refresh_stores_gpu_and_tpu_offers_that_answers_use(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    result = _refresh(_env(settings, fake))
+    assert result.exit_code == 0, result.output
+    assert "gcp: ok" in result.output
+    sku_calls = [r for r in fake.requests if r["api"] == "skus"]
+    assert all(r["currencyCode"] == "USD" for r in sku_calls)
+    assert len([r for r in sku_calls if r["service"] == "6F81-5844-456A"]) == 3  # 9 SKUs, 3 a page
+    assert len([r for r in fake.requests if r["api"] == "acceleratorTypes"]) == 2
+
+    client = app.test_client()
+    offers = client.get("/offers?provider=gcp").get_json()["offers"]
+    by_key = {(o["product"], o["region"], o["pricing"]): o for o in offers}
+    a2 = by_key[("a2-highgpu-1g", "us-central1", "on_demand")]
+    assert a2["usd_per_hour"] == pytest.approx(3.673385)
+    spot = by_key[("a2-highgpu-8g", "us-central1", "spot")]
+    assert spot["usd_per_accelerator_hour"] == pytest.approx(
+        (8 * 1.1472 + 96 * 0.00698 + 680 * 0.00093) / 8
+    )
+    v3 = by_key[("v3-8", "us-central1", "on_demand")]
+    assert (v3["count"], v3["usd_per_accelerator_hour"]) == (4, pytest.approx(2.0))
+    assert by_key[("v6e-1", "us-east1", "on_demand")]["usd_per_accelerator_hour"] == pytest.approx(
+        2.7
+    )
+    assert not [o for o in offers if o["region"] == "us-west1"]  # SKU region, but no GPU there
+
+    answer = client.get(
+        "/breakeven?gpu=rtx3090&hours=500&workload=transformer&providers=gcp&top=20"
+    )
+    rent = answer.get_json()["rent"]
+    assert any(r["accelerator"].startswith("tpu-") for r in rent)
+    assert {r["provider"] for r in rent} == {"gcp"}
+
+
+def test_no_key_and_no_default_credentials_skips_without_failing(fake, settings) -> None:  # type: ignore[no-untyped-def]
+    result = _refresh(_env(settings, fake, BREAKEVEN_GCP_API_KEY=None))
+    assert result.exit_code == 0
+    assert "gcp: skipped" in result.output and "Application Default Credentials" in result.output
+    assert fake.requests == []
+
+
+def test_throttling_is_retried(fake, settings) -> None:  # type: ignore[no-untyped-def]
+    fake.throttle_first = 2
+    result = _refresh(_env(settings, fake))
+    assert result.exit_code == 0, result.output
+    assert len([r for r in fake.requests if r["api"] == "skus"]) == 4 + 2
+
+
+def test_a_failing_page_fails_the_run_and_keeps_previous_offers(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    env = _env(settings, fake)
+    assert _refresh(env).exit_code == 0
+    client = app.test_client()
+    before = client.get("/offers?provider=gcp").get_json()["offers"]
+    fake.fail_page = 2
+    result = _refresh(env)
+    assert result.exit_code == 1 and "gcp: failed" in result.output
+    assert client.get("/offers?provider=gcp").get_json()["offers"] == before
+    (gcp,) = [p for p in client.get("/providers").get_json()["providers"] if p["name"] == "gcp"]
+    assert gcp["status"] == "failed" and "500" in gcp["last_error"]
+
+
+def test_wrong_key_fails_clearly(fake, settings) -> None:  # type: ignore[no-untyped-def]
+    result = _refresh(_env(settings, fake, BREAKEVEN_GCP_API_KEY="wrong"))
+    assert result.exit_code == 1 and "API key not valid" in result.output
