@@ -1,20 +1,33 @@
-"""Run adapters into the store, each on its own: one failing provider never blocks another."""
+"""Run adapters into the store, each on its own: one failing provider never blocks another.
+
+A run fetches with a deadline, passes the sanity checks against the provider's current
+offers, and is written in one transaction; anything that goes wrong is recorded as a failed
+run and the previous current run keeps serving. Old runs past the retention are pruned.
+"""
 
 from __future__ import annotations
 
 import logging
-import math
+import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
 
 from pricing.adapters import Adapter, Batch
 from pricing.adapters.bundled import BundledAdapter, snapshot_text, snapshot_version
-from pricing.errors import AdapterNotConfigured
-from pricing.offer import Offer
+from pricing.errors import AdapterError, AdapterNotConfigured
+from pricing.sanity import SanityPolicy, check
 from pricing.store import BUNDLED, Store, utcnow
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RefreshPolicy:
+    timeout_seconds: float = 900.0  # a whole provider fetch, all regions and pages
+    history_days: float = 90.0  # older runs are pruned (each provider's current run never)
+    sanity: SanityPolicy = field(default_factory=SanityPolicy)
 
 
 @dataclass(frozen=True)
@@ -22,44 +35,77 @@ class RunResult:
     adapter: str
     status: str  # ok, failed or skipped
     row_count: int = 0
-    dropped: int = 0  # rows the sanity checks refused
+    dropped: int = 0  # impossible prices removed by the sanity checks
+    suspect: int = 0  # offers flagged by the sanity checks
     error: str = ""
     seconds: float = 0.0
 
 
-def sane(offers: list[Offer]) -> tuple[list[Offer], int]:
-    """Drop prices that cannot be real (<= 0, NaN, inf); return the kept rows and the count."""
-    kept = [o for o in offers if math.isfinite(o.usd_per_hour) and o.usd_per_hour > 0]
-    return kept, len(offers) - len(kept)
+def fetch_with_deadline(adapter: Adapter, timeout: float) -> Batch:
+    """``adapter.fetch()`` in a daemon thread; a hung provider is abandoned, not waited on."""
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["batch"] = adapter.fetch()
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"fetch-{adapter.name}", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise AdapterError(f"timed out after {timeout:g} s")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["batch"]  # type: ignore[return-value]
 
 
-def run_adapter(store: Store, adapter: Adapter) -> RunResult:
-    """Fetch and store one adapter; any failure is recorded as a failed run, never raised."""
+def run_adapter(
+    store: Store,
+    adapter: Adapter,
+    policy: RefreshPolicy | None = None,
+    force: bool = False,
+) -> RunResult:
+    """Fetch, check and store one adapter; any failure is recorded as a failed run."""
+    policy = policy or RefreshPolicy()
     started = utcnow()
     clock = time.perf_counter()
     try:
-        batch: Batch = adapter.fetch()
-        kept, dropped = sane(list(batch.offers))
-        store.record_run(adapter.name, kept, started, batch.source_version)
+        batch = fetch_with_deadline(adapter, policy.timeout_seconds)
+        previous = [s.offer for s in store.current_offers(adapter.name)]
+        checked = check(list(batch.offers), previous, policy.sanity, force)
+        if checked.refused:
+            raise AdapterError(checked.refused)
+        run = store.record_run(adapter.name, checked.offers, started, batch.source_version)
     except AdapterNotConfigured as exc:
         return RunResult(adapter.name, "skipped", error=str(exc))
     except Exception as exc:  # a provider's failure is data, not a crash
-        log.warning("refresh of %s failed: %s", adapter.name, exc)
-        store.record_failure(adapter.name, started, f"{type(exc).__name__}: {exc}")
-        return RunResult(
-            adapter.name, "failed", error=str(exc), seconds=time.perf_counter() - clock
-        )
-    return RunResult(adapter.name, "ok", len(kept), dropped, seconds=time.perf_counter() - clock)
+        message = f"{type(exc).__name__}: {exc}"
+        log.warning("refresh of %s failed: %s", adapter.name, message)
+        store.record_failure(adapter.name, started, message)
+        return RunResult(adapter.name, "failed", error=message, seconds=time.perf_counter() - clock)
+    store.prune(adapter.name, keep_after=utcnow() - timedelta(days=policy.history_days))
+    return RunResult(
+        adapter.name,
+        "ok",
+        run.row_count,
+        checked.dropped,
+        checked.suspect,
+        seconds=time.perf_counter() - clock,
+    )
 
 
 def refresh(
     store: Store,
     adapters: Iterable[Adapter],
+    policy: RefreshPolicy | None = None,
     on_result: Callable[[RunResult], None] | None = None,
+    force: bool = False,
 ) -> list[RunResult]:
     results = []
     for adapter in adapters:
-        result = run_adapter(store, adapter)
+        result = run_adapter(store, adapter, policy, force)
         results.append(result)
         if on_result is not None:
             on_result(result)
@@ -71,7 +117,7 @@ def ensure_snapshot(store: Store, resolve_accelerator: Callable[[str], str | Non
     current = store.current_runs().get(BUNDLED)
     if current is not None and current.source_version == snapshot_version(snapshot_text()):
         return False
-    result = run_adapter(store, BundledAdapter(resolve_accelerator))
+    result = run_adapter(store, BundledAdapter(resolve_accelerator), force=True)
     if result.status != "ok":
         raise RuntimeError(f"the bundled price snapshot failed to load: {result.error}")
     return True

@@ -7,6 +7,8 @@ the offers of each adapter's latest ``ok`` run; older runs are the price history
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
@@ -16,6 +18,7 @@ from typing import Any
 from sqlalchemy import (
     Boolean,
     Column,
+    Connection,
     DateTime,
     Engine,
     Float,
@@ -28,6 +31,7 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -35,6 +39,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import make_url
 
+from pricing import schema
 from pricing.offer import Offer, PricingModel
 
 # The adapter whose rows stand in for a cloud until that cloud's own adapter has a current run.
@@ -66,6 +71,7 @@ runs = Table(
     Column("row_count", Integer, nullable=False, default=0),
     Column("error", Text, nullable=False, default=""),
     Column("source_version", String(200), nullable=False, default=""),
+    Column("worker", String(200), nullable=False, default="", server_default=""),
 )
 
 offers = Table(
@@ -91,6 +97,7 @@ offers = Table(
     Column("source", Text, nullable=False),
     Column("notes", Text, nullable=False),
     Index("ix_offers_run_id", "run_id"),
+    Index("ix_offers_accelerator", "accelerator"),
 )
 
 _OFFER_FIELDS = tuple(f.name for f in fields(Offer))
@@ -106,6 +113,7 @@ class Run:
     row_count: int
     error: str
     source_version: str
+    worker: str = ""  # host:pid of the process that ran it
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +140,10 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def this_worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def _aware(moment: datetime) -> datetime:
     """SQLite hands datetimes back naive; they were written as UTC."""
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
@@ -145,7 +157,8 @@ class Store:
         self.engine: Engine = _make_engine(url)
 
     def create_schema(self) -> None:
-        metadata.create_all(self.engine)
+        """Migrate to the current schema (Alembic): see pricing/schema.py."""
+        schema.upgrade(self.engine)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -160,38 +173,28 @@ class Store:
         source_version: str = "",
     ) -> Run:
         """Write a complete run in one transaction; it is current from the commit on."""
-        finished = utcnow()
         with self.engine.begin() as conn:
-            run_id = conn.execute(
-                insert(runs).values(
-                    adapter=adapter,
-                    started_at=started_at,
-                    finished_at=finished,
-                    status="ok",
-                    row_count=len(batch),
-                    error="",
-                    source_version=source_version[:200],
-                )
-            ).inserted_primary_key[0]
+            run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", source_version)
             if batch:
-                conn.execute(insert(offers), [_offer_row(run_id, o) for o in batch])
-        return Run(run_id, adapter, started_at, finished, "ok", len(batch), "", source_version)
+                conn.execute(insert(offers), [_offer_row(run.id, o) for o in batch])
+        return run
 
     def record_failure(self, adapter: str, started_at: datetime, error: str) -> Run:
-        finished = utcnow()
         with self.engine.begin() as conn:
-            run_id = conn.execute(
-                insert(runs).values(
-                    adapter=adapter,
-                    started_at=started_at,
-                    finished_at=finished,
-                    status="failed",
-                    row_count=0,
-                    error=error[:4000],
-                    source_version="",
-                )
-            ).inserted_primary_key[0]
-        return Run(run_id, adapter, started_at, finished, "failed", 0, error, "")
+            return _insert_run(conn, adapter, started_at, "failed", 0, error[:4000], "")
+
+    def prune(self, adapter: str, keep_after: datetime) -> int:
+        """Delete the adapter's runs that finished before ``keep_after``, never the current."""
+        current = self.current_runs().get(adapter)
+        old = select(runs.c.id).where(runs.c.adapter == adapter, runs.c.finished_at < keep_after)
+        if current is not None:
+            old = old.where(runs.c.id != current.id)
+        with self.engine.begin() as conn:
+            ids = list(conn.execute(old).scalars())
+            if ids:
+                conn.execute(delete(offers).where(offers.c.run_id.in_(ids)))
+                conn.execute(delete(runs).where(runs.c.id.in_(ids)))
+        return len(ids)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -252,6 +255,29 @@ class Store:
         return [_run(row) for row in rows]
 
 
+def _insert_run(
+    conn: Connection,
+    adapter: str,
+    started_at: datetime,
+    status: str,
+    row_count: int,
+    error: str,
+    source_version: str,
+) -> Run:
+    values = {
+        "adapter": adapter,
+        "started_at": started_at,
+        "finished_at": utcnow(),
+        "status": status,
+        "row_count": row_count,
+        "error": error,
+        "source_version": source_version[:200],
+        "worker": this_worker(),
+    }
+    run_id = conn.execute(insert(runs).values(**values)).inserted_primary_key[0]
+    return Run(id=run_id, **values)  # type: ignore[arg-type]
+
+
 def _make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
@@ -294,4 +320,5 @@ def _run(row: Row[Any]) -> Run:
         row_count=row.row_count,
         error=row.error,
         source_version=row.source_version,
+        worker=row.worker,
     )

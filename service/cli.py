@@ -12,17 +12,18 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from pricing import schema
 from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.errors import ImportRejected
 from pricing.refresh import RunResult, refresh
-from pricing.store import utcnow
+from pricing.store import Store, utcnow
 from service.answers import breakeven_document, gpu_document, offer_document
 from service.api.offers import to_csv
 from service.problems import Problem
 from service.schemas import BreakevenQuery
 from service.services import Services, open_services
 from service.settings import Settings, settings_table
-from service.sources import build_adapters
+from service.sources import build_adapters, refresh_policy, scheduled_adapters
 
 
 def _services(ctx: click.Context) -> Services:
@@ -131,8 +132,9 @@ def prices(ctx: click.Context, fmt: str) -> None:
 
 @cli.command(help="Fetch prices now from the price sources.")
 @click.option("--provider", "names", multiple=True, help="Only this source (repeatable).")
+@click.option("--force", is_flag=True, help="Accept a run that drops many offers at once.")
 @click.pass_context
-def refresh_command(ctx: click.Context, names: Sequence[str]) -> None:
+def refresh_command(ctx: click.Context, names: Sequence[str], force: bool) -> None:
     services = _services(ctx)
     adapters = build_adapters(services)
     unknown = sorted(set(names) - set(adapters))
@@ -140,23 +142,27 @@ def refresh_command(ctx: click.Context, names: Sequence[str]) -> None:
         raise click.UsageError(
             f"unknown provider {', '.join(unknown)}; known: {', '.join(adapters)}"
         )
-    # Without --provider: every live source; the bundled snapshot reloads on its own.
-    chosen = (
-        [adapters[n] for n in names]
-        if names
-        else [a for n, a in adapters.items() if n != "bundled"]
-    )
+    # Without --provider: the scheduled sources (BREAKEVEN_REFRESH_PROVIDERS).
+    chosen = [adapters[n] for n in names] if names else scheduled_adapters(services)
 
     def report(result: RunResult) -> None:
         line = f"{result.adapter}: {result.status}, {result.row_count} offers"
         if result.dropped:
-            line += f", {result.dropped} dropped by sanity checks"
+            line += f", {result.dropped} impossible prices dropped"
+        if result.suspect:
+            line += f", {result.suspect} flagged suspect"
         if result.error:
             line += f" ({result.error})"
         click.echo(f"{line} in {result.seconds:.1f}s", err=True)
 
     with click.progressbar(length=len(chosen), label="refreshing", file=sys.stderr) as bar:
-        results = refresh(services.store, chosen, on_result=lambda r: (bar.update(1), report(r)))
+        results = refresh(
+            services.store,
+            chosen,
+            refresh_policy(services.settings),
+            on_result=lambda r: (bar.update(1), report(r)),
+            force=force,
+        )
     if any(r.status == "failed" for r in results):
         ctx.exit(1)
 
@@ -187,6 +193,21 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
     batch = merge(current, imported, replace)
     run = services.store.record_run(CUSTOM, batch.offers, started, batch.source_version)
     click.echo(f"imported {len(imported)} offers; custom now has {run.row_count} (run {run.id})")
+
+
+@cli.group(help="The price store's schema.")
+def db() -> None:
+    pass
+
+
+@db.command("upgrade", help="Migrate the database to the current schema (Alembic).")
+@click.pass_context
+def db_upgrade(ctx: click.Context) -> None:
+    settings: Settings = ctx.obj
+    store = Store(settings.resolved_database_url())
+    store.create_schema()
+    click.echo(f"schema at revision {schema.current_revision(store.engine)}")
+    store.dispose()
 
 
 @cli.command(help="List every BREAKEVEN_* setting with its default and meaning.")

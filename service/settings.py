@@ -112,6 +112,42 @@ class Settings(BaseSettings):
         description="Default extra work on interruptible offers (restarts); `spot_overhead=`.",
     )
 
+    refresh_cron: str = Field(
+        default="0 */6 * * *",
+        description="When `breakeven scheduler` refreshes: crontab, 5 fields (6 = seconds first).",
+    )
+    refresh_jitter_seconds: int = Field(
+        default=300, ge=0, description="Random delay added to each scheduled refresh."
+    )
+    refresh_misfire_grace_minutes: float = Field(
+        default=30, ge=0, description="A refresh missed by less than this still runs (once)."
+    )
+    refresh_providers: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=("aws", "gcp"),
+        description="Comma list of sources the scheduler and a bare `breakeven refresh` run.",
+    )
+    refresh_timeout_seconds: float = Field(
+        default=900, gt=0, description="Deadline of one provider's whole fetch."
+    )
+    scheduler_poll_seconds: float = Field(
+        default=5, gt=0, description="How often a standby scheduler tries to take over."
+    )
+    history_days: float = Field(
+        default=90, gt=0, description="Runs older than this are pruned (current runs never)."
+    )
+    price_jump_factor: float = Field(
+        default=2.0, gt=1, description="A price that moved more than this x either way is suspect."
+    )
+    max_drop_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="A run losing more than this share of current offers is refused unless forced.",
+    )
+    admin_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token for POST /refresh; unset = admin endpoints disabled (403).",
+    )
     http_timeout_seconds: float = Field(
         default=60.0, gt=0, description="Connect and read timeout of every price source call."
     )
@@ -152,7 +188,7 @@ class Settings(BaseSettings):
         description="Google API key; unset = Application Default Credentials; neither = skip.",
     )
 
-    @field_validator("aws_regions", mode="before")
+    @field_validator("aws_regions", "refresh_providers", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):

@@ -6,7 +6,10 @@ from pricing.adapters import Adapter
 from pricing.adapters.aws import AwsAdapter, AwsConfig
 from pricing.adapters.bundled import BundledAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
+from pricing.refresh import RefreshPolicy
+from pricing.sanity import SanityPolicy
 from service.services import Services
+from service.settings import Settings
 
 
 def build_adapters(services: Services) -> dict[str, Adapter]:
@@ -32,3 +35,20 @@ def build_adapters(services: Services) -> dict[str, Adapter]:
         "aws": AwsAdapter(aws),
         "gcp": GcpAdapter(gcp),
     }
+
+
+def refresh_policy(settings: Settings) -> RefreshPolicy:
+    return RefreshPolicy(
+        timeout_seconds=settings.refresh_timeout_seconds,
+        history_days=settings.history_days,
+        sanity=SanityPolicy(settings.price_jump_factor, settings.max_drop_share),
+    )
+
+
+def scheduled_adapters(services: Services) -> list[Adapter]:
+    """The live sources the scheduler refreshes (BREAKEVEN_REFRESH_PROVIDERS)."""
+    adapters = build_adapters(services)
+    unknown = sorted(set(services.settings.refresh_providers) - set(adapters))
+    if unknown:
+        raise ValueError(f"BREAKEVEN_REFRESH_PROVIDERS names unknown sources: {unknown}")
+    return [adapters[name] for name in services.settings.refresh_providers]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from hardware import Hardware, load_hardware
@@ -70,12 +71,14 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         return
     url = request.getfixturevalue("postgres_url")
     yield url
-    from sqlalchemy import create_engine
+    reset_postgres(url)
 
-    from pricing.store import metadata
 
+def reset_postgres(url: str) -> None:
+    """Drop everything, Alembic's version table included, so the next test migrates anew."""
     engine = create_engine(url)
-    metadata.drop_all(engine)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
     engine.dispose()
 
 

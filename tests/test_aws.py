@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from pricing.adapters.aws.bulk import lines, parse_offer_file
-from pricing.adapters.aws.common import Skipped, flag_spot_at_or_above_on_demand
+from pricing.adapters.aws.common import Skipped
 from pricing.adapters.aws.instances import load_instance_map
 from pricing.adapters.aws.price_list import parse_price_list, product_filters
 from pricing.adapters.aws.spot import parse_spot_history
@@ -159,19 +159,6 @@ def test_spot_keeps_the_latest_linux_price_per_zone() -> None:
         ("us-east-1a", 13.5, PricingModel.SPOT),
         ("us-east-1b", 12.0, PricingModel.SPOT),
     ]
-
-
-def test_spot_at_or_above_on_demand_is_flagged_suspect() -> None:
-    on_demand = parse_price_list(
-        [price_list_entry("g5.xlarge", 1.006)], INSTANCES, TODAY, Skipped()
-    )
-    rows = [
-        spot_row("g5.xlarge", "us-east-1a", 1.006, "2026-11-29T10:00:00Z"),
-        spot_row("g5.xlarge", "us-east-1b", 0.45, "2026-11-29T10:00:00Z"),
-    ]
-    spot = parse_spot_history(rows, "us-east-1", INSTANCES, TODAY)
-    flagged = {o.zone: o.suspect for o in flag_spot_at_or_above_on_demand(on_demand + spot)}
-    assert flagged == {"": False, "us-east-1a": True, "us-east-1b": False}
 
 
 # -- whole refreshes against the fakes ---------------------------------------------------

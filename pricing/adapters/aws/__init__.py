@@ -19,7 +19,7 @@ from botocore.config import Config
 
 from pricing.adapters import Batch
 from pricing.adapters.aws import bulk, price_list, spot
-from pricing.adapters.aws.common import PROVIDER, Skipped, flag_spot_at_or_above_on_demand
+from pricing.adapters.aws.common import PROVIDER, Skipped
 from pricing.adapters.aws.instances import InstanceMap, load_instance_map
 from pricing.http import make_session
 from pricing.offer import Offer
@@ -86,7 +86,7 @@ class AwsAdapter:
         report = skipped.report()
         if report:
             version += f"; {report}"
-        return Batch(flag_spot_at_or_above_on_demand(offers), source_version=version)
+        return Batch(offers, source_version=version)
 
     def _client(self, session: boto3.session.Session, service: str, region: str) -> Any:
         config = Config(

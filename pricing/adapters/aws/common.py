@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pricing.adapters.aws.instances import InstanceMap, InstanceType, family
 from pricing.offer import Offer, PricingModel
@@ -63,17 +63,3 @@ def instance_offer(
         confidence="high",
         notes=notes,
     )
-
-
-def flag_spot_at_or_above_on_demand(offers: list[Offer]) -> list[Offer]:
-    """Spot at or above on-demand usually means no spot capacity: keep it, flagged suspect."""
-    on_demand = {
-        (o.product, o.region): o.usd_per_hour for o in offers if o.pricing == PricingModel.ON_DEMAND
-    }
-    flagged = []
-    for o in offers:
-        reference = on_demand.get((o.product, o.region))
-        if o.pricing == PricingModel.SPOT and reference is not None and o.usd_per_hour >= reference:
-            o = replace(o, suspect=True, notes=f"spot >= on-demand {reference:g}: no capacity?")
-        flagged.append(o)
-    return flagged
