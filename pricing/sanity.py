@@ -5,6 +5,8 @@
   capacity: kept, flagged ``suspect``.
 - A price that moved more than ``jump_factor`` either way since the provider's current run is
   kept, flagged ``suspect``: real cuts happen (AWS P5, mid-2025: -44 %), but so do parser bugs.
+- A run whose every price is impossible is refused: a provider answering $0 everywhere is
+  broken, not free.
 - A run that would drop more than ``max_drop_share`` of the provider's current offers at once
   is refused unless forced: a half-empty answer from an API must not replace a full catalog.
 """
@@ -69,7 +71,9 @@ def check(
             suspect += 1
         checked.append(_flag(offer, "; ".join(notes)) if notes else offer)
     refused = ""
-    if previous and not force:
+    if batch and not checked:
+        refused = f"refused: all {len(batch)} prices were impossible (<= 0 or not finite)"
+    elif previous and not force:
         lost = len(previous) - len(checked)
         if lost > policy.max_drop_share * len(previous):
             refused = (

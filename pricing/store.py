@@ -237,6 +237,43 @@ class Store:
         live = {s.offer.provider for s in stored if s.run_id != bundled_run.id}
         return [s for s in stored if s.run_id != bundled_run.id or s.offer.provider not in live]
 
+    def history(
+        self,
+        since: datetime,
+        accelerator: str | None = None,
+        provider: str | None = None,
+        region_prefix: str | None = None,
+        pricing: str | None = None,
+        limit: int = 10_000,
+    ) -> list[StoredOffer]:
+        """Offers of every ok run finished since ``since``, oldest first: the price series."""
+        query = (
+            select(offers, runs.c.finished_at)
+            .join(runs, runs.c.id == offers.c.run_id)
+            .where(runs.c.status == "ok", runs.c.finished_at >= since)
+            .order_by(runs.c.finished_at, offers.c.id)
+            .limit(limit)
+        )
+        if accelerator:
+            query = query.where(offers.c.accelerator == accelerator)
+        if provider:
+            query = query.where(offers.c.provider == provider)
+        if region_prefix:
+            query = query.where(offers.c.region.startswith(region_prefix, autoescape=True))
+        if pricing:
+            query = query.where(offers.c.pricing == pricing)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [StoredOffer(_offer(row), row.run_id, _aware(row.finished_at)) for row in rows]
+
+    def run_counts(self) -> dict[tuple[str, str], int]:
+        """Runs kept in the store per (adapter, status): for /metrics."""
+        query = select(runs.c.adapter, runs.c.status, func.count()).group_by(
+            runs.c.adapter, runs.c.status
+        )
+        with self.engine.connect() as conn:
+            return {(a, s): n for a, s, n in conn.execute(query).all()}
+
     def provider_status(self) -> list[ProviderStatus]:
         current = self.current_runs()
         latest = select(func.max(runs.c.id)).group_by(runs.c.adapter).scalar_subquery()

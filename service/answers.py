@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -138,18 +139,48 @@ def _quote_document(result: Quote, settings: Settings) -> dict[str, Any]:
         "prices": {
             "as_of": cheapest.offer.price_as_of,
             "fetched_at": _iso(cheapest.fetched_at),
-            "stale": is_stale(cheapest.offer.price_as_of, settings.stale_after_hours),
+            **freshness([r.stored for r in result.rent], settings.stale_after_hours),
         },
     }
 
 
-def is_stale(price_as_of: str, stale_after_hours: float, now: datetime | None = None) -> bool:
-    """Undated prices are always stale: an answer must not look fresher than its data."""
-    published = price_date(price_as_of)
+def price_age(stored: StoredOffer, now: datetime) -> float | None:
+    """Seconds since the price was true: fetch time, or the price's own date if older.
+
+    An undated price has no age (None) and counts as stale: an answer must not look
+    fresher than its data.
+    """
+    published = price_date(stored.offer.price_as_of)
     if published is None:
-        return True
-    moment = datetime.combine(published, datetime.min.time(), tzinfo=UTC)
-    return (now or datetime.now(UTC)) - moment > timedelta(hours=stale_after_hours)
+        return None
+    # A dated price was true until the end of its day at least (a live fetch dates itself).
+    end_of_day = datetime.combine(published + timedelta(days=1), datetime.min.time(), UTC)
+    moment = min(stored.fetched_at, end_of_day)
+    return max((now - moment).total_seconds(), 0.0)
+
+
+def freshness(
+    used: Iterable[StoredOffer], stale_after_hours: float, now: datetime | None = None
+) -> dict[str, Any]:
+    """Age of the prices an answer used, per provider: the oldest price of each counts."""
+    now = now or datetime.now(UTC)
+    limit = stale_after_hours * 3600
+    providers: dict[str, dict[str, Any]] = {}
+    for stored in used:
+        age = price_age(stored, now)
+        entry = providers.setdefault(stored.offer.provider, {"age_seconds": 0.0})
+        if entry["age_seconds"] is not None:
+            entry["age_seconds"] = None if age is None else max(entry["age_seconds"], age)
+    for entry in providers.values():
+        age = entry["age_seconds"]
+        entry["stale"] = age is None or age > limit
+        entry["age_seconds"] = None if age is None else round(age)
+    ages = [e["age_seconds"] for e in providers.values()]
+    return {
+        "age_seconds": None if None in ages else max(ages, default=0),
+        "stale": any(e["stale"] for e in providers.values()),
+        "providers": providers,
+    }
 
 
 def _offer_fields(stored: StoredOffer) -> dict[str, Any]:
@@ -215,12 +246,17 @@ def gpu_document(hardware: Hardware, acc: Accelerator) -> dict[str, Any]:
     }
 
 
-def provider_document(status: ProviderStatus, now: datetime | None = None) -> dict[str, Any]:
+def provider_document(
+    status: ProviderStatus, stale_after_hours: float, now: datetime | None = None
+) -> dict[str, Any]:
     now = now or datetime.now(UTC)
+    age = (now - status.current.finished_at).total_seconds() if status.current else None
     return {
         "name": status.adapter,
         "status": status.last_attempt.status,
         "current_run": _run_document(status.current, now) if status.current else None,
+        "age_seconds": None if age is None else round(age, 1),
+        "stale": age is None or age > stale_after_hours * 3600,
         "last_attempt_at": _iso(status.last_attempt.finished_at),
         "last_error": status.last_error,
     }
@@ -233,6 +269,24 @@ def _run_document(run: Run, now: datetime) -> dict[str, Any]:
         "row_count": run.row_count,
         "source_version": run.source_version,
         "age_seconds": round((now - run.finished_at).total_seconds(), 1),
+    }
+
+
+def history_point(stored: StoredOffer) -> dict[str, Any]:
+    o = stored.offer
+    return {
+        "at": _iso(stored.fetched_at),
+        "provider": o.provider,
+        "product": o.product,
+        "region": o.region,
+        "zone": o.zone,
+        "accelerator": o.accelerator,
+        "count": o.count,
+        "pricing": str(o.pricing),
+        "usd_per_hour": o.usd_per_hour,
+        "usd_per_accelerator_hour": o.usd_per_accelerator_hour,
+        "suspect": o.suspect,
+        "run_id": stored.run_id,
     }
 
 

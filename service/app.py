@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from apiflask import APIFlask
 
-from service import problems
-from service.api import breakeven, gpus, health, offers, providers
+from service import metrics, problems
+from service.api import admin, breakeven, gpus, health, offers, providers
 from service.services import init_app as init_services
 from service.services import open_services
 from service.settings import Settings
@@ -23,8 +23,11 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.config["OPENAPI_VERSION"] = "3.1.0"
     app.config["JSON_SORT_KEYS"] = False
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
     problems.init_app(app)
-    init_services(app, open_services(settings))
-    for module in (breakeven, gpus, offers, providers, health):
+    services = open_services(settings)
+    init_services(app, services)
+    metrics.init_app(app, services.store)
+    for module in (breakeven, gpus, offers, providers, health, admin):
         app.register_blueprint(module.bp)
     return app

@@ -25,9 +25,12 @@ class Problem(HTTPError):
         slug: str,
         detail: str,
         errors: list[dict[str, str]] | None = None,
+        headers: dict[str, str] | None = None,
         **extra: Any,
     ) -> None:
-        super().__init__(status, detail, extra_data={"slug": slug, "errors": errors, **extra})
+        super().__init__(
+            status, detail, extra_data={"slug": slug, "errors": errors, **extra}, headers=headers
+        )
 
 
 def invalid_parameter(parameter: str, reason: str, status: int = 400) -> Problem:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,6 +69,24 @@ class OffersQuery(_Query):
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
 
 
+class HistoryQuery(_Query):
+    accelerator: str | None = Field(None, max_length=100, description="Accelerator, any alias.")
+    provider: str | None = Field(None, max_length=64, description="Provider (aws, gcp ...).")
+    region: str | None = Field(None, max_length=100, description="Region prefix.")
+    pricing: str | None = Field(None, max_length=32, description="Pricing model.")
+    since: datetime | None = Field(
+        None, description="ISO date or time (UTC if no offset); default 30 days ago."
+    )
+    limit: int = Field(10_000, ge=1, le=100_000, description="Most points returned.")
+    format: Literal["json", "csv"] = Field("json", description="json or csv.")
+
+
+class RefreshQuery(_Query):
+    provider: str | None = Field(None, max_length=64, description="One source; default all.")
+    force: bool = Field(False, description="Accept a run that drops many offers at once.")
+    wait: bool = Field(False, description="Answer when done (200) instead of at once (202).")
+
+
 class _Out(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -106,6 +125,7 @@ class BreakevenPoint(_Out):
 
 class PricesOut(_Out):
     as_of: str
+    age_seconds: float | None
     stale: bool
 
 
@@ -137,9 +157,32 @@ class OfferOut(_Out):
     fetched_at: str
 
 
+class Freshness(_Out):
+    age_seconds: float | None
+    stale: bool
+    providers: dict[str, dict[str, object]]
+
+
 class OfferList(_Out):
     count: int
     offers: list[OfferOut]
+    prices: Freshness
+
+
+class HistoryPoint(_Out):
+    at: str
+    provider: str
+    product: str
+    region: str
+    pricing: str
+    usd_per_hour: float
+    usd_per_accelerator_hour: float
+
+
+class History(_Out):
+    count: int
+    since: str
+    points: list[HistoryPoint]
 
 
 class GpuOut(_Out):

@@ -53,3 +53,9 @@ def test_a_run_dropping_most_offers_is_refused_unless_forced() -> None:
     assert check(shrunk, previous, POLICY, force=True).refused == ""
     assert check(previous[:5], previous, POLICY).refused == ""  # exactly half is allowed
     assert check(shrunk, [], POLICY).refused == ""  # a first run has nothing to lose
+
+
+def test_a_run_of_only_impossible_prices_is_refused_even_forced() -> None:
+    zeros = [offer(usd_per_hour=0.0), offer(product="b", usd_per_hour=0.0)]
+    assert "all 2 prices were impossible" in check(zeros, [], POLICY, force=True).refused
+    assert check([], [], POLICY).refused == ""  # an empty answer is the drop check's business

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apiflask import APIBlueprint
 from flask import Response
 
-from service.answers import offer_document, resolve_gpu
-from service.schemas import OfferList, OffersQuery
+from service.answers import freshness, history_point, offer_document, resolve_gpu
+from service.schemas import History, HistoryQuery, OfferList, OffersQuery
 from service.services import current_services
 
 bp = APIBlueprint("offers", __name__, tag="Prices")
+
+DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
 
 
 @bp.get("/offers")
@@ -29,17 +32,51 @@ def list_offers(query: OffersQuery) -> dict[str, Any] | Response:
     accelerator = None
     if query.accelerator:
         accelerator = resolve_gpu(services.hardware, query.accelerator, "accelerator").id
-    rows = [
-        offer_document(stored)
+    chosen = [
+        stored
         for stored in services.catalog.table().rows
         if (accelerator is None or stored.offer.accelerator == accelerator)
         and (query.provider is None or stored.offer.provider == query.provider.lower())
         and (query.pricing is None or stored.offer.pricing == query.pricing)
         and (query.region is None or stored.offer.region.lower().startswith(query.region.lower()))
     ]
+    rows = [offer_document(stored) for stored in chosen]
     if query.format == "csv":
         return Response(to_csv(rows), mimetype="text/csv")
-    return {"count": len(rows), "offers": rows}
+    prices = freshness(chosen, services.settings.stale_after_hours)
+    return {"count": len(rows), "offers": rows, "prices": prices}
+
+
+@bp.get("/offers/history")
+@bp.input(HistoryQuery, location="query", arg_name="query")
+@bp.output(History)
+@bp.doc(
+    summary="Price series of past runs",
+    description="Every stored run's prices since `since`, oldest first; `format=csv` too.",
+    responses={404: "Unknown accelerator"},
+)
+def offer_history(query: HistoryQuery) -> dict[str, Any] | Response:
+    services = current_services()
+    accelerator = None
+    if query.accelerator:
+        accelerator = resolve_gpu(services.hardware, query.accelerator, "accelerator").id
+    since = query.since or datetime.now(UTC) - DEFAULT_HISTORY
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    points = [
+        history_point(stored)
+        for stored in services.store.history(
+            since,
+            accelerator=accelerator,
+            provider=query.provider.lower() if query.provider else None,
+            region_prefix=query.region.lower() if query.region else None,
+            pricing=query.pricing,
+            limit=query.limit,
+        )
+    ]
+    if query.format == "csv":
+        return Response(to_csv(points), mimetype="text/csv")
+    return {"count": len(points), "since": since.isoformat(), "points": points}
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

@@ -17,5 +17,7 @@ bp = APIBlueprint("providers", __name__, tag="Prices")
 @bp.output(ProviderList)
 @bp.doc(summary="Each price source: current run, row count, age, last error")
 def list_providers() -> dict[str, Any]:
-    statuses = current_services().store.provider_status()
-    return {"providers": [provider_document(status) for status in statuses]}
+    services = current_services()
+    hours = services.settings.stale_after_hours
+    statuses = services.store.provider_status()
+    return {"providers": [provider_document(status, hours) for status in statuses]}

@@ -1,0 +1,127 @@
+"""POST /refresh: start a refresh now. Admin only: a bearer token, compared in constant time.
+
+With no BREAKEVEN_ADMIN_TOKEN configured the endpoint is disabled (403), never open. The
+token is never logged, echoed or put in an error document.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from apiflask import APIBlueprint
+from flask import current_app, request
+
+from pricing.adapters import Adapter
+from pricing.refresh import RunResult, refresh
+from service.problems import Problem
+from service.schemas import RefreshQuery
+from service.services import Services, current_services
+from service.sources import build_adapters, refresh_policy, scheduled_adapters
+
+bp = APIBlueprint("admin", __name__, tag="Admin")
+
+REFRESHER = "breakeven.refresher"
+
+
+class Refresher:
+    """Refreshes started over HTTP: in a background thread, one at a time per provider."""
+
+    def __init__(self, services: Services) -> None:
+        self._services = services
+        self._lock = threading.Lock()
+        self._running: set[str] = set()
+
+    def _claim(self, adapters: Sequence[Adapter]) -> None:
+        names = {a.name for a in adapters}
+        with self._lock:
+            busy = sorted(names & self._running)
+            if busy:
+                raise Problem(409, "refresh-running", f"already refreshing: {', '.join(busy)}")
+            self._running |= names
+
+    def run(self, adapters: Sequence[Adapter], force: bool) -> list[RunResult]:
+        try:
+            policy = refresh_policy(self._services.settings)
+            return refresh(self._services.store, adapters, policy, force=force)
+        finally:
+            with self._lock:
+                self._running -= {a.name for a in adapters}
+
+    def start(self, adapters: Sequence[Adapter], force: bool, wait: bool) -> list[RunResult]:
+        self._claim(adapters)
+        if wait:
+            return self.run(adapters, force)
+        threading.Thread(target=self.run, args=(adapters, force), daemon=True).start()
+        return []
+
+
+def authorize(services: Services) -> None:
+    token = services.settings.admin_token
+    if token is None:
+        raise Problem(403, "admin-disabled", "admin endpoints are off: no BREAKEVEN_ADMIN_TOKEN")
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    expected = token.get_secret_value().encode()
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected):
+        raise Problem(
+            401,
+            "unauthorized",
+            "a valid bearer token is required",
+            headers={"WWW-Authenticate": 'Bearer realm="gpu-breakeven"'},
+        )
+
+
+@bp.post("/refresh")
+@bp.input(RefreshQuery, location="query", arg_name="query")
+@bp.doc(
+    summary="Refresh prices now (admin)",
+    description="Starts a refresh of one source or all scheduled ones. 202 at once, or 200 "
+    "with the results when `wait=true`.",
+    security="BearerAuth",
+    responses={
+        200: "Refresh finished",
+        202: "Refresh started",
+        401: "Missing or wrong token",
+        403: "Admin endpoints disabled",
+        404: "Unknown source",
+        409: "Already refreshing",
+    },
+)
+def post_refresh(query: RefreshQuery) -> tuple[dict[str, Any], int]:
+    services = current_services()
+    authorize(services)
+    if query.provider:
+        adapters = build_adapters(services)
+        if query.provider not in adapters:
+            raise Problem(
+                404,
+                "unknown-provider",
+                f"unknown source {query.provider!r}; known: {', '.join(adapters)}",
+                errors=[{"parameter": "provider", "reason": "unknown source"}],
+            )
+        chosen = [adapters[query.provider]]
+    else:
+        chosen = scheduled_adapters(services)
+    refresher = current_app.extensions.setdefault(REFRESHER, Refresher(services))
+    results = refresher.start(chosen, query.force, query.wait)
+    names = [a.name for a in chosen]
+    if not query.wait:
+        return {"status": "started", "providers": names, "progress": "/providers"}, 202
+    return {
+        "status": "done",
+        "providers": names,
+        "results": [
+            {
+                "provider": r.adapter,
+                "status": r.status,
+                "offers": r.row_count,
+                "dropped": r.dropped,
+                "suspect": r.suspect,
+                "error": r.error,
+                "seconds": round(r.seconds, 3),
+            }
+            for r in results
+        ],
+    }, 200

@@ -1,0 +1,77 @@
+"""History, staleness in answers, /providers ages, and /metrics."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from service.answers import freshness, price_age
+from tests.helpers import offer, stored
+
+NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
+
+
+def test_price_age_is_the_older_of_fetch_time_and_price_date() -> None:
+    (fresh,) = stored(offer(price_as_of="2026-11-29"))
+    fresh = fresh.__class__(fresh.offer, 1, NOW - timedelta(hours=1))
+    assert price_age(fresh, NOW) == 3600  # fetched an hour ago, dated today
+    (old,) = stored(offer(price_as_of="2024-04-10"))
+    assert price_age(old, NOW) > 2 * 365 * 86400
+    (undated,) = stored(offer(price_as_of="undated (catalog)"))
+    assert price_age(undated, NOW) is None
+
+
+def test_freshness_per_provider_and_overall() -> None:
+    rows = stored(
+        offer(provider="aws", price_as_of="2026-11-29"),
+        offer(provider="gcp", price_as_of="undated"),
+    )
+    rows = [r.__class__(r.offer, 1, NOW - timedelta(hours=2)) for r in rows]
+    result = freshness(rows, stale_after_hours=24, now=NOW)
+    assert result["providers"]["aws"] == {"age_seconds": 7200, "stale": False}
+    assert result["providers"]["gcp"] == {"age_seconds": None, "stale": True}
+    assert result["stale"] is True and result["age_seconds"] is None
+    only_aws = freshness(rows[:1], stale_after_hours=1, now=NOW)
+    assert only_aws["stale"] is True and only_aws["age_seconds"] == 7200
+
+
+def test_answers_carry_the_age_of_their_prices(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    prices = answer["prices"]
+    assert prices["stale"] is True  # the bundled snapshot is months old
+    assert set(prices["providers"]) == {r["provider"] for r in answer["rent"]}
+    offers = client.get("/offers?provider=aws").get_json()
+    assert offers["prices"]["stale"] is True and set(offers["prices"]["providers"]) == {"aws"}
+
+
+def test_providers_show_age_and_staleness(client) -> None:  # type: ignore[no-untyped-def]
+    (bundled,) = client.get("/providers").get_json()["providers"]
+    assert bundled["age_seconds"] >= 0 and bundled["stale"] is False
+
+
+def test_history_returns_the_series_of_every_run(app, client) -> None:  # type: ignore[no-untyped-def]
+    store = app.extensions["breakeven"].store
+    for price in (10.0, 8.0, 9.0):
+        store.record_run(
+            "aws",
+            [offer(provider="aws", accelerator="h100-sxm", count=8, usd_per_hour=price)],
+            datetime.now(UTC),
+        )
+    body = client.get("/offers/history?accelerator=H100&provider=aws").get_json()
+    # the bundled snapshot's p5.48xlarge row first, then the three live runs in order
+    assert [p["usd_per_hour"] for p in body["points"]] == [55.04, 10.0, 8.0, 9.0]
+    assert body["points"][1]["usd_per_accelerator_hour"] == 1.25
+    future = client.get("/offers/history?accelerator=h100-sxm&since=2100-01-01").get_json()
+    assert future["count"] == 0
+    csv_text = client.get("/offers/history?accelerator=h100-sxm&format=csv").get_data(as_text=True)
+    assert csv_text.startswith("at,provider") and csv_text.count("\n") == 1 + body["count"] + 1
+    assert client.get("/offers/history?since=yesterday").status_code == 400
+    assert client.get("/offers/history?accelerator=h999").status_code == 404
+
+
+def test_metrics_expose_refresh_and_request_figures(client) -> None:  # type: ignore[no-untyped-def]
+    client.get("/health")
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'breakeven_refresh_runs{provider="bundled",status="ok"} 1.0' in text
+    assert 'breakeven_offers{provider="bundled"}' in text
+    assert "breakeven_last_success_timestamp_seconds" in text
+    assert 'breakeven_http_requests_total{endpoint="/health",method="GET",status="200"}' in text
