@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.errors import ImportRejected
 from pricing.refresh import RunResult, refresh
 from pricing.store import Store, utcnow
+from service import scheduler as scheduling
 from service.answers import breakeven_document, gpu_document, offer_document
 from service.api.offers import to_csv
 from service.problems import Problem
@@ -193,6 +195,13 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
     batch = merge(current, imported, replace)
     run = services.store.record_run(CUSTOM, batch.offers, started, batch.source_version)
     click.echo(f"imported {len(imported)} offers; custom now has {run.row_count} (run {run.id})")
+
+
+@cli.command(help="Refresh the scheduled sources on BREAKEVEN_REFRESH_CRON (one per database).")
+@click.pass_context
+def scheduler(ctx: click.Context) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    scheduling.run(_services(ctx))
 
 
 @cli.group(help="The price store's schema.")

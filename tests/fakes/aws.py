@@ -115,6 +115,7 @@ class AwsFake:
     page_size: int = 2
     throttle_first: int = 0  # answer this many calls with throttling errors first
     broken_page: int | None = None  # 1-based GetProducts page to truncate
+    bulk_status: int | None = None  # answer every offer-file request with this status
     requests: list[dict[str, Any]] = field(default_factory=list)
 
     def install(self, httpserver) -> str:  # type: ignore[no-untyped-def]
@@ -200,6 +201,8 @@ class AwsFake:
         self.requests.append({"api": "bulk", "region": region})
         if self._throttled():
             return Response("slow down", status=429, headers={"Retry-After": "0"})
+        if self.bulk_status is not None:
+            return Response("<Error><Code>InternalError</Code></Error>", status=self.bulk_status)
         if region not in self.offer_files:
             return Response("<Error><Code>NoSuchKey</Code></Error>", status=404)
         return Response(self.offer_files[region], content_type="text/csv")

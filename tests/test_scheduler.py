@@ -1,0 +1,105 @@
+"""Two real `breakeven scheduler` processes on one database: one acts, the other stands by
+and takes over when the active one is killed. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from pricing.store import BUNDLED, Run, Store
+from service.scheduler import cron_trigger
+from service.services import open_services
+from service.settings import Settings
+
+TICK_SECONDS = 2
+DEADLINE_SECONDS = 30  # generous for a loaded CI machine
+
+
+def _wait_for(condition: Callable[[], object], what: str) -> object:
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def env(database_url: str, tmp_path: Path) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "BREAKEVEN_DATA_DIR": str(tmp_path),
+        "BREAKEVEN_DATABASE_URL": database_url,
+        "BREAKEVEN_REFRESH_CRON": f"*/{TICK_SECONDS} * * * * *",
+        "BREAKEVEN_REFRESH_JITTER_SECONDS": "0",
+        "BREAKEVEN_REFRESH_PROVIDERS": BUNDLED,
+        "BREAKEVEN_SCHEDULER_POLL_SECONDS": "0.3",
+    }
+    open_services(Settings(data_dir=tmp_path, database_url=database_url)).store.dispose()
+    return env
+
+
+@pytest.fixture
+def start(env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[str], subprocess.Popen]]:
+    started: list[subprocess.Popen] = []
+
+    def launch(name: str) -> subprocess.Popen:
+        log = (tmp_path / f"{name}.log").open("w")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service", "scheduler"], env=env, stderr=log, stdout=log
+        )
+        started.append(process)
+        return process
+
+    yield launch
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+
+
+def _runs_by(store: Store, process: subprocess.Popen) -> list[Run]:
+    return [r for r in store.runs_of(BUNDLED) if r.worker.endswith(f":{process.pid}")]
+
+
+def test_one_scheduler_acts_and_the_standby_takes_over(env, start, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    store = Store(env["BREAKEVEN_DATABASE_URL"])
+    active = start("a")
+    _wait_for(lambda: _runs_by(store, active), "the first scheduler's first run")
+    standby = start("b")
+    _wait_for(lambda: "standby" in (tmp_path / "b.log").read_text(), "the standby to wait")
+    watched_from = time.monotonic()
+    while time.monotonic() - watched_from < 3 * TICK_SECONDS + 1:
+        time.sleep(0.2)
+    assert _runs_by(store, standby) == []
+    ticks = sorted(
+        r.started_at for r in store.runs_of(BUNDLED) if r.worker.endswith(f":{active.pid}")
+    )
+    assert len(ticks) >= 3
+    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(ticks)]
+    assert min(gaps) > TICK_SECONDS / 2, f"more than one refresh per tick: {gaps}"
+
+    active.send_signal(signal.SIGKILL)
+    active.wait(timeout=10)
+    _wait_for(lambda: _runs_by(store, standby), "the standby to take over")
+    assert "active" in (tmp_path / "b.log").read_text()
+
+    standby.send_signal(signal.SIGTERM)
+    assert standby.wait(timeout=20) == 0
+    store.dispose()
+
+
+def test_cron_accepts_five_or_six_fields() -> None:
+    assert str(cron_trigger("0 */6 * * *", 300)).startswith("cron[")
+    assert "second='*/2'" in str(cron_trigger("*/2 * * * * *", 0))
+    with pytest.raises(ValueError, match="5 or 6 fields"):
+        cron_trigger("every six hours", 0)
