@@ -113,6 +113,7 @@ def _quote_document(result: Quote, settings: Settings) -> dict[str, Any]:
     )
     buy = asdict(result.buy)
     buy.pop("watts")
+    buy["model"] = asdict(result.buy_model)
     breakeven = None
     if result.breakeven_hours is not None and result.breakeven_days is not None:
         breakeven = {"hours": result.breakeven_hours, "days": result.breakeven_days}
@@ -127,6 +128,7 @@ def _quote_document(result: Quote, settings: Settings) -> dict[str, Any]:
                 **_offer_fields(option.stored),
                 "hours": option.hours,
                 "total_usd": option.total_usd,
+                "usd_per_reference_hour": option.total_usd / request.hours,
                 "breakeven_hours": option.breakeven_hours,
                 "throughput_estimated": option.throughput_estimated,
             }

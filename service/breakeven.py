@@ -106,6 +106,21 @@ class BuyCost:
 
 
 @dataclass(frozen=True)
+class BuyModel:
+    """Buying as a function of workload H (reference-card hours), for charts and crossings:
+    cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H."""
+
+    capex_usd: float
+    energy_usd_per_hour: float
+    resale_start_usd: float
+    resale_decay_per_hour: float
+
+    def cost(self, hours: float) -> float:
+        resale = self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
+        return self.capex_usd - resale + self.energy_usd_per_hour * hours
+
+
+@dataclass(frozen=True)
 class RentOption:
     stored: StoredOffer
     hours: float  # hours the offer runs to do the work
@@ -125,6 +140,7 @@ class Quote:
     savings_usd: float
     breakeven_hours: float | None  # against the cheapest rental; None = never
     breakeven_days: float | None
+    buy_model: BuyModel
 
     def assumptions(self) -> dict[str, object]:
         return asdict(self.request.assumptions)
@@ -278,6 +294,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         savings_usd=abs(cheapest.total_usd - buy_total),
         breakeven_hours=cheapest.breakeven_hours,
         breakeven_days=days,
+        buy_model=BuyModel(capex, energy_per_ref_hour, resale_start, decay),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pricing.adapters import Adapter
 from pricing.adapters.aws import AwsAdapter, AwsConfig
 from pricing.adapters.bundled import BundledAdapter
+from pricing.adapters.colab import ColabAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
 from pricing.refresh import RefreshPolicy
 from pricing.sanity import SanityPolicy
@@ -34,6 +35,7 @@ def build_adapters(services: Services) -> dict[str, Adapter]:
         "bundled": BundledAdapter(services.resolve_accelerator),
         "aws": AwsAdapter(aws),
         "gcp": GcpAdapter(gcp),
+        "colab": ColabAdapter(),
     }
 
 

@@ -220,3 +220,12 @@ def test_card_without_a_sourced_price_needs_price() -> None:
 def test_offers_of_unknown_accelerators_are_counted_not_quoted() -> None:
     table = OfferTable(stored(offer(), offer(accelerator="mystery")), HW)
     assert len(table) == 1 and table.unrated == 1
+
+
+def test_buy_model_reproduces_the_buy_total_and_meets_renting_at_breakeven() -> None:
+    a = replace(PLAIN, resale=0.5, depreciation=0.25, host_cost_usd=400.0)
+    result = run([offer(usd_per_hour=0.50)], hours=3000.0, assumptions=a)
+    model = result.buy_model
+    assert model.cost(3000.0) == pytest.approx(result.buy.total_usd)
+    h = result.breakeven_hours
+    assert h is not None and model.cost(h) == pytest.approx(0.50 * h, rel=1e-9)

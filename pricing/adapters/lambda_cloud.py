@@ -1,0 +1,264 @@
+"""Lambda Cloud: on-demand prices of every GPU instance type, from one authenticated GET.
+
+``GET {url}/api/v1/instance-types`` (Bearer API key) answers ``{"data": {name: {...}}}``:
+each instance type with its whole-instance price in US cents per hour and the regions that
+have capacity for it right now. Lambda lists live capacity, not where a type is offered, so
+a type with no capacity at fetch time still gets one offer, in region "us", noted as such.
+Lambda sells no spot. GPUs are named only in free text ("8x H100 (80 GB SXM5)"), read here
+with a tolerant pattern and resolved through the hardware registry's aliases; a GPU the
+registry does not know is reported, never guessed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import requests
+
+from pricing.adapters import Batch
+from pricing.errors import AdapterError, AdapterNotConfigured
+from pricing.http import make_session
+from pricing.offer import Offer, PricingModel
+
+PROVIDER = "lambda"
+SERVICE = "Lambda Cloud"
+SOURCE = "Lambda Cloud API /api/v1/instance-types"
+PATH = "/api/v1/instance-types"
+NO_CAPACITY_REGION = "us"
+NO_CAPACITY_NOTE = "no capacity listed at fetch time"
+
+log = logging.getLogger(__name__)
+
+# "8x H100 (80 GB SXM5)", "1x A10 (24 GB PCIe)", "8x Tesla V100 (16 GB)"; gpu_description
+# carries the same text without the count ("H100 (80 GB SXM5)").
+_GPU = re.compile(
+    r"^\s*(?:(?P<count>\d+)\s*x\s+)?(?:Tesla\s+)?(?P<gpu>.+?)\s*"
+    r"\(\s*(?P<memory>\d+)\s*Gi?B(?:\s+(?P<form>[\w ]+?))?\s*\)",
+    re.IGNORECASE,
+)
+_CENTS = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True)
+class LambdaConfig:
+    url: str
+    api_key: str | None
+    timeout_seconds: float = 60.0
+    retries: int = 3
+    backoff_seconds: float = 0.5
+
+
+@dataclass
+class Skipped:
+    """GPU instance types seen but not priced: GPU text -> the instance types that carry it."""
+
+    unknown: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, gpu: str, instance_type: str) -> None:
+        self.unknown.setdefault(gpu, set()).add(instance_type)
+
+    def report(self) -> str:
+        if not self.unknown:
+            return ""
+        types = sorted({t for names in self.unknown.values() for t in names})
+        message = (
+            f"skipped {len(types)} instance types with GPUs not in the hardware registry "
+            f"({'; '.join(sorted(self.unknown))})"
+        )
+        log.warning("lambda: %s: %s", message, ", ".join(types))
+        return message
+
+
+@dataclass(frozen=True)
+class GpuText:
+    """What a description says about the GPUs: count (if stated), model, memory, form."""
+
+    count: int | None
+    gpu: str
+    memory_gb: int
+    form: str
+
+    def candidates(self) -> list[str]:
+        """Spellings to try, most specific first; the registry's aliases decide."""
+        names = []
+        if self.form:
+            names += [
+                f"{self.gpu} {self.memory_gb}GB {self.form}",
+                f"{self.gpu} ({self.memory_gb} GB {self.form})",
+            ]
+        names += [f"{self.gpu} {self.memory_gb}GB", f"{self.gpu} ({self.memory_gb} GB)", self.gpu]
+        return names
+
+    def __str__(self) -> str:
+        form = f" {self.form}" if self.form else ""
+        return f"{self.gpu} ({self.memory_gb} GB{form})"
+
+
+def parse_gpu_text(text: str) -> GpuText | None:
+    match = _GPU.match(text or "")
+    if match is None:
+        return None
+    count = match.group("count")
+    return GpuText(
+        count=int(count) if count is not None else None,
+        gpu=" ".join(match.group("gpu").split()),
+        memory_gb=int(match.group("memory")),
+        form=" ".join((match.group("form") or "").split()),
+    )
+
+
+def resolve_gpu(
+    gpu: GpuText, resolve_accelerator: Callable[[str], str | None]
+) -> str | None:
+    for name in gpu.candidates():
+        found = resolve_accelerator(name)
+        if found is not None:
+            return found
+    return None
+
+
+def price_cents(value: Any, instance_type: str) -> int:
+    """``price_cents_per_hour``: an int in the schema, a string of digits in Lambda's example."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and _CENTS.fullmatch(value.strip()):
+        return int(value.strip())
+    raise AdapterError(f"{instance_type}: bad price_cents_per_hour {value!r}")
+
+
+def parse_instance_types(
+    payload: Mapping[str, Any],
+    resolve_accelerator: Callable[[str], str | None],
+    price_as_of: str,
+    skipped: Skipped,
+) -> list[Offer]:
+    """Every priced GPU instance type, one offer per region with capacity (or one in "us")."""
+    data = payload.get("data") if isinstance(payload, Mapping) else None
+    if not isinstance(data, Mapping):
+        raise AdapterError("instance-types answer has no 'data' object")
+    offers: list[Offer] = []
+    for key, entry in data.items():
+        offers += _parse_one(str(key), entry, resolve_accelerator, price_as_of, skipped)
+    return offers
+
+
+def _parse_one(
+    key: str,
+    entry: Any,
+    resolve_accelerator: Callable[[str], str | None],
+    price_as_of: str,
+    skipped: Skipped,
+) -> list[Offer]:
+    item = entry.get("instance_type") if isinstance(entry, Mapping) else None
+    if not isinstance(item, Mapping):
+        raise AdapterError(f"{key}: no 'instance_type' object")
+    name = str(item.get("name") or key)
+    specs = item.get("specs") or {}
+    if not isinstance(specs, Mapping):
+        raise AdapterError(f"{name}: 'specs' is not an object")
+    gpus = specs.get("gpus")
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 0):
+        raise AdapterError(f"{name}: bad specs.gpus {gpus!r}")
+    if gpus == 0:
+        return []  # CPU-only
+    described = parse_gpu_text(str(item.get("description") or ""))
+    gpu = parse_gpu_text(str(item.get("gpu_description") or "")) or described
+    if gpu is None:
+        if gpus is not None:  # GPUs counted but not named: a new description format
+            skipped.add(str(item.get("gpu_description") or item.get("description")), name)
+        return []  # else no GPU named and none counted: CPU-only
+    count = gpus or (described.count if described else None) or gpu.count
+    accelerator = resolve_gpu(gpu, resolve_accelerator) if count else None
+    if accelerator is None:
+        skipped.add(str(gpu), name)
+        return []
+    cents = price_cents(item.get("price_cents_per_hour"), name)
+    if cents == 0:
+        return []  # not a price
+    usd = float(Decimal(cents) / 100)
+    regions = entry.get("regions_with_capacity_available") or []
+    if not isinstance(regions, list):
+        raise AdapterError(f"{name}: 'regions_with_capacity_available' is not a list")
+    names: list[str] = []
+    for region in regions:
+        region_name = region.get("name") if isinstance(region, Mapping) else None
+        if not isinstance(region_name, str) or not region_name:
+            raise AdapterError(f"{name}: region without a name: {region!r}")
+        if region_name not in names:
+            names.append(region_name)
+    placed = [(r, "") for r in names] or [(NO_CAPACITY_REGION, NO_CAPACITY_NOTE)]
+    return [
+        Offer(
+            provider=PROVIDER,
+            service=SERVICE,
+            product=name,
+            region=region_name,
+            accelerator=accelerator,
+            count=count,
+            pricing=PricingModel.ON_DEMAND,
+            usd_per_hour=usd,
+            price_as_of=price_as_of,
+            source=SOURCE,
+            confidence="high",
+            notes=notes,
+        )
+        for region_name, notes in placed
+    ]
+
+
+class LambdaAdapter:
+    name = PROVIDER
+
+    def __init__(
+        self,
+        config: LambdaConfig,
+        resolve_accelerator: Callable[[str], str | None],
+        http: requests.Session | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.config = config
+        self._resolve = resolve_accelerator
+        self._http = http
+        self._clock = clock
+
+    def fetch(self) -> Batch:
+        if not self.config.api_key:
+            raise AdapterNotConfigured("no BREAKEVEN_LAMBDA_API_KEY")
+        payload = self._get()
+        skipped = Skipped()
+        today = self._clock().date().isoformat()
+        offers = parse_instance_types(payload, self._resolve, today, skipped)
+        version = SOURCE
+        report = skipped.report()
+        if report:
+            version += f"; {report}"
+        return Batch(offers, source_version=version)
+
+    def _get(self) -> Any:
+        http = self._http or make_session(self.config.retries, self.config.backoff_seconds)
+        url = self.config.url.rstrip("/") + PATH
+        headers = {"Authorization": f"Bearer {self.config.api_key}", "Accept": "application/json"}
+        try:
+            response = http.get(url, headers=headers, timeout=self.config.timeout_seconds)
+        except requests.RequestException as exc:
+            raise AdapterError(f"GET {url}: {type(exc).__name__}: {exc}") from exc
+        if response.status_code in (401, 403):
+            raise AdapterError(
+                f"GET {url}: HTTP {response.status_code}: the API key was refused "
+                "(BREAKEVEN_LAMBDA_API_KEY)"
+            )
+        if response.status_code != 200:
+            raise AdapterError(f"GET {url}: HTTP {response.status_code}")
+        try:
+            payload = response.json()
+        except ValueError as exc:
+            raise AdapterError(f"GET {url}: answer is not JSON") from exc
+        if not isinstance(payload, dict) or not isinstance(payload.get("data"), dict):
+            raise AdapterError(f"GET {url}: answer has no 'data' object")
+        return payload
