@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apiflask import APIFlask
 
-from service import metrics, problems
+from service import dashboard, metrics, problems
 from service.api import admin, breakeven, gpus, health, offers, providers
 from service.services import init_app as init_services
 from service.services import open_services
@@ -14,7 +14,7 @@ from service.settings import Settings
 def create_app(settings: Settings | None = None) -> APIFlask:
     settings = settings or Settings()
     app = APIFlask(
-        "gpu-breakeven",
+        __name__,
         title="gpu-breakeven",
         version="0.1.0",
         spec_path="/openapi.json",
@@ -28,6 +28,6 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     services = open_services(settings)
     init_services(app, services)
     metrics.init_app(app, services.store)
-    for module in (breakeven, gpus, offers, providers, health, admin):
+    for module in (breakeven, gpus, offers, providers, health, admin, dashboard):
         app.register_blueprint(module.bp)
     return app

@@ -66,6 +66,12 @@ class OffersQuery(_Query):
     provider: str | None = Field(None, max_length=64, description="Provider (aws, gcp ...).")
     pricing: str | None = Field(None, max_length=32, description="Pricing model.")
     region: str | None = Field(None, max_length=100, description="Region prefix.")
+    workload: Workload | None = Field(
+        None,
+        description="With `gpu`: add usd_per_reference_hour, the price of one hour of "
+        "`gpu`'s work on this workload class.",
+    )
+    gpu: str | None = Field(None, max_length=100, description="Reference card for workload.")
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
 
 

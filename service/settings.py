@@ -123,7 +123,7 @@ class Settings(BaseSettings):
         default=30, ge=0, description="A refresh missed by less than this still runs (once)."
     )
     refresh_providers: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=("aws", "gcp"),
+        default=("aws", "gcp", "azure", "lambda", "colab"),
         description="Comma list of sources the scheduler and a bare `breakeven refresh` run.",
     )
     refresh_timeout_seconds: float = Field(
@@ -186,6 +186,18 @@ class Settings(BaseSettings):
     gcp_api_key: SecretStr | None = Field(
         default=None,
         description="Google API key; unset = Application Default Credentials; neither = skip.",
+    )
+
+    azure_prices_url: str = Field(
+        default="https://prices.azure.com/api/retail/prices",
+        description="Azure Retail Prices API (public, no credentials).",
+    )
+    lambda_url: str = Field(
+        default="https://cloud.lambdalabs.com",
+        description="Lambda Cloud API base URL.",
+    )
+    lambda_api_key: SecretStr | None = Field(
+        default=None, description="Lambda Cloud API key; unset = the lambda source is skipped."
     )
 
     @field_validator("aws_regions", "refresh_providers", mode="before")

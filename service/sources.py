@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pydantic import SecretStr
+
 from pricing.adapters import Adapter
 from pricing.adapters.aws import AwsAdapter, AwsConfig
+from pricing.adapters.azure import AzureAdapter, AzureConfig
 from pricing.adapters.bundled import BundledAdapter
 from pricing.adapters.colab import ColabAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
+from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
 from pricing.refresh import RefreshPolicy
 from pricing.sanity import SanityPolicy
 from service.services import Services
@@ -26,7 +30,7 @@ def build_adapters(services: Services) -> dict[str, Adapter]:
         billing_endpoint=settings.gcp_billing_endpoint,
         compute_endpoint=settings.gcp_compute_endpoint,
         project=settings.gcp_project,
-        api_key=settings.gcp_api_key.get_secret_value() if settings.gcp_api_key else None,
+        api_key=_secret(settings.gcp_api_key),
         timeout_seconds=settings.http_timeout_seconds,
         retries=settings.http_retries,
         backoff_seconds=settings.http_backoff_seconds,
@@ -36,7 +40,29 @@ def build_adapters(services: Services) -> dict[str, Adapter]:
         "aws": AwsAdapter(aws),
         "gcp": GcpAdapter(gcp),
         "colab": ColabAdapter(),
+        "azure": AzureAdapter(
+            AzureConfig(
+                prices_url=settings.azure_prices_url,
+                timeout_seconds=settings.http_timeout_seconds,
+                retries=settings.http_retries,
+                backoff_seconds=settings.http_backoff_seconds,
+            )
+        ),
+        "lambda": LambdaAdapter(
+            LambdaConfig(
+                url=settings.lambda_url,
+                api_key=_secret(settings.lambda_api_key),
+                timeout_seconds=settings.http_timeout_seconds,
+                retries=settings.http_retries,
+                backoff_seconds=settings.http_backoff_seconds,
+            ),
+            services.resolve_accelerator,
+        ),
     }
+
+
+def _secret(value: SecretStr | None) -> str | None:
+    return value.get_secret_value() if value else None
 
 
 def refresh_policy(settings: Settings) -> RefreshPolicy:

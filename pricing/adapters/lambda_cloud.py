@@ -113,9 +113,7 @@ def parse_gpu_text(text: str) -> GpuText | None:
     )
 
 
-def resolve_gpu(
-    gpu: GpuText, resolve_accelerator: Callable[[str], str | None]
-) -> str | None:
+def resolve_gpu(gpu: GpuText, resolve_accelerator: Callable[[str], str | None]) -> str | None:
     for name in gpu.candidates():
         found = resolve_accelerator(name)
         if found is not None:

@@ -11,6 +11,7 @@ from apiflask import APIBlueprint
 from flask import Response
 
 from service.answers import freshness, history_point, offer_document, resolve_gpu
+from service.problems import invalid_parameter
 from service.schemas import History, HistoryQuery, OfferList, OffersQuery
 from service.services import current_services
 
@@ -32,15 +33,27 @@ def list_offers(query: OffersQuery) -> dict[str, Any] | Response:
     accelerator = None
     if query.accelerator:
         accelerator = resolve_gpu(services.hardware, query.accelerator, "accelerator").id
-    chosen = [
-        stored
-        for stored in services.catalog.table().rows
+    table = services.catalog.table()
+    picked = [
+        i
+        for i, stored in enumerate(table.rows)
         if (accelerator is None or stored.offer.accelerator == accelerator)
         and (query.provider is None or stored.offer.provider == query.provider.lower())
         and (query.pricing is None or stored.offer.pricing == query.pricing)
         and (query.region is None or stored.offer.region.lower().startswith(query.region.lower()))
     ]
+    chosen = [table.rows[i] for i in picked]
     rows = [offer_document(stored) for stored in chosen]
+    if query.workload is not None or query.gpu is not None:
+        if query.workload is None or query.gpu is None:
+            raise invalid_parameter("workload", "workload and gpu go together")
+        reference = resolve_gpu(services.hardware, query.gpu, "gpu").id
+        s_ref = services.hardware.speed(reference, query.workload).relative
+        for row, i in zip(rows, picked, strict=True):
+            # usd per hour / (reference-card hours of work the offer does per hour)
+            row["usd_per_reference_hour"] = (
+                row["usd_per_hour"] * s_ref / (table.speed[query.workload][i])
+            )
     if query.format == "csv":
         return Response(to_csv(rows), mimetype="text/csv")
     prices = freshness(chosen, services.settings.stale_after_hours)

@@ -1,0 +1,306 @@
+"""Azure: pay-as-you-go and spot prices of every whole-GPU VM size, per region.
+
+The Azure Retail Prices API is public, so no credentials: one filtered query lists every
+NC, ND and NV Virtual Machines meter at Consumption prices in USD, about 1000 items a page,
+followed through ``NextPageLink``. An item prices a whole VM size for an hour; which GPU,
+and how many, each size carries comes from the curated ``pricing/data/azure_vms.csv``.
+
+Rules, and why:
+- a page that fails, is not JSON or has no ``Items`` fails the run: stopping there would
+  store a silently partial price list;
+- a ``NextPageLink`` to another scheme, host or port is refused, and one already followed
+  too: an answer must not send us elsewhere, nor round in circles;
+- Reservation items are the total for a 1- or 3-year term, never an hourly price;
+  DevTestConsumption needs a Dev/Test subscription; Windows meters include a licence: all
+  skipped;
+- Spot and Low Priority (being retired) are both evictable: both priced as spot, the notes
+  say which;
+- the fractional NVadsA10_v5 sizes (1/6, 1/3 and 1/2 of an A10) are known but skipped, see
+  ``FRACTIONAL``: a fraction of a GPU is not a GPU. Any other NC/ND/NV size missing from the
+  table is unknown: reported, never priced;
+- several items for one (size, region, pricing) keep the latest effectiveStartDate.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+from pricing.adapters import Batch
+from pricing.errors import AdapterError
+from pricing.http import make_session
+from pricing.offer import Offer, PricingModel
+
+PROVIDER = "azure"
+SERVICE = "Virtual Machines"
+SOURCE = "Azure Retail Prices API"
+DEFAULT_PRICES_URL = "https://prices.azure.com/api/retail/prices"
+API_VERSION = "2023-01-01-preview"
+GPU_PREFIXES = ("Standard_NC", "Standard_ND", "Standard_NV")
+# Filter values are case-sensitive in this API version.
+PRICE_FILTER = (
+    "serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and "
+    "(contains(armSkuName, 'Standard_NC') or contains(armSkuName, 'Standard_ND') "
+    "or contains(armSkuName, 'Standard_NV'))"
+)
+# NVadsA10_v5 sizes with 1/6, 1/3 and 1/2 of an A10 (learn.microsoft.com, nvadsa10v5-series).
+FRACTIONAL = frozenset(
+    {"Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5"}
+)
+EVICTABLE = (" Spot", " Low Priority")  # skuName / meterName suffixes
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class VmSize:
+    name: str  # armSkuName
+    accelerator: str  # canonical id (hardware registry)
+    count: int  # whole GPUs
+    memory_gb: float | None  # per GPU; None = the registry's figure
+    source: str
+
+
+class VmMap:
+    def __init__(self, sizes: Iterable[VmSize]) -> None:
+        self._sizes = {s.name: s for s in sizes}
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._sizes
+
+    def get(self, name: str) -> VmSize | None:
+        return self._sizes.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._sizes)
+
+
+def load_vm_map() -> VmMap:
+    text = (resources.files("pricing") / "data" / "azure_vms.csv").read_text("utf-8")
+    return VmMap(
+        VmSize(
+            name=row["arm_sku_name"],
+            accelerator=row["accelerator"],
+            count=int(row["count"]),
+            memory_gb=float(row["memory_gb"]) if row["memory_gb"] else None,
+            source=row["source"],
+        )
+        for row in csv.DictReader(io.StringIO(text))
+    )
+
+
+@dataclass
+class Skipped:
+    """GPU VM sizes seen but not priced, and items refused, so nothing is lost unnoticed."""
+
+    unknown: set[str] = field(default_factory=set)
+    fractional: set[str] = field(default_factory=set)
+    rejected: list[str] = field(default_factory=list)  # non-USD and malformed items
+
+    def check(self, vms: VmMap, sku: str) -> VmSize | None:
+        found = vms.get(sku)
+        if found is None:
+            if sku in FRACTIONAL:
+                self.fractional.add(sku)
+            elif sku.startswith(GPU_PREFIXES):
+                self.unknown.add(sku)
+        return found
+
+    def report(self) -> str:
+        """One line for the run record; the full lists go to the log, once per run."""
+        parts = []
+        if self.unknown:
+            names = sorted(self.unknown)
+            shown = ", ".join(names[:2]) + (", ..." if len(names) > 2 else "")
+            message = f"{len(names)} GPU VM sizes not in pricing/data/azure_vms.csv skipped"
+            log.warning("azure: %s: %s", message, ", ".join(names))
+            parts.append(f"{message} ({shown})")
+        if self.rejected:
+            message = f"{len(self.rejected)} non-USD or malformed items rejected"
+            log.warning("azure: %s: %s", message, "; ".join(self.rejected[:20]))
+            parts.append(message)
+        return "; ".join(parts)
+
+
+def is_windows(product_name: str) -> bool:
+    """A productName like "... Series Windows" or "... Srs Win": a Windows licence is in it."""
+    return product_name.endswith(" Win") or "Windows" in product_name
+
+
+def same_origin(url: str, other: str) -> bool:
+    """Scheme, host and port equal, default ports spelled or not (":443" == "")."""
+    a, b = urlsplit(url), urlsplit(other)
+    try:
+        ports = (a.port or _DEFAULT_PORTS.get(a.scheme), b.port or _DEFAULT_PORTS.get(b.scheme))
+    except ValueError:  # a port that is not a number
+        return False
+    return (
+        bool(a.scheme and a.hostname)
+        and (a.scheme.lower(), a.hostname) == (b.scheme.lower(), b.hostname)
+        and ports[0] == ports[1]
+    )
+
+
+def parse_items(
+    items: Iterable[Any], vms: VmMap, price_as_of: str, skipped: Skipped
+) -> list[Offer]:
+    """Linux hourly offers of mapped sizes, one per (size, region, pricing): the latest."""
+    kept: dict[tuple[str, str, PricingModel], tuple[tuple[datetime, bool], Offer]] = {}
+    for item in items:
+        parsed = _parse_one(item, vms, price_as_of, skipped)
+        if parsed is None:
+            continue
+        rank, offer = parsed
+        key = (offer.product, offer.region, offer.pricing)
+        if key not in kept or rank > kept[key][0]:
+            kept[key] = (rank, offer)
+    return [offer for _, offer in kept.values()]
+
+
+def _parse_one(
+    item: Any, vms: VmMap, price_as_of: str, skipped: Skipped
+) -> tuple[tuple[datetime, bool], Offer] | None:
+    if not isinstance(item, dict):
+        skipped.rejected.append(f"not an object: {item!r:.60}")
+        return None
+    sku = str(item.get("armSkuName") or "")
+    region = str(item.get("armRegionName") or "")
+    currency = item.get("currencyCode")
+    if currency != "USD":
+        skipped.rejected.append(f"{sku} {region}: priced in {currency}")
+        return None
+    if item.get("type") != "Consumption" or item.get("unitOfMeasure") != "1 Hour":
+        return None  # Reservation (a whole term), DevTestConsumption, other units
+    if is_windows(str(item.get("productName") or "")):
+        return None
+    size = skipped.check(vms, sku)
+    if size is None:
+        return None
+    price = item.get("retailPrice")
+    if isinstance(price, bool) or not isinstance(price, int | float) or not region:
+        skipped.rejected.append(f"{sku} {region}: malformed item (retailPrice {price!r})")
+        return None
+    if not price > 0:
+        return None  # $0 is not a price
+    names = (str(item.get("skuName") or ""), str(item.get("meterName") or ""))
+    evictable = next((s.strip() for s in EVICTABLE for name in names if name.endswith(s)), None)
+    start = str(item.get("effectiveStartDate") or "")
+    notes = [f"effectiveStartDate {start}"] if start else []
+    if evictable:
+        notes.append(f"{evictable} VM: evictable")
+    meter = item.get("meterId") or names[0]
+    offer = Offer(
+        provider=PROVIDER,
+        service=SERVICE,
+        product=sku,
+        region=region,
+        accelerator=size.accelerator,
+        count=size.count,
+        pricing=PricingModel.SPOT if evictable else PricingModel.ON_DEMAND,
+        usd_per_hour=float(price),
+        price_as_of=price_as_of,
+        source=f"{SOURCE}, meter {meter}",
+        memory_gb=size.memory_gb,
+        confidence="high",
+        notes="; ".join(notes),
+    )
+    # Latest start first; on a tie Spot, the current product, over Low Priority.
+    return (_instant(start), evictable != "Low Priority"), offer
+
+
+def _instant(value: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)  # undated sorts oldest
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class AzureConfig:
+    prices_url: str
+    timeout_seconds: float = 60.0
+    retries: int = 3
+    backoff_seconds: float = 0.5
+
+
+class AzureAdapter:
+    name = PROVIDER
+
+    def __init__(
+        self,
+        config: AzureConfig,
+        http: requests.Session | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        vms: VmMap | None = None,
+    ) -> None:
+        self.config = config
+        self._http = http
+        self._clock = clock
+        self._vms = vms
+
+    def fetch(self) -> Batch:
+        vms = self._vms or load_vm_map()
+        today = self._clock().date().isoformat()
+        items: list[Any] = []
+        pages = 0
+        for page in self._pages():
+            items += page
+            pages += 1
+        skipped = Skipped()
+        offers = parse_items(items, vms, today, skipped)
+        version = f"{SOURCE} {API_VERSION}, {pages} pages"
+        report = skipped.report()
+        if report:
+            version += f"; {report}"
+        return Batch(offers, source_version=version)
+
+    def _pages(self) -> Iterator[list[Any]]:
+        """Every page's Items, in order; any page that cannot be read fails the run."""
+        http = self._http or make_session(self.config.retries, self.config.backoff_seconds)
+        url = self.config.prices_url
+        params: dict[str, str] | None = {"api-version": API_VERSION, "$filter": PRICE_FILTER}
+        followed: set[str] = set()
+        page = 1
+        while True:
+            body = self._get(http, url, params, page)
+            yield body["Items"]
+            link = body.get("NextPageLink")
+            if not link:
+                return
+            if not isinstance(link, str) or not same_origin(link, self.config.prices_url):
+                raise AdapterError(
+                    f"page {page}: NextPageLink {link!r:.200} is not on "
+                    f"{self.config.prices_url}'s scheme, host and port: refused"
+                )
+            if link in followed:
+                raise AdapterError(f"page {page}: NextPageLink {link:.200} was already followed")
+            followed.add(link)
+            url, params, page = link, None, page + 1
+
+    def _get(
+        self, http: requests.Session, url: str, params: dict[str, str] | None, page: int
+    ) -> dict[str, Any]:
+        try:
+            response = http.get(url, params=params, timeout=self.config.timeout_seconds)
+        except requests.RequestException as exc:
+            raise AdapterError(f"page {page}: GET {url}: {type(exc).__name__}: {exc}") from exc
+        if response.status_code != 200:
+            raise AdapterError(f"page {page}: GET {url}: HTTP {response.status_code}")
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise AdapterError(f"page {page}: GET {url}: answer is not JSON (truncated?)") from exc
+        if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
+            raise AdapterError(f"page {page}: GET {url}: answer has no 'Items' list")
+        return body

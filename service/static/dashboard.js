@@ -1,0 +1,381 @@
+// gpu-breakeven dashboard: four views over the REST API of this same origin.
+// Every control's state lives in the URL query, so any view can be shared as a link.
+"use strict";
+
+const VIEWS = ["prices", "freshness", "history", "calculator"];
+const PRICE_COLUMNS = [
+  ["provider", "text"], ["product", "text"], ["region", "text"], ["accelerator", "text"],
+  ["count", "int"], ["pricing", "text"], ["usd_per_hour", "usd"],
+  ["usd_per_accelerator_hour", "usd"], ["usd_per_reference_hour", "usd"],
+  ["price_as_of", "text"],
+];
+const CALC_FIELDS = [
+  "gpu", "hours", "workload", "gpus", "providers", "pricing", "region", "memory", "price",
+  "watts", "electricity", "pue", "load", "host_cost", "host_watts", "utilization", "resale",
+  "depreciation", "spot_overhead",
+];
+const COLORS = ["#1f5fbf", "#b42318", "#1e7b34", "#9a6700", "#6941c6", "#0e7090", "#c4320a"];
+
+const state = { offers: [], sort: { key: "usd_per_accelerator_hour", dir: 1 }, loaded: {} };
+window.breakevenCharts = {};
+
+const $ = (selector) => document.querySelector(selector);
+const query = () => new URLSearchParams(window.location.search);
+
+function setQuery(updates) {
+  const params = query();
+  for (const [key, value] of Object.entries(updates)) {
+    if (value === "" || value === null || value === undefined) params.delete(key);
+    else params.set(key, value);
+  }
+  window.history.replaceState(null, "", `?${params.toString()}`);
+}
+
+async function getJSON(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.detail || response.statusText);
+  return body;
+}
+
+function usd(value, digits = 4) {
+  return value === null || value === undefined ? "–" : `$${Number(value).toFixed(digits)}`;
+}
+
+function ago(seconds) {
+  if (seconds === null || seconds === undefined) return "of unknown age";
+  const units = [["day", 86400], ["hour", 3600], ["minute", 60]];
+  for (const [name, size] of units) {
+    const n = Math.floor(seconds / size);
+    if (n >= 1) return `${n} ${name}${n === 1 ? "" : "s"} ago`;
+  }
+  return "just now";
+}
+
+// -- views ------------------------------------------------------------------------------
+
+function showView(name) {
+  const view = VIEWS.includes(name) ? name : "prices";
+  for (const panel of document.querySelectorAll("[data-panel]")) {
+    panel.hidden = panel.dataset.panel !== view;
+  }
+  for (const link of document.querySelectorAll("nav a")) {
+    if (link.dataset.view === view) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  setQuery({ view });
+  const loaders = { prices: loadPrices, freshness: loadFreshness, history: loadHistory,
+    calculator: runCalculator };
+  loaders[view]().catch((error) => showError(view, error));
+}
+
+function showError(view, error) {
+  const target = { prices: "#prices-status", freshness: "#freshness-list",
+    history: "#history-status", calculator: "#verdict" }[view];
+  const element = $(target);
+  element.textContent = `Error: ${error.message}`;
+  element.classList.add("error");
+}
+
+// -- prices -----------------------------------------------------------------------------
+
+function formValues(form) {
+  return Object.fromEntries(new FormData(form).entries());
+}
+
+function fillForm(form, names) {
+  const params = query();
+  for (const name of names) {
+    const field = form.elements.namedItem(name);
+    if (field && params.has(name)) field.value = params.get(name);
+  }
+}
+
+function fillSelect(select, values) {
+  const current = select.value;
+  const keep = select.options[0] && select.options[0].value === "" ? [select.options[0]] : [];
+  select.replaceChildren(...keep);
+  for (const value of values) select.append(new Option(value, value));
+  if ([...select.options].some((o) => o.value === current)) select.value = current;
+}
+
+async function loadPrices() {
+  const form = $("#prices-form");
+  if (!state.loaded.pricesOptions) {
+    const all = await getJSON("offers");
+    fillSelect(form.elements.accelerator, [...new Set(all.offers.map((o) => o.accelerator))].sort());
+    fillSelect(form.elements.provider, [...new Set(all.offers.map((o) => o.provider))].sort());
+    fillForm(form, ["accelerator", "provider", "region", "pricing", "workload", "ref"]);
+    const params = query();
+    if (params.has("sort")) state.sort.key = params.get("sort");
+    if (params.has("dir")) state.sort.dir = Number(params.get("dir")) || 1;
+    state.loaded.pricesOptions = true;
+  }
+  const values = formValues(form);
+  setQuery(values);
+  const params = new URLSearchParams();
+  for (const key of ["accelerator", "provider", "region", "pricing", "workload"]) {
+    if (values[key]) params.set(key, values[key]);
+  }
+  params.set("gpu", values.ref || "rtx3090");
+  const body = await getJSON(`offers?${params.toString()}`);
+  state.offers = body.offers;
+  const age = body.prices.age_seconds;
+  $("#prices-status").classList.remove("error");
+  $("#prices-status").textContent =
+    `${body.count} offers · oldest price ${ago(age)}${body.prices.stale ? " (stale)" : ""}`;
+  renderPrices();
+}
+
+function sortedOffers() {
+  const { key, dir } = state.sort;
+  return [...state.offers].sort((a, b) => {
+    const x = a[key];
+    const y = b[key];
+    if (x === y) return 0;
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    return (x < y ? -1 : 1) * dir;
+  });
+}
+
+function renderPrices() {
+  const rows = sortedOffers();
+  const body = $("#prices-table tbody");
+  body.replaceChildren(
+    ...rows.map((offer) => {
+      const tr = document.createElement("tr");
+      for (const [key, kind] of PRICE_COLUMNS) {
+        const td = document.createElement("td");
+        const value = offer[key];
+        td.textContent = kind === "usd" ? usd(value) : value;
+        if (kind !== "text") td.className = "num";
+        if (key === "price_as_of") td.title = offer.source;
+        tr.append(td);
+      }
+      return tr;
+    }),
+  );
+  for (const th of document.querySelectorAll("#prices-table th")) {
+    const key = th.querySelector("button").dataset.sort;
+    if (key === state.sort.key) {
+      th.setAttribute("aria-sort", state.sort.dir > 0 ? "ascending" : "descending");
+    } else th.removeAttribute("aria-sort");
+  }
+}
+
+function sortBy(key) {
+  state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 };
+  setQuery({ sort: key, dir: state.sort.dir });
+  renderPrices();
+}
+
+function csvCell(value) {
+  const text = value === null || value === undefined ? "" : String(value);
+  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function downloadCsv() {
+  const keys = PRICE_COLUMNS.map(([key]) => key);
+  const lines = [keys.join(",")];
+  for (const offer of sortedOffers()) lines.push(keys.map((k) => csvCell(offer[k])).join(","));
+  const blob = new Blob([`${lines.join("\n")}\n`], { type: "text/csv" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = "offers.csv";
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+// -- freshness --------------------------------------------------------------------------
+
+async function loadFreshness() {
+  const body = await getJSON("providers");
+  const list = $("#freshness-list");
+  list.replaceChildren(
+    ...body.providers.map((p) => {
+      const li = document.createElement("li");
+      const failed = p.status === "failed";
+      li.className = failed ? "failed" : p.stale ? "stale" : "fresh";
+      const state = failed ? "Last refresh failed" : p.stale ? "Stale" : "Fresh";
+      const run = p.current_run;
+      const served = run
+        ? `serving ${run.row_count} offers updated ${ago(p.age_seconds)}`
+        : "no prices yet";
+      const strong = document.createElement("span");
+      strong.className = "state";
+      strong.textContent = `${p.name}: ${state}`;
+      li.append(strong, ` · ${served}`);
+      if (p.last_error) li.append(` · last error: ${p.last_error}`);
+      return li;
+    }),
+  );
+}
+
+// -- history ----------------------------------------------------------------------------
+
+async function loadHistory() {
+  const form = $("#history-form");
+  const select = form.elements.h_accelerator;
+  if (!state.loaded.historyOptions) {
+    const gpus = await getJSON("gpus");
+    fillSelect(select, gpus.gpus.map((g) => g.id));
+    select.value = query().get("h_accelerator") || "a100-40gb";
+    if (query().has("since")) form.elements.since.value = query().get("since");
+    state.loaded.historyOptions = true;
+  }
+  const values = formValues(form);
+  setQuery(values);
+  const params = new URLSearchParams({ accelerator: values.h_accelerator });
+  if (values.since) params.set("since", values.since);
+  const body = await getJSON(`offers/history?${params.toString()}`);
+  const series = new Map();
+  for (const point of body.points) {
+    const key = `${point.provider} ${point.product} ${point.region} ${point.pricing}`;
+    if (!series.has(key)) series.set(key, []);
+    series.get(key).push({ x: Date.parse(point.at), y: point.usd_per_accelerator_hour });
+  }
+  const datasets = [...series.entries()].map(([label, data], i) => ({
+    label, data, borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
+    stepped: true, pointRadius: 2,
+  }));
+  $("#history-status").classList.remove("error");
+  $("#history-status").textContent =
+    `${body.count} prices in ${series.size} series since ${body.since.slice(0, 10)} (USD per accelerator-hour)`;
+  drawChart("history", "#history-chart", {
+    type: "line",
+    data: { datasets },
+    options: {
+      animation: false, maintainAspectRatio: false, parsing: false,
+      scales: {
+        x: { type: "linear", ticks: { callback: (v) => new Date(v).toISOString().slice(0, 10) } },
+        y: { title: { display: true, text: "USD per accelerator-hour" } },
+      },
+    },
+  });
+}
+
+function drawChart(name, selector, config) {
+  if (window.breakevenCharts[name]) window.breakevenCharts[name].destroy();
+  window.breakevenCharts[name] = new window.Chart($(selector), config);
+}
+
+// -- calculator -------------------------------------------------------------------------
+
+async function runCalculator() {
+  const form = $("#calc-form");
+  if (!state.loaded.calcForm) {
+    fillForm(form, CALC_FIELDS);
+    state.loaded.calcForm = true;
+  }
+  const values = formValues(form);
+  const params = new URLSearchParams();
+  for (const name of CALC_FIELDS) if (values[name]) params.set(name, values[name]);
+  setQuery(Object.fromEntries(CALC_FIELDS.map((name) => [name, values[name] || ""])));
+  const answer = await getJSON(`breakeven?${params.toString()}`);
+  renderAnswer(answer);
+}
+
+function renderAnswer(a) {
+  const cheapest = a.rent[0];
+  const verdict = $("#verdict");
+  verdict.classList.remove("error");
+  const what = `${a.hours} h of ${a.workload} training on ${a.buy.gpus} × ${a.gpu}`;
+  const winner = a.verdict === "buy"
+    ? `Buying is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)} against ${cheapest.product} (${cheapest.provider}).`
+    : `Renting ${cheapest.product} (${cheapest.provider}, ${cheapest.pricing}) is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)}.`;
+  const point = a.breakeven
+    ? ` Buying pays off after ${Math.round(a.breakeven.hours).toLocaleString()} h of work (about ${Math.round(a.breakeven.days).toLocaleString()} days at ${Math.round(a.assumptions.utilization * 100)}% utilization).`
+    : " Buying never pays off: that rental costs less per hour than the card's electricity.";
+  verdict.textContent = winner + point + (a.prices.stale ? " Some prices are stale." : "");
+
+  const rows = [
+    ["Buy: cards", usd(a.buy.purchase_usd, 2)], ["Buy: host", usd(a.buy.host_usd, 2)],
+    ["Buy: electricity", usd(a.buy.energy_usd, 2)], ["Buy: resale", `−${usd(a.buy.resale_usd, 2)}`],
+    ["Buy: total", usd(a.buy.total_usd, 2)],
+    ...a.rent.slice(0, 3).map((r) => [`Rent: ${r.provider} ${r.product} (${r.pricing}), ${r.hours.toFixed(1)} h`, usd(r.total_usd, 2)]),
+  ];
+  $("#breakdown").replaceChildren(
+    ...rows.map(([label, value]) => {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th");
+      th.textContent = label;
+      const td = document.createElement("td");
+      td.className = "num";
+      td.textContent = value;
+      tr.append(th, td);
+      return tr;
+    }),
+  );
+  drawCostChart(a);
+}
+
+function drawCostChart(a) {
+  const model = a.buy.model;
+  const breakeven = a.breakeven ? a.breakeven.hours : null;
+  const end = Math.max(a.hours * 1.2, breakeven ? breakeven * 1.3 : 0, 1);
+  const steps = 60;
+  const xs = Array.from({ length: steps + 1 }, (_, i) => (end * i) / steps);
+  const buyCost = (h) => model.capex_usd - model.resale_start_usd * Math.exp(-model.resale_decay_per_hour * h)
+    + model.energy_usd_per_hour * h;
+  const datasets = [{
+    label: `Buy ${a.buy.gpus} × ${a.gpu}`, data: xs.map((x) => ({ x, y: buyCost(x) })),
+    borderColor: COLORS[0], backgroundColor: COLORS[0], pointRadius: 0,
+  }];
+  a.rent.slice(0, 3).forEach((r, i) => {
+    datasets.push({
+      label: `Rent ${r.provider} ${r.product} (${r.pricing})`,
+      data: xs.map((x) => ({ x, y: r.usd_per_reference_hour * x })),
+      borderColor: COLORS[i + 1], backgroundColor: COLORS[i + 1], pointRadius: 0, borderDash: [6, 4],
+    });
+  });
+  const marker = $("#breakeven-marker");
+  if (breakeven !== null) {
+    datasets.push({
+      label: "Break-even", type: "scatter", data: [{ x: breakeven, y: buyCost(breakeven) }],
+      borderColor: "#000", backgroundColor: "#f5a623", pointRadius: 7, pointStyle: "rectRot",
+    });
+    marker.dataset.hours = String(breakeven);
+    marker.textContent = `Break-even marked at ${Math.round(breakeven).toLocaleString()} h.`;
+  } else {
+    marker.dataset.hours = "";
+    marker.textContent = "No break-even point: renting stays cheaper.";
+  }
+  drawChart("calc", "#calc-chart", {
+    type: "line",
+    data: { datasets },
+    options: {
+      animation: false, maintainAspectRatio: false, parsing: false,
+      scales: {
+        x: { type: "linear", title: { display: true, text: `hours of work on ${a.gpu}` } },
+        y: { title: { display: true, text: "cumulative cost, USD" } },
+      },
+    },
+  });
+}
+
+// -- wiring -----------------------------------------------------------------------------
+
+function init() {
+  for (const link of document.querySelectorAll("nav a")) {
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      showView(link.dataset.view);
+    });
+  }
+  $("#prices-form").addEventListener("change", () => loadPrices().catch((e) => showError("prices", e)));
+  $("#prices-form").addEventListener("submit", (event) => event.preventDefault());
+  for (const button of document.querySelectorAll("#prices-table th button")) {
+    button.addEventListener("click", () => sortBy(button.dataset.sort));
+  }
+  $("#download-csv").addEventListener("click", downloadCsv);
+  $("#history-form").addEventListener("change", () => loadHistory().catch((e) => showError("history", e)));
+  $("#calc-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    runCalculator().catch((e) => showError("calculator", e));
+  });
+  showView(query().get("view") || "prices");
+}
+
+document.addEventListener("DOMContentLoaded", init);

@@ -1,0 +1,141 @@
+"""A local fake of the Azure Retail Prices API (``GET /api/retail/prices``), in its wire format.
+
+A page is ``{"BillingCurrency", "CustomerEntityId", "CustomerEntityType", "Items",
+"NextPageLink", "Count"}`` as in the assembled sample; ``NextPageLink`` is an absolute URL
+carrying the same ``api-version`` and ``$filter`` plus ``$skip``, as Azure's does, and null
+on the last page. Faults on demand: throttling (429, Retry-After: 0), a page that always
+answers 500, a page cut off mid-body, a verbatim body, a NextPageLink on another origin and
+one that leads back to the first page. Tests hand the adapter ``fake.install(httpserver)``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from werkzeug import Request, Response
+
+from tests.fakes.aws import SAMPLES
+
+SAMPLE = "azure_retail_prices_gpu_vm_items.json"
+PATH = "/api/retail/prices"
+
+
+def sample() -> dict[str, Any]:
+    return json.loads((SAMPLES / SAMPLE).read_text())
+
+
+def item(
+    arm_sku_name: str,
+    usd: float,
+    region: str = "eastus",
+    suffix: str = "",
+    kind: str = "Consumption",
+    currency: str = "USD",
+    product_name: str | None = None,
+    start: str = "2026-07-01T00:00:00Z",
+    **fields: Any,
+) -> dict[str, Any]:
+    """One item in the sample's shape: a Linux meter of ``arm_sku_name``.
+
+    ``suffix`` (" Spot", " Low Priority") ends skuName and meterName as Azure's do;
+    ``kind`` is the item ``type`` (Consumption, DevTestConsumption, Reservation); keyword
+    fields override any key by its wire name (unitOfMeasure="1/Month").
+    """
+    entry = copy.deepcopy(sample()["Items"][0])
+    name = arm_sku_name.removeprefix("Standard_").replace("_", " ")  # "NC4as T4 v3"
+    meter = uuid.uuid5(uuid.NAMESPACE_URL, repr((arm_sku_name, region, suffix, kind, currency)))
+    entry.update(
+        {
+            "currencyCode": currency,
+            "retailPrice": usd,
+            "unitPrice": usd,
+            "armRegionName": region,
+            "location": region,
+            "effectiveStartDate": start,
+            "meterId": str(meter),
+            "meterName": name + suffix,
+            "skuId": f"{entry['productId']}/{str(meter)[:4].upper()}",
+            "productName": product_name or f"Virtual Machines {name} Series",
+            "skuName": name + suffix,
+            "type": kind,
+            "armSkuName": arm_sku_name,
+        }
+    )
+    if kind == "Reservation":
+        entry["reservationTerm"] = "1 Year"
+    entry.update(fields)
+    return entry
+
+
+@dataclass
+class AzureFake:
+    """State of the fake: what it serves and what it was asked."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    page_size: int = 2
+    throttle_first: int = 0  # answer this many calls with 429 (Retry-After: 0) first
+    fail_page: int | None = None  # 1-based page that always answers HTTP 500
+    truncate_page: int | None = None  # 1-based page whose body is cut off halfway
+    bodies: dict[int, str] = field(default_factory=dict)  # page -> serve this text verbatim
+    next_link_origin: str | None = None  # NextPageLinks on this origin instead of ours
+    loop_page: int | None = None  # this page's NextPageLink leads back to page 1
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def install(self, httpserver) -> str:  # type: ignore[no-untyped-def]
+        httpserver.expect_request(PATH, method="GET").respond_with_handler(self._prices)
+        return httpserver.url_for(PATH)
+
+    def pages_asked(self) -> list[int]:
+        return [r["page"] for r in self.requests]
+
+    def _prices(self, request: Request) -> Response:
+        skip = int(request.args.get("$skip") or 0)
+        page = skip // self.page_size + 1
+        self.requests.append(
+            {
+                "page": page,
+                "api-version": request.args.get("api-version"),
+                "filter": request.args.get("$filter"),
+                "skip": skip,
+            }
+        )
+        if self.throttle_first > 0:
+            self.throttle_first -= 1
+            return Response("Too Many Requests", status=429, headers={"Retry-After": "0"})
+        if self.fail_page == page:
+            error = {"Error": {"Code": "InternalServerError", "Message": "backend error"}}
+            return Response(json.dumps(error), status=500, content_type="application/json")
+        if page in self.bodies:
+            return Response(self.bodies[page], content_type="application/json")
+        chunk = self.items[skip : skip + self.page_size]
+        link = None
+        if skip + self.page_size < len(self.items):
+            following = 0 if self.loop_page == page else skip + self.page_size
+            origin = self.next_link_origin or request.host_url.rstrip("/")
+            query = urlencode(
+                {
+                    "api-version": request.args.get("api-version", ""),
+                    "$filter": request.args.get("$filter", ""),
+                    "$skip": following,
+                },
+                quote_via=quote,
+                safe="$",
+            )
+            link = f"{origin}{PATH}?{query}"
+        body = {
+            "BillingCurrency": "USD",
+            "CustomerEntityId": "Default",
+            "CustomerEntityType": "Retail",
+            "Items": chunk,
+            "NextPageLink": link,
+            "Count": len(chunk),
+        }
+        text = json.dumps(body)
+        if self.truncate_page == page:
+            text = text[: len(text) // 2]  # the connection died mid-body
+        return Response(text, content_type="application/json")

@@ -1,0 +1,183 @@
+"""The dashboard in a real browser: system Chromium driven by Playwright against a real
+`breakeven serve`. Screenshots of every view at desktop and phone width are written to
+artifacts/screenshots/ (see the README)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import requests
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+CHROMIUM = os.environ.get("BREAKEVEN_CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+VIEWS = ("prices", "freshness", "history", "calculator")
+WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
+# Waits use locator assertions (expect), never wait_for_function: the page's CSP forbids the
+# eval that a string predicate needs, which is the point of the CSP.
+# Flags for a sandboxed root CI machine with no network: no first-run or background traffic.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("dashboard")
+    port = _free_port()
+    env = {**os.environ, "BREAKEVEN_DATA_DIR": str(data), "NO_PROXY": "127.0.0.1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", "1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if requests.get(f"{url}/health", timeout=1).ok:
+                break
+        except requests.ConnectionError:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.1)
+    yield url
+    server.terminate()
+    server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.errors = errors  # type: ignore[attr-defined]
+    yield page
+    context.close()
+    assert errors == [], f"errors in the page: {errors}"
+
+
+def _table_rows(page: Page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#prices-table tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+
+
+def test_every_view_loads_with_no_request_leaving_loopback(page: Page, base_url: str) -> None:
+    hosts: set[str] = set()
+    page.on("request", lambda r: hosts.add(urlparse(r.url).netloc or urlparse(r.url).scheme))
+    for view in VIEWS:
+        page.goto(f"{base_url}/?view={view}")
+        page.wait_for_load_state("networkidle")
+    assert hosts <= {urlparse(base_url).netloc, "data", "blob"}, hosts
+    assert page.locator("#prices-table").count() == 1
+
+
+def test_table_filters_and_sorts(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/?view=prices")
+    page.wait_for_selector("#prices-table tbody tr")
+    expected = requests.get(f"{base_url}/offers?provider=aws", timeout=10).json()["count"]
+    page.select_option("#prices-form select[name=provider]", "aws")
+    expect(page.locator("#prices-table tbody tr")).to_have_count(expected)
+    assert {row[0] for row in _table_rows(page)} == {"aws"}
+    assert "provider=aws" in page.url
+
+    page.click("#prices-table th button[data-sort=usd_per_hour]")
+    ascending = [float(row[6].lstrip("$")) for row in _table_rows(page)]
+    assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
+    page.click("#prices-table th button[data-sort=usd_per_hour]")
+    descending = [float(row[6].lstrip("$")) for row in _table_rows(page)]
+    assert descending == sorted(ascending, reverse=True)
+
+
+def test_calculator_marks_the_breakeven_that_the_api_reports(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/?view=calculator")
+    page.fill("#calc-form input[name=gpu]", "rtx4090")
+    page.fill("#calc-form input[name=hours]", "2000")
+    page.select_option("#calc-form select[name=workload]", "cnn")
+    page.press("#calc-form input[name=hours]", "Enter")  # the keyboard submits the form
+    expect(page.locator("#verdict")).to_contain_text("rtx4090")
+    api = requests.get(
+        f"{base_url}/breakeven?gpu=rtx4090&hours=2000&workload=cnn", timeout=10
+    ).json()
+    marker_x = page.evaluate(
+        "window.breakevenCharts.calc.data.datasets.find(d => d.label === 'Break-even').data[0].x"
+    )
+    assert marker_x == pytest.approx(api["breakeven"]["hours"], rel=1e-9)
+    assert float(page.get_attribute("#breakeven-marker", "data-hours")) == pytest.approx(
+        api["breakeven"]["hours"]
+    )
+    # the form state is in the URL: opening it again gives the same answer
+    shared = page.url
+    assert "gpu=rtx4090" in shared and "hours=2000" in shared and "workload=cnn" in shared
+    page.goto(shared)
+    expect(page.locator("#verdict")).to_contain_text("rtx4090")
+    assert page.input_value("#calc-form input[name=hours]") == "2000"
+
+
+def test_csv_download_matches_the_visible_rows(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/?view=prices&provider=gcp&pricing=spot")
+    page.wait_for_selector("#prices-table tbody tr")
+    visible = _table_rows(page)
+    with page.expect_download() as info:
+        page.click("#download-csv")
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text())))
+    assert len(rows) == len(visible) > 0
+    assert [r["product"] for r in rows] == [v[1] for v in visible]
+    assert all(r["provider"] == "gcp" and r["pricing"] == "spot" for r in rows)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_screenshots_of_every_view(browser: Browser, base_url: str, width: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    w, h = WIDTHS[width]
+    context = browser.new_context(viewport={"width": w, "height": h})
+    page = context.new_page()
+    for view in VIEWS:
+        page.goto(f"{base_url}/?view={view}")
+        page.wait_for_load_state("networkidle")
+        target = SCREENSHOTS / f"{view}-{width}.png"
+        page.screenshot(path=str(target), full_page=True)
+        assert target.stat().st_size > 10_000
+        # nothing wider than the screen but the scrollable table
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, f"{view} at {width} is {overflow}px too wide"
+    context.close()
+
+
+def test_content_security_policy_allows_only_this_origin(base_url: str) -> None:
+    policy = requests.get(f"{base_url}/", timeout=10).headers["Content-Security-Policy"]
+    assert "default-src 'self'" in policy and "script-src 'self'" in policy
+    assert "http" not in policy  # no third-party origin anywhere
