@@ -36,7 +36,9 @@ def _default_data_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="BREAKEVEN_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="BREAKEVEN_", extra="ignore", frozen=True, env_ignore_empty=True
+    )
 
     data_dir: Path = Field(
         default_factory=_default_data_dir,
