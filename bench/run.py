@@ -10,13 +10,16 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import aws_bulk, engine
+from bench import aws_bulk, engine, http
 
 RESULTS = Path(__file__).with_name("results.md")
 ENGINE_BUDGET_MS = 2.0  # design section 7: one quote over 100,000 offers
 ENGINE_MIN_SPEEDUP = 50.0  # issue 9: at least 50x the plain-Python loop
 INGEST_MIN_MB_S = 100.0  # design section 7: stream a 1 GB regional file at >= 100 MB/s
 INGEST_MAX_RSS_MB = 250.0  # ... with peak memory <= 250 MB
+HTTP_MIN_RATIO = 0.7  # /breakeven requests/s at least 0.7 x /health's, same server and run
+SERVER_P50_MS = 5.0  # /breakeven server time p50 on a 50,000-offer catalog
+START_BUDGET_S = 3.0  # first answer within 3 s of `breakeven serve` on a fresh database
 
 
 def machine() -> str:
@@ -39,6 +42,13 @@ def main() -> int:
     e = engine.run()
     print("ingest: AWS offer file >= 1 GB ...", file=sys.stderr)
     a = aws_bulk.run()
+    print("http: gunicorn, 50,000 offers, wrk ...", file=sys.stderr)
+    h = http.run()
+    http_ok = (
+        h["ratio"] >= HTTP_MIN_RATIO
+        and h["server_p50_ms"] <= SERVER_P50_MS
+        and h["start_to_first_answer_s"] <= START_BUDGET_S
+    )
     engine_ok = e["engine_p50_ms"] <= ENGINE_BUDGET_MS and e["speedup"] >= ENGINE_MIN_SPEEDUP
     ingest_ok = a["stream_mb_s"] >= INGEST_MIN_MB_S and a["stream_peak_rss_mb"] <= INGEST_MAX_RSS_MB
     lines = [
@@ -56,10 +66,13 @@ def main() -> int:
         "| figure | value | budget |",
         "|---|---|---|",
         f"| offers / candidates after the memory gate | {e['offers']:,} / {e['candidates']:,} | |",
-        f"| engine p50 per quote | {e['engine_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
-        f"| engine p99 per quote | {e['engine_p99_ms']:.3f} ms | |",
+        f"| engine p50 per quote, full scan (new filters each time) "
+        f"| {e['engine_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| engine p99 per quote, full scan | {e['engine_p99_ms']:.3f} ms | |",
+        f"| engine p50, same filters again (shortlist cached) | {e['warm_p50_ms']:.3f} ms | |",
         f"| plain-Python loop p50 | {e['loop_p50_ms']:.1f} ms | baseline |",
-        f"| speed-up over the loop | {e['speedup']:.0f}x | >= {ENGINE_MIN_SPEEDUP:.0f}x |",
+        f"| speed-up of the full scan over the loop | {e['speedup']:.0f}x "
+        f"| >= {ENGINE_MIN_SPEEDUP:.0f}x |",
         f"| building the offer table (once per catalog) | {e['table_build_s']:.2f} s | |",
         "",
         f"Verdict: {_verdict(engine_ok)}.",
@@ -79,12 +92,50 @@ def main() -> int:
         f"| `pandas.read_csv` of the same file (baseline) | {a['pandas_mb_s']:,.0f} "
         f"| {a['pandas_peak_rss_mb']:,.0f} MB | |",
         "",
+        f"The store's write of a 50,000-offer run (one transaction, SQLite): "
+        f"{h['store_write_s']:.2f} s.",
+        "",
         f"Verdict: {_verdict(ingest_ok)}.",
+        "",
+        "## HTTP: `/breakeven` against `/health` under gunicorn",
+        "",
+        f"`breakeven serve` (gunicorn, 2 sync workers) on 127.0.0.1 with a synthetic catalog "
+        f"of 50,000 offers; load from {h['load_generator']} at concurrency {http.CONCURRENCY} "
+        f"in {http.ROUNDS} alternating rounds of {http.DURATION_S} s per endpoint (the median "
+        f"round is shown), same server, same run, on the same 2 cores as the server. "
+        f"`/breakeven?gpu=rtx3090&hours=500` is the same URL every time; the "
+        f"engine caches its shortlist per filter set, so the second figure shows a request "
+        f"whose filters are new each time (cache miss).",
+        "",
+        "| figure | /health | /breakeven | budget |",
+        "|---|---|---|---|",
+        f"| requests/s | {h['health_rps']:,.0f} | {h['breakeven_rps']:,.0f} "
+        f"| ratio {h['ratio']:.2f} (>= {HTTP_MIN_RATIO}) |",
+        f"| client p50 / p99 | {h['health_p50_ms']:.1f} / {h['health_p99_ms']:.1f} ms "
+        f"| {h['breakeven_p50_ms']:.1f} / {h['breakeven_p99_ms']:.1f} ms | |",
+        f"| errors | {h['health_errors']:.0f} | {h['breakeven_errors']:.0f} | 0 |",
+        f"| server time p50 (in process) | {h['health_server_p50_ms']:.2f} ms "
+        f"| {h['server_p50_ms']:.2f} ms "
+        f"| <= {SERVER_P50_MS:.0f} ms |",
+        f"| server time p50, new filters each request | | "
+        f"{h['server_p50_new_filters_ms']:.2f} ms | |",
+        f"| start: `breakeven serve` to first answer, fresh database | "
+        f"{h['start_to_first_answer_s']:.2f} s | | <= {START_BUDGET_S:.0f} s |",
+        "",
+        f"Verdict: {_verdict(http_ok)}.",
+        "",
+        "Profiled with cProfile on the in-process path; what it found and what changed: the "
+        "filter masks over 50,000 offers (now a per-filter shortlist cache, O(top) per "
+        "quote), JSON encoding with the standard library (now orjson), APIFlask's "
+        "re-validation of the output (the view returns a Response; the schema still "
+        "documents it), deep-copying dataclasses into the answer, and parsing price dates "
+        "on every answer (now memoised). Importing the Google and AWS SDKs at start (2.7 s) "
+        "now happens only when a refresh runs.",
         "",
     ]
     RESULTS.write_text("\n".join(lines))
     print("\n".join(lines))
-    return 0 if engine_ok and ingest_ok else 1
+    return 0 if engine_ok and ingest_ok and http_ok else 1
 
 
 def _verdict(ok: bool) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -53,6 +54,7 @@ class Offer:
 _DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")
 
 
+@functools.lru_cache(maxsize=4096)  # a catalog has few distinct as-of texts; answers ask often
 def price_date(price_as_of: str) -> date | None:
     """The latest date a free-text as-of names, read as the end of its period.
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -111,9 +112,9 @@ def _quote_document(result: Quote, settings: Settings) -> dict[str, Any]:
     assumptions.update(
         {param: getattr(request.assumptions, field) for param, field in _ASSUMPTION_PARAMS.items()}
     )
-    buy = asdict(result.buy)
+    buy = _fields(result.buy)
     buy.pop("watts")
-    buy["model"] = asdict(result.buy_model)
+    buy["model"] = _fields(result.buy_model)
     breakeven = None
     if result.breakeven_hours is not None and result.breakeven_days is not None:
         breakeven = {"hours": result.breakeven_hours, "days": result.breakeven_days}
@@ -146,19 +147,30 @@ def _quote_document(result: Quote, settings: Settings) -> dict[str, Any]:
     }
 
 
+def _fields(value: Any) -> dict[str, Any]:
+    """A flat dataclass as a dict, without asdict's deep copy."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}
+
+
 def price_age(stored: StoredOffer, now: datetime) -> float | None:
     """Seconds since the price was true: fetch time, or the price's own date if older.
 
     An undated price has no age (None) and counts as stale: an answer must not look
     fresher than its data.
     """
-    published = price_date(stored.offer.price_as_of)
+    moment = _price_moment(stored.offer.price_as_of, stored.fetched_at)
+    return None if moment is None else max(now.timestamp() - moment, 0.0)
+
+
+@functools.lru_cache(maxsize=8192)  # few distinct (as-of, fetch) pairs per catalog
+def _price_moment(price_as_of: str, fetched_at: datetime) -> float | None:
+    """When the price was last known true (Unix time); None when undated."""
+    published = price_date(price_as_of)
     if published is None:
         return None
     # A dated price was true until the end of its day at least (a live fetch dates itself).
     end_of_day = datetime.combine(published + timedelta(days=1), datetime.min.time(), UTC)
-    moment = min(stored.fetched_at, end_of_day)
-    return max((now - moment).total_seconds(), 0.0)
+    return min(fetched_at, end_of_day).timestamp()
 
 
 def freshness(

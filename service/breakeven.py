@@ -14,6 +14,8 @@ vector operations rather than a Python loop.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TypeVar
@@ -27,6 +29,7 @@ from pricing.store import StoredOffer
 Key = TypeVar("Key", bound=Hashable)
 HOURS_PER_YEAR = 8760.0
 BISECTION_STEPS = 100  # halves the bracket to well below a millionth of an hour
+SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,8 @@ class OfferTable:
         self.speed: dict[Workload, np.ndarray] = {}
         self.estimated: dict[Workload, np.ndarray] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
+        self._shortlists: OrderedDict[tuple[object, ...], tuple[np.ndarray, int]] = OrderedDict()
+        self._lock = threading.Lock()
         groups = (np.flatnonzero(~self.interruptible), np.flatnonzero(self.interruptible))
         for k in Workload:
             speed = [
@@ -190,6 +195,41 @@ class OfferTable:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def shortlist(self, request: QuoteRequest, memory_gb: float) -> tuple[np.ndarray, int]:
+        """The offers that can be cheapest, and how many passed the filters.
+
+        The first ``top`` candidates of each cheapest-first order hold the ``top`` cheapest
+        whatever the hours or assumptions, so the shortlist depends on the filters alone
+        and is cached per filter set for the life of this catalog: a sweep over hours,
+        cards or prices costs O(top) per quote after its first.
+        """
+        key = (
+            request.workload,
+            request.pricing,
+            request.providers,
+            (request.region or "").lower(),
+            memory_gb,
+            request.top,
+        )
+        with self._lock:
+            cached = self._shortlists.get(key)
+            if cached is not None:
+                self._shortlists.move_to_end(key)
+                return cached
+        mask = self.candidates(request, memory_gb)
+        index = np.concatenate(
+            [
+                order[np.flatnonzero(mask[order])[: request.top]]
+                for order in self.by_cost[request.workload]
+            ]
+        )
+        result = (index, int(np.count_nonzero(mask)))
+        with self._lock:
+            self._shortlists[key] = result
+            if len(self._shortlists) > SHORTLIST_CACHE:
+                self._shortlists.popitem(last=False)
+        return result
 
     def candidates(self, request: QuoteRequest, memory_gb: float) -> np.ndarray:
         """Boolean mask of offers the request may rent."""
@@ -249,18 +289,14 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         watts=watts,
     )
 
-    # Rent: the first `top` candidates of each cheapest-first order, then costed and merged.
-    mask = table.candidates(request, memory_gb)
-    candidates = int(np.count_nonzero(mask))
+    # Rent: the shortlist of possible cheapest offers, costed and merged.
+    index, candidates = table.shortlist(request, memory_gb)
     if candidates == 0:
         raise NoMatchingOffers(
             "memory" if request.memory_gb is not None else "gpu",
             f"no rental offer with at least {memory_gb:g} GB per accelerator matches "
             "the filters (providers, pricing, region)",
         )
-    index = np.concatenate(
-        [order[np.flatnonzero(mask[order])[: request.top]] for order in table.by_cost[k]]
-    )
     overhead = 1.0 + a.spot_overhead * table.interruptible[index]
     offer_hours = request.hours * s_ref / table.speed[k][index] * overhead
     totals = offer_hours * table.price[index]

@@ -6,6 +6,7 @@ quote between checks costs no database round trip at all.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -45,3 +46,8 @@ class Catalog:
         if version != self.version or self._table is None:
             self._table = OfferTable(self._store.current_offers(), self._hardware)
             self.version = version
+            # The catalog is hundreds of thousands of long-lived objects; left in the
+            # collector's generations, every full collection a request triggers walks them
+            # all. Freezing moves them out of its way (the old catalog is freed as usual).
+            gc.collect()
+            gc.freeze()

@@ -7,8 +7,10 @@ latencies are per process (each gunicorn worker reports its own).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
@@ -69,13 +71,17 @@ def init_app(app: Flask, store: Store) -> None:
     def _start_timer() -> None:
         g.started = time.perf_counter()
 
+    @functools.cache  # label children are looked up once per (endpoint, method, status)
+    def children(endpoint: str, method: str, status: int) -> tuple[Any, Any]:
+        return latency.labels(endpoint), requests_total.labels(endpoint, method, str(status))
+
     @app.after_request
     def _record(response: Response) -> Response:
         endpoint = request.url_rule.rule if request.url_rule else "unmatched"
-        latency.labels(endpoint).observe(
-            time.perf_counter() - g.get("started", time.perf_counter())
-        )
-        requests_total.labels(endpoint, request.method, str(response.status_code)).inc()
+        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+        histogram, counter = children(endpoint, request.method, response.status_code)
+        histogram.observe(elapsed)
+        counter.inc()
         return response
 
     @app.get("/metrics")

@@ -1,5 +1,6 @@
-"""A refresh killed with SIGKILL mid-write leaves the previous run serving, nothing partial.
-On SQLite and on PostgreSQL."""
+"""A refresh killed with SIGKILL at a random moment loses nothing: the database passes its
+integrity check and the served catalog is one complete run, the previous or the new one.
+20 trials on SQLite and 20 on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -15,45 +16,51 @@ from sqlalchemy import func, select, text
 from pricing.store import Store, offers, runs, utcnow
 from tests.helpers import offer
 
-TRIALS = 3
-ROWS = 150_000  # enough that the insert takes a second or more on either backend
+TRIALS = 20
+ROWS = 40_000  # the write takes about a second, so random kills land before, in and after it
+KILL_WINDOW_S = 1.5
 
 
-def _counts(store: Store) -> tuple[int, int]:
+def _integrity_ok(store: Store) -> bool:
     with store.engine.connect() as conn:
-        return (
-            conn.execute(select(func.count()).select_from(runs)).scalar_one(),
-            conn.execute(select(func.count()).select_from(offers)).scalar_one(),
-        )
+        if store.engine.dialect.name == "sqlite":
+            return conn.execute(text("PRAGMA integrity_check")).scalar_one() == "ok"
+        # PostgreSQL: every offer row belongs to an existing run (no orphans of a dead write)
+        orphans = conn.execute(
+            select(func.count())
+            .select_from(offers.outerjoin(runs, runs.c.id == offers.c.run_id))
+            .where(runs.c.id.is_(None))
+        ).scalar_one()
+        return orphans == 0
 
 
 @pytest.mark.parametrize("trial", range(TRIALS))
-def test_sigkill_mid_write_loses_nothing(database_url: str, trial: int) -> None:
+def test_sigkill_at_a_random_moment_loses_nothing(database_url: str, trial: int) -> None:
     store = Store(database_url)
     store.create_schema()
     previous = [offer(provider="aws", product=f"p{i}", usd_per_hour=2.0) for i in range(5)]
-    current = store.record_run("aws", previous, utcnow(), "before the crash")
-    before = _counts(store)
+    before = store.record_run("aws", previous, utcnow(), "before the crash")
 
     writer = subprocess.Popen(
         [sys.executable, "-m", "tests.crash_writer", database_url, str(ROWS)],
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
-    time.sleep(random.Random(trial).uniform(0.05, 0.5))
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "started"
+    time.sleep(random.Random(trial).uniform(0, KILL_WINDOW_S))
     writer.send_signal(signal.SIGKILL)
-    assert writer.wait(timeout=30) == -signal.SIGKILL  # killed, not finished
+    writer.wait(timeout=30)
 
     survivor = Store(database_url)  # a fresh process's view, with fresh connections
-    if survivor.engine.dialect.name == "sqlite":
-        with survivor.engine.connect() as conn:
-            assert conn.execute(text("PRAGMA integrity_check")).scalar_one() == "ok"
-    assert _counts(survivor) == before
+    assert _integrity_ok(survivor)
     served = survivor.current_offers("aws")
-    assert {s.run_id for s in served} == {current.id}
-    assert sorted(s.offer.product for s in served) == sorted(o.product for o in previous)
-    # and the store still takes writes
-    survivor.record_run("aws", previous, utcnow(), "after the crash")
+    run = survivor.current_runs()["aws"]
+    assert {s.run_id for s in served} == {run.id}
+    assert len(served) == run.row_count  # complete: every row of the run, nothing partial
+    assert run.id == before.id or (run.row_count == ROWS and run.source_version == "crash test")
+    with survivor.engine.connect() as conn:
+        stored = conn.execute(select(func.count()).select_from(offers)).scalar_one()
+    assert stored in (len(previous), len(previous) + ROWS)  # no half-written run anywhere
+    survivor.record_run("aws", previous, utcnow(), "after the crash")  # still takes writes
     survivor.dispose()
     store.dispose()

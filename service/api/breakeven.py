@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from apiflask import APIBlueprint
+from flask import Response
 
 from service.answers import breakeven_document
+from service.api import json_response
 from service.schemas import BreakevenAnswer, BreakevenQuery
 from service.services import current_services
 
@@ -24,5 +24,6 @@ bp = APIBlueprint("breakeven", __name__, tag="Break-even")
     ),
     responses={400: "Invalid parameters", 404: "Unknown GPU", 422: "Nothing to compare"},
 )
-def get_breakeven(query: BreakevenQuery) -> dict[str, Any]:
-    return breakeven_document(query, current_services())
+def get_breakeven(query: BreakevenQuery) -> Response:
+    # A Response skips APIFlask's re-validation of the output; BreakevenAnswer documents it.
+    return json_response(breakeven_document(query, current_services()))

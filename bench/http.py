@@ -1,0 +1,184 @@
+"""HTTP benchmark: `/breakeven` against `/health` under gunicorn, on a 50,000-offer catalog.
+
+Also times the store's write of that 50,000-row run, the server-side handling time of one
+answer (in process, no network), and the start: from `breakeven serve` on a fresh database
+to the first correct answer. Load comes from wrk when installed, else from a Python client
+in a separate process; both at concurrency 16 against 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+from bench.engine import synthetic_catalog
+from hardware import load_hardware
+from pricing.store import utcnow
+from service.app import create_app
+from service.services import open_services
+from service.settings import Settings
+
+CATALOG = 50_000
+CONCURRENCY = 16
+DURATION_S = 5  # per round
+ROUNDS = 4  # /health and /breakeven alternate, so drift in machine load hits both alike
+BREAKEVEN = "/breakeven?gpu=rtx3090&hours=500"
+HEALTH = "/health"
+IN_PROCESS_REQUESTS = 2_000
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _serve(data_dir: Path, workers: int) -> tuple[subprocess.Popen, str, float]:
+    port = _free_port()
+    env = {**os.environ, "BREAKEVEN_DATA_DIR": str(data_dir), "NO_PROXY": "127.0.0.1"}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", str(workers)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    while True:
+        try:
+            response = requests.get(url + BREAKEVEN, timeout=30)
+            if response.status_code == 200 and response.json()["verdict"] in ("buy", "rent"):
+                return process, url, time.perf_counter() - started
+        except (requests.ConnectionError, requests.Timeout):
+            pass
+        if time.perf_counter() - started > 60:
+            process.kill()
+            raise RuntimeError("server did not answer within 60 s")
+        time.sleep(0.02)
+
+
+def _wrk(url: str) -> dict[str, float]:
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{CONCURRENCY}", f"-d{DURATION_S}s", "--latency", url],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+    def percentile(p: str) -> float:
+        value, unit = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {
+        "rps": rps,
+        "p50_ms": percentile("50"),
+        "p99_ms": percentile("99"),
+        "errors": float(errors.group(1)) if errors else 0.0,
+    }
+
+
+def _python_load(url: str) -> dict[str, float]:
+    """Fallback load generator: threads with keep-alive sessions, in a separate process."""
+    code = f"""
+import json, threading, time, requests
+latencies, errors, stop = [], [0], time.monotonic() + {DURATION_S}
+def worker():
+    s = requests.Session()
+    while time.monotonic() < stop:
+        t = time.perf_counter(); r = s.get({url!r})
+        latencies.append((time.perf_counter() - t) * 1000)
+        errors[0] += r.status_code != 200
+threads = [threading.Thread(target=worker) for _ in range({CONCURRENCY})]
+[t.start() for t in threads]; [t.join() for t in threads]
+latencies.sort()
+print(json.dumps({{"rps": len(latencies) / {DURATION_S}, "p50_ms": latencies[len(latencies)//2],
+  "p99_ms": latencies[int(len(latencies)*0.99)], "errors": errors[0]}}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def _load(url: str) -> dict[str, float]:
+    return _wrk(url) if shutil.which("wrk") else _python_load(url)
+
+
+def _median_round(rounds: list[dict[str, float]]) -> dict[str, float]:
+    """The round with the median requests/s, its errors summed over all rounds."""
+    ordered = sorted(rounds, key=lambda r: r["rps"])
+    median = dict(ordered[len(ordered) // 2])
+    median["errors"] = sum(r["errors"] for r in rounds)
+    return median
+
+
+def _in_process_p50(settings: Settings, vary_filters: bool, base: str = BREAKEVEN) -> float:
+    """Median handling time in the app, no HTTP. With ``vary_filters`` every request asks a
+    new memory need, so the engine's per-filter shortlist cache never hits."""
+    client = create_app(settings).test_client()
+    client.get(base)
+    times = []
+    for i in range(IN_PROCESS_REQUESTS):
+        path = f"{base}&memory={16 + i / 1000:.3f}" if vary_filters else base
+        started = time.perf_counter()
+        response = client.get(path)
+        times.append(time.perf_counter() - started)
+        assert response.status_code == 200
+    return statistics.median(times) * 1000
+
+
+def run() -> dict[str, float | str]:
+    results: dict[str, float | str] = {"load_generator": "wrk" if shutil.which("wrk") else "python"}
+    with tempfile.TemporaryDirectory() as fresh:
+        process, _, start_s = _serve(Path(fresh), workers=2)
+        process.terminate()
+        process.wait(timeout=30)
+        results["start_to_first_answer_s"] = start_s
+
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder)
+        settings = Settings(data_dir=data)
+        services = open_services(settings)
+        catalog = synthetic_catalog(load_hardware(), CATALOG)
+        started = time.perf_counter()
+        services.store.record_run("custom", [s.offer for s in catalog], utcnow(), "bench")
+        results["store_write_s"] = time.perf_counter() - started
+        services.store.dispose()
+        results["server_p50_ms"] = _in_process_p50(settings, vary_filters=False)
+        results["server_p50_new_filters_ms"] = _in_process_p50(settings, vary_filters=True)
+        results["health_server_p50_ms"] = _in_process_p50(settings, False, base=HEALTH)
+
+        process, url, _ = _serve(data, workers=2)
+        try:
+            for path in (HEALTH, BREAKEVEN):  # warm both workers' catalogs
+                for _ in range(20):
+                    requests.get(url + path, timeout=10)
+            rounds: dict[str, list[dict[str, float]]] = {HEALTH: [], BREAKEVEN: []}
+            for _ in range(ROUNDS):
+                for path in (HEALTH, BREAKEVEN):
+                    rounds[path].append(_load(url + path))
+            health, breakeven = (_median_round(rounds[path]) for path in (HEALTH, BREAKEVEN))
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    for name, figures in (("health", health), ("breakeven", breakeven)):
+        for key, value in figures.items():
+            results[f"{name}_{key}"] = value
+    results["ratio"] = breakeven["rps"] / health["rps"]
+    return results
+
+
+if __name__ == "__main__":
+    for key, value in run().items():
+        print(f"{key}: {value:,.3f}" if isinstance(value, float) else f"{key}: {value}")
