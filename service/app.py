@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apiflask import APIFlask
 
-from service import dashboard, metrics, problems
+from service import dashboard, security, metrics, problems
 from service.api import admin, breakeven, gpus, health, offers, providers
 from service.services import init_app as init_services
 from service.services import open_services
@@ -25,6 +25,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
     problems.init_app(app)
+    security.init_app(app)
     services = open_services(settings)
     init_services(app, services)
     metrics.init_app(app, services.store)

@@ -6,7 +6,9 @@ each test session gets its own throwaway database. They fail, never skip, when i
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,3 +97,48 @@ def _no_real_cloud_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "no-gcp-credentials"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "no-gcloud"))
+
+
+# -- secrets never reach the logs ------------------------------------------------------------
+# Every log record of the whole run, at INFO and above (the level a deployment runs at),
+# is kept and scanned at the end for the admin tokens and cloud credentials the tests use.
+SECRET_SOURCES = [
+    ("tests.test_admin", "TOKEN"),
+    ("tests.test_deployment", "TOKEN"),
+    ("tests.test_load_faults", "TOKEN"),
+    ("tests.fakes.gcp", "API_KEY"),
+    ("tests.fakes.lambda_cloud", "API_KEY"),
+    ("tests.test_aws", "AWS_SECRET"),
+]
+_records: list[str] = []
+
+
+class _KeepRecords(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        _records.append(self.format(record))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    handler = _KeepRecords(level=logging.INFO)
+    handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+    logging.getLogger().addHandler(handler)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    secrets = []
+    for module_name, attribute in SECRET_SOURCES:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            secrets.append(getattr(module, attribute))
+    leaks = [line for line in _records for secret in secrets if secret in line]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(
+            f"log scan: {len(_records)} log records checked for {len(secrets)} secrets, "
+            f"{len(leaks)} leaks"
+        )
+    if leaks:
+        if reporter is not None:
+            for line in leaks[:5]:
+                reporter.write_line(f"SECRET IN LOG: {line[:200]}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

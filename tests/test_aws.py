@@ -27,6 +27,7 @@ from tests.fakes.aws import (
 )
 
 INSTANCES = load_instance_map()
+AWS_SECRET = "dummy-secret-access-key-for-tests"  # must never reach a log line
 TODAY = "2026-11-29"
 
 
@@ -204,7 +205,7 @@ def _env(settings: Settings, fake: AwsFake, credentials: bool) -> dict[str, str 
             AWS_ENDPOINT_URL_PRICING=fake.base_url,  # type: ignore[attr-defined]
             AWS_ENDPOINT_URL_EC2=fake.base_url,  # type: ignore[attr-defined]
             AWS_ACCESS_KEY_ID="AKIDEXAMPLE",
-            AWS_SECRET_ACCESS_KEY="dummy-secret",
+            AWS_SECRET_ACCESS_KEY=AWS_SECRET,
         )
     else:
         env["BREAKEVEN_AWS_BULK_URL"] = fake.base_url  # type: ignore[attr-defined]

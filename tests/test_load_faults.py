@@ -51,11 +51,12 @@ def server(httpserver, tmp_path: Path):  # type: ignore[no-untyped-def]
         "BREAKEVEN_HTTP_BACKOFF_SECONDS": "0.01",
         "NO_PROXY": "127.0.0.1",
     }
+    log = (tmp_path / "server.log").open("w")  # gunicorn's access and error logs
     process = subprocess.Popen(
         [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", "2"],
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -69,6 +70,10 @@ def server(httpserver, tmp_path: Path):  # type: ignore[no-untyped-def]
     yield url, aws
     process.terminate()
     process.wait(timeout=30)
+    log.close()
+    server_log = (tmp_path / "server.log").read_text()
+    assert "POST /refresh" in server_log  # the log is real ...
+    assert TOKEN not in server_log  # ... and the admin token is not in it
 
 
 def _refresh(url: str, provider: str, wait: bool) -> requests.Response:
