@@ -9,7 +9,7 @@ INSTALLED := $(VENV)/.installed
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,measure]'
 	touch $(INSTALLED)
 
 run: $(INSTALLED)  ## start the service on http://127.0.0.1:8000 (SQLite, bundled prices)

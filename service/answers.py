@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hardware import Accelerator, Hardware, UnknownAccelerator, Workload
+from pricing.measurements import Measurement
 from pricing.offer import price_date
 from pricing.store import ProviderStatus, Run, StoredOffer
 from service.breakeven import (
@@ -66,10 +67,22 @@ def quote_request(query: BreakevenQuery, services: Services) -> QuoteRequest:
     providers = None
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
+    workload = Workload(query.workload)
+    measured = None
+    if query.throughput != "published":
+        measured = services.measured.get(gpu.id, str(workload))
+        if measured is None and query.throughput == "measured":
+            raise Problem(
+                422,
+                "no-measurement",
+                f"no calibrated measurement of {gpu.id} for {workload}: run "
+                f"`breakeven measure --card {gpu.id}` on it, or ask throughput=published",
+                errors=[{"parameter": "throughput", "reason": "no calibrated measurement"}],
+            )
     return QuoteRequest(
         reference=gpu.id,
         hours=query.hours,
-        workload=Workload(query.workload),
+        workload=workload,
         gpus=query.gpus,
         memory_gb=query.memory,
         price_usd=query.price,
@@ -79,6 +92,7 @@ def quote_request(query: BreakevenQuery, services: Services) -> QuoteRequest:
         region=query.region,
         top=query.top,
         assumptions=replace(default_assumptions(services.settings), **overrides),
+        reference_speed=measured.relative if measured is not None else None,
     )
 
 
@@ -93,7 +107,23 @@ def breakeven_document(query: BreakevenQuery, services: Services) -> dict[str, A
             str(exc),
             errors=[{"parameter": exc.parameter, "reason": str(exc)}],
         ) from exc
-    return _quote_document(result, services.settings)
+    document = _quote_document(result, services.settings)
+    document["throughput"] = _reference_throughput(services, request)
+    return document
+
+
+def _reference_throughput(services: Services, request: QuoteRequest) -> dict[str, Any]:
+    """Which speed of the bought card the answer used, and where it came from."""
+    if request.reference_speed is not None:
+        m = services.measured.get(request.reference, str(request.workload))
+        assert m is not None
+        source = (
+            f"measured {m.measured_at:%Y-%m-%d} on {m.device_name} ({m.host}, {m.software}); "
+            f"{m.calibration}"
+        )
+        return {"relative": m.relative, "method": "measured-locally", "source": source}
+    published = services.hardware.speed(request.reference, request.workload)
+    return {"relative": published.relative, "method": published.method, "source": published.source}
 
 
 def _quote_document(result: Quote, settings: Settings) -> dict[str, Any]:
@@ -230,7 +260,9 @@ def offer_document(stored: StoredOffer) -> dict[str, Any]:
     }
 
 
-def gpu_document(hardware: Hardware, acc: Accelerator) -> dict[str, Any]:
+def gpu_document(
+    hardware: Hardware, acc: Accelerator, measured: Iterable[Measurement] = ()
+) -> dict[str, Any]:
     card = hardware.cards.get(acc.id)
     buy = None
     if card is not None:
@@ -257,6 +289,21 @@ def gpu_document(hardware: Hardware, acc: Accelerator) -> dict[str, Any]:
         "aliases": list(acc.aliases),
         "buy": buy,
         "throughput": throughput,
+        "measured": {
+            m.workload: {
+                "relative": m.relative,
+                "samples_per_second": m.samples_per_second,
+                "spread": m.spread,
+                "size": m.size,
+                "device_name": m.device_name,
+                "host": m.host,
+                "software": m.software,
+                "measured_at": _iso(m.measured_at),
+                "calibration": m.calibration,
+            }
+            for m in measured
+            if m.accelerator == acc.id
+        },
     }
 
 

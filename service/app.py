@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from apiflask import APIFlask
 
-from service import dashboard, security, metrics, problems
-from service.api import admin, breakeven, gpus, health, offers, providers
+from service import dashboard, metrics, problems, security
+from service.api import admin, breakeven, gpus, health, offers, providers, rank
 from service.services import init_app as init_services
 from service.services import open_services
 from service.settings import Settings
@@ -29,6 +29,6 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     services = open_services(settings)
     init_services(app, services)
     metrics.init_app(app, services.store)
-    for module in (breakeven, gpus, offers, providers, health, admin, dashboard):
+    for module in (breakeven, gpus, offers, providers, health, admin, rank, dashboard):
         app.register_blueprint(module.bp)
     return app

@@ -92,6 +92,7 @@ class QuoteRequest:
     region: str | None = None  # prefix: "us" matches us-east-1 and us-central1
     top: int = 10
     assumptions: Assumptions = field(default_factory=Assumptions)
+    reference_speed: float | None = None  # measured on the user's own card; None = published
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,30 @@ class BuyModel:
     resale_start_usd: float
     resale_decay_per_hour: float
 
+    def resale(self, hours: float) -> float:
+        return self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
+
     def cost(self, hours: float) -> float:
-        resale = self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
-        return self.capex_usd - resale + self.energy_usd_per_hour * hours
+        return self.capex_usd - self.resale(hours) + self.energy_usd_per_hour * hours
+
+
+def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assumptions) -> BuyModel:
+    """What owning ``cards`` cards costs per hour of work, in hours of the reference card.
+
+    ``speed`` is how many reference-card hours of work the cards do per busy hour (n x eta
+    for n reference cards; S(card) / S(ref) for another card). Shared by quote() and /rank.
+    """
+    energy_per_busy_hour = (cards * watts * a.load + a.host_watts) / 1000 * a.pue
+    energy_per_busy_hour *= a.electricity_usd_per_kwh
+    # resale(H) = resale_start * exp(-decay * H): value lost with calendar time, which is
+    # busy time (H / speed) over utilization
+    decay = -math.log1p(-a.depreciation) / (speed * a.utilization * HOURS_PER_YEAR)
+    return BuyModel(
+        capex_usd=cards * price_usd + a.host_cost_usd,
+        energy_usd_per_hour=energy_per_busy_hour / speed,
+        resale_start_usd=cards * price_usd * a.resale,
+        resale_decay_per_hour=decay,
+    )
 
 
 @dataclass(frozen=True)
@@ -264,18 +286,13 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     memory_gb = request.memory_gb if request.memory_gb is not None else ref.memory_gb
 
     # Buy: n local reference cards; busy hours shrink with n, less the scaling loss.
-    s_ref = hardware.speed(ref.id, k).relative
+    s_ref = request.reference_speed or hardware.speed(ref.id, k).relative
     local_speed = n * hardware.efficiency(ref.id, k, n)
     busy_hours = request.hours / local_speed
-    energy_per_busy_hour = (n * watts * a.load + a.host_watts) / 1000 * a.pue
-    energy_per_busy_hour *= a.electricity_usd_per_kwh
-    capex = n * price + a.host_cost_usd
-    resale_start = n * price * a.resale
-    # resale(H) = resale_start * exp(-decay * H), H in reference hours
-    decay = -math.log1p(-a.depreciation) / (local_speed * a.utilization * HOURS_PER_YEAR)
-    resale = resale_start * math.exp(-decay * request.hours)
-    energy = energy_per_busy_hour * busy_hours
-    buy_total = capex - resale + energy
+    model = buy_model(price, watts, n, local_speed, a)
+    resale = model.resale(request.hours)
+    energy = model.energy_usd_per_hour * request.hours
+    buy_total = model.cost(request.hours)
     buy = BuyCost(
         gpu=ref.id,
         gpus=n,
@@ -303,8 +320,14 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     best = np.lexsort((index, offer_hours, totals))[: request.top]
 
     rent_per_ref_hour = totals[best] / request.hours
-    energy_per_ref_hour = energy_per_busy_hour / local_speed
-    crossings = breakeven_hours(capex, resale_start, decay, energy_per_ref_hour, rent_per_ref_hour)
+    energy_per_ref_hour = model.energy_usd_per_hour
+    crossings = breakeven_hours(
+        model.capex_usd,
+        model.resale_start_usd,
+        model.resale_decay_per_hour,
+        energy_per_ref_hour,
+        rent_per_ref_hour,
+    )
     rent = [
         RentOption(
             stored=table.rows[index[i]],
@@ -330,7 +353,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         savings_usd=abs(cheapest.total_usd - buy_total),
         breakeven_hours=cheapest.breakeven_hours,
         breakeven_days=days,
-        buy_model=BuyModel(capex, energy_per_ref_hour, resale_start, decay),
+        buy_model=model,
     )
 
 

@@ -13,14 +13,18 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from hardware import Workload
 from pricing import schema
 from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.errors import ImportRejected
+from pricing.measurements import add_measurements, export_file, read_file
 from pricing.refresh import RunResult, refresh
 from pricing.store import Store, utcnow
+from service import measuring
 from service import scheduler as scheduling
 from service.answers import breakeven_document, gpu_document, offer_document
 from service.api.offers import to_csv
+from service.api.rank import RankQuery, rank_document
 from service.problems import Problem
 from service.schemas import BreakevenQuery
 from service.services import Services, open_services
@@ -80,6 +84,49 @@ def quote(ctx: click.Context, as_json: bool, **params: str | None) -> None:
         click.echo(json.dumps(document, indent=2))
         return
     click.echo(_describe_quote(document))
+
+
+def _rank_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """One --option per /rank parameter."""
+    for name, field in reversed(RankQuery.model_fields.items()):
+        flag = "--" + name.replace("_", "-")
+        command = click.option(flag, name, default=None, help=field.description)(command)
+    return command
+
+
+@cli.command(help="Which card? Cards and rentals ranked by training per dollar (/rank).")
+@_rank_options
+@click.option("--json", "as_json", is_flag=True, help="Print the REST JSON answer.")
+@click.pass_context
+def rank(ctx: click.Context, as_json: bool, **params: str | None) -> None:
+    try:
+        query = RankQuery(**{k: v for k, v in params.items() if v is not None})
+    except ValidationError as exc:
+        raise click.UsageError(_validation_message(exc)) from exc
+    d = _answer(lambda: rank_document(query, _services(ctx)))
+    if as_json:
+        click.echo(json.dumps(d, indent=2))
+        return
+    by_hours = d["ranked_by"] == "reference_hours_per_usd"
+    metric = f"{d['gpu']} h per USD" if by_hours else "per $1,000"
+    rows = [
+        [
+            c["id"],
+            f"{c['memory_gb']:g}",
+            f"{c['purchase_usd']:,.0f}",
+            f"{c['throughput']['relative']:.2f}",
+            f"{(c['reference_hours_per_usd'] if by_hours else c['throughput_per_1000_usd']):.3f}",
+            ("" if c["within_budget"] else "over budget") + ("" if c["fits"] else "too small"),
+        ]
+        for c in [*d["cards"], *d["too_small"]]
+    ]
+    click.echo(_table(["card", "GB", "USD", d["workload"], metric, "note"], rows))
+    click.echo("")
+    rent = [
+        [r["provider"], r["product"], r["pricing"], f"{r['usd_per_reference_hour']:.4f}"]
+        for r in d["rent"]
+    ]
+    click.echo(_table(["provider", "product", "pricing", f"USD per {d['gpu']} h"], rent))
 
 
 @cli.command(help="Accelerators, their purchase prices and throughput.")
@@ -202,6 +249,70 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
 def scheduler(ctx: click.Context) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     scheduling.run(_services(ctx))
+
+
+@cli.command(help="Measure this machine's card on the standard training loops (PyTorch).")
+@click.option("--classes", default="cnn,transformer,rnn", help="Workload classes to run.")
+@click.option("--seconds", type=float, default=30.0, help="Timed seconds per class.")
+@click.option(
+    "--device", type=click.Choice(["cuda", "cpu"]), default=None, help="Default: cuda if present."
+)
+@click.option(
+    "--size",
+    type=click.Choice(["standard", "tiny"]),
+    default=None,
+    help="Model size; default standard on cuda, tiny on cpu.",
+)
+@click.option("--card", default=None, help="Registry id to file it under (default: detected).")
+@click.option(
+    "--calibrate", is_flag=True, help="Record a calibration from this card's published figure."
+)
+@click.pass_context
+def measure(
+    ctx: click.Context,
+    classes: str,
+    seconds: float,
+    device: str | None,
+    size: str | None,
+    card: str | None,
+    calibrate: bool,
+) -> None:
+    services = _services(ctx)
+    try:
+        workloads = [Workload(c.strip()) for c in classes.split(",") if c.strip()]
+    except ValueError as exc:
+        raise click.UsageError(f"--classes: {exc}") from exc
+    try:
+        report = measuring.measure_card(services, workloads, seconds, device, size, card, calibrate)
+    except measuring.CannotMeasure as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(report)
+
+
+@cli.group(help="Share throughput measurements between teams.")
+def measurements() -> None:
+    pass
+
+
+@measurements.command("export", help="Write the newest measurement per card and class to FILE.")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_context
+def measurements_export(ctx: click.Context, file: Path) -> None:
+    count = export_file(_services(ctx).store, file)
+    click.echo(f"exported {count} measurements to {file}")
+
+
+@measurements.command("import", help="Add the measurements of an exported FILE (all or none).")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.pass_context
+def measurements_import(ctx: click.Context, file: Path) -> None:
+    services = _services(ctx)
+    try:
+        batch = read_file(file, lambda acc: acc in services.hardware.registry)
+    except ValueError as exc:
+        raise click.ClickException(f"nothing imported: {exc}") from exc
+    add_measurements(services.store, batch)
+    click.echo(f"imported {len(batch)} measurements from {file}")
 
 
 @cli.group(help="The price store's schema.")

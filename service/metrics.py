@@ -85,6 +85,16 @@ def init_app(app: Flask, store: Store) -> None:
         return response
 
     @app.get("/metrics")
+    @app.doc(  # type: ignore[attr-defined]  # an APIFlask app
+        summary="Prometheus text format",
+        responses={
+            200: {
+                "description": "Prometheus text exposition format",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            }
+        },
+    )
     def metrics() -> Response:
-        """Prometheus text format."""
-        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+        # content_type, not mimetype: CONTENT_TYPE_LATEST carries its charset already, and
+        # Flask would add a second one.
+        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -10,8 +10,12 @@ from apiflask import APIFlask, HTTPError
 from flask import request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from service.schemas import ProblemDocument
+
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:gpu-breakeven:problem:"
+
+EVERYWHERE = "breakeven.problems_everywhere"  # status -> description, for every operation
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +48,10 @@ def invalid_parameter(parameter: str, reason: str, status: int = 400) -> Problem
 
 def init_app(app: APIFlask) -> None:
     app.config["VALIDATION_ERROR_STATUS_CODE"] = 400
+    app.config["VALIDATION_ERROR_DESCRIPTION"] = "Invalid parameters"
     app.error_processor(_problem_from_http_error)
+    app.extensions[EVERYWHERE] = {}
+    app.spec_processor(lambda spec: document_problems(spec, app.extensions[EVERYWHERE]))
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Any:
@@ -52,6 +59,37 @@ def init_app(app: APIFlask) -> None:
             return _problem_from_http_error(HTTPError(error.code or 500, error.description))
         log.exception("unhandled error on %s", request.path)
         return _problem_from_http_error(HTTPError(500, InternalServerError.description))
+
+
+def document_everywhere(app: APIFlask, status: int, description: str) -> None:
+    """Document a problem any operation may answer (an app-wide limit, say) on all of them."""
+    app.extensions[EVERYWHERE][status] = description
+
+
+def document_problems(
+    spec: dict[str, Any], everywhere: dict[int, str] | None = None
+) -> dict[str, Any]:
+    """Describe every documented 4xx and 5xx as what it is: a ProblemDocument served as
+    application/problem+json (APIFlask documents its own HTTPError as application/json),
+    and add the problems every operation may answer."""
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    problem = ProblemDocument.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(problem.pop("$defs", {}))
+    schemas["ProblemDocument"] = problem
+    ref = "#/components/schemas/ProblemDocument"
+    for path_item in spec.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            for status, description in (everywhere or {}).items():
+                responses.setdefault(str(status), {"description": description})
+            for status, response in responses.items():
+                if str(status)[:1] in ("4", "5"):
+                    response["content"] = {PROBLEM_JSON: {"schema": {"$ref": ref}}}
+    for unused in ("HTTPError", "ValidationError"):  # APIFlask's, now referenced nowhere
+        schemas.pop(unused, None)
+    return spec
 
 
 def _problem_from_http_error(error: HTTPError) -> tuple[dict[str, Any], int, dict[str, str]]:

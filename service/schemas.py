@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from hardware import Workload
 
@@ -13,6 +15,19 @@ from hardware import Workload
 # any real workload or price.
 MAX_HOURS = 10_000_000  # ~1,140 years of one card
 MAX_USD = 100_000_000
+# Lower bounds do the same for vanishing inputs: hours=5e-324 rounded every rental's cost
+# to 0 (break-even "never"), utilization=5e-324 made the break-even days infinite.
+MIN_HOURS = 0.001  # 3.6 seconds of one card
+MIN_UTILIZATION = 0.001  # under 9 hours a year
+
+
+# An ISO 8601 date, or date and time with an optional offset. Only this: pydantic alone also
+# reads a number as Unix seconds, so since=2026 would mean 1970-01-01T00:33:46Z.
+ISO_MOMENT = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
+)
+IsoMoment = Annotated[datetime, WithJsonSchema({"type": "string", "pattern": ISO_MOMENT})]
 
 
 class _Query(BaseModel):
@@ -23,7 +38,7 @@ class _Query(BaseModel):
 class BreakevenQuery(_Query):
     gpu: str = Field(min_length=1, max_length=100, description="Card to buy, any alias (rtx3090).")
     hours: float = Field(
-        gt=0, le=MAX_HOURS, description="Workload size: training hours on one such card."
+        ge=MIN_HOURS, le=MAX_HOURS, description="Workload size: training hours on one such card."
     )
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
     gpus: int = Field(1, ge=1, le=64, description="Local cards bought.")
@@ -50,7 +65,7 @@ class BreakevenQuery(_Query):
     host_cost: float | None = Field(None, ge=0, le=MAX_USD, description="Host machine, USD.")
     host_watts: float | None = Field(None, ge=0, le=100_000, description="Host power, W.")
     utilization: float | None = Field(
-        None, gt=0, le=1, description="Share of calendar time the cards train."
+        None, ge=MIN_UTILIZATION, le=1, description="Share of calendar time the cards train."
     )
     resale: float | None = Field(
         None, ge=0, le=1, description="Resale value as share of price; 0 = none."
@@ -58,6 +73,11 @@ class BreakevenQuery(_Query):
     depreciation: float | None = Field(None, ge=0, lt=1, description="Yearly loss of resale value.")
     spot_overhead: float | None = Field(
         None, ge=0, le=10, description="Extra work on interruptible offers."
+    )
+    throughput: Literal["auto", "published", "measured"] = Field(
+        "auto",
+        description="The card's speed: published, measured (breakeven measure), or auto "
+        "(measured when there is a calibrated measurement, else published).",
     )
 
 
@@ -80,11 +100,18 @@ class HistoryQuery(_Query):
     provider: str | None = Field(None, max_length=64, description="Provider (aws, gcp ...).")
     region: str | None = Field(None, max_length=100, description="Region prefix.")
     pricing: str | None = Field(None, max_length=32, description="Pricing model.")
-    since: datetime | None = Field(
+    since: IsoMoment | None = Field(
         None, description="ISO date or time (UTC if no offset); default 30 days ago."
     )
     limit: int = Field(10_000, ge=1, le=100_000, description="Most points returned.")
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
+
+    @field_validator("since", mode="before")
+    @classmethod
+    def _iso_only(cls, value: object) -> object:
+        if isinstance(value, str) and not re.fullmatch(ISO_MOMENT, value):
+            raise ValueError("expected an ISO date or time: 2026-11-01 or 2026-11-01T12:00Z")
+        return value
 
 
 class RefreshQuery(_Query):
@@ -95,6 +122,30 @@ class RefreshQuery(_Query):
 
 class _Out(BaseModel):
     model_config = ConfigDict(extra="allow")
+
+
+class ProblemError(BaseModel):
+    parameter: str = Field(description="The query or path parameter to blame.")
+    reason: str = Field(description="What is wrong with it.")
+
+
+class ProblemDocument(_Out):
+    """RFC 9457 problem details: the body of every 4xx and 5xx, as application/problem+json.
+
+    ``errors`` and ``suggestions`` appear only where they apply, never as null.
+    """
+
+    type: str = Field(description="urn:gpu-breakeven:problem:<slug>, or about:blank.")
+    title: str = Field(description="The HTTP status phrase.")
+    status: int = Field(ge=400, le=599, description="The HTTP status code.")
+    detail: str = Field(description="What went wrong, for a person.")
+    instance: str = Field(description="The request path.")
+    errors: list[ProblemError] | SkipJsonSchema[None] = Field(
+        None, description="Each bad parameter and why."
+    )
+    suggestions: list[str] | SkipJsonSchema[None] = Field(
+        None, description="Closest known ids, for an unknown accelerator."
+    )
 
 
 class BuyOut(_Out):

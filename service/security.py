@@ -6,16 +6,19 @@ every answer tells browsers not to sniff types or embed it.
 
 from __future__ import annotations
 
-from flask import Flask, Response, request
+from apiflask import APIFlask
+from flask import Response, request
 
-from service.problems import Problem
+from service.problems import Problem, document_everywhere
 
 MAX_BODY_BYTES = 64 * 1024  # no endpoint takes a body larger than a few hundred bytes
 MAX_QUERY_BYTES = 4 * 1024  # the longest real /breakeven query is a few hundred bytes
 
 
-def init_app(app: Flask) -> None:
+def init_app(app: APIFlask) -> None:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    document_everywhere(app, 413, f"Request body over {MAX_BODY_BYTES} bytes")
+    document_everywhere(app, 414, f"Query string over {MAX_QUERY_BYTES} bytes")
 
     @app.before_request
     def _bounded_request() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from flask import Flask, current_app
 
 from hardware import Hardware, load_hardware
+from pricing.measurements import Measurement, latest_measurements
 from pricing.refresh import ensure_snapshot
 from pricing.store import Store
 from service.catalog import Catalog
@@ -15,12 +17,36 @@ from service.settings import Settings
 EXTENSION = "breakeven"
 
 
+class Measured:
+    """The newest calibrated measurement per (card, workload), re-read every few seconds,
+    so answers that use one cost no database round trip."""
+
+    def __init__(self, store: Store, ttl_seconds: float) -> None:
+        self._store = store
+        self._ttl = ttl_seconds
+        self._read_at = float("-inf")
+        self._by_key: dict[tuple[str, str], Measurement] = {}
+
+    def all(self) -> dict[tuple[str, str], Measurement]:
+        if time.monotonic() - self._read_at >= self._ttl:
+            self._by_key = {
+                (m.accelerator, m.workload): m for m in latest_measurements(self._store)
+            }
+            self._read_at = time.monotonic()
+        return self._by_key
+
+    def get(self, accelerator: str, workload: str) -> Measurement | None:
+        found = self.all().get((accelerator, workload))
+        return found if found is not None and found.relative is not None else None
+
+
 @dataclass
 class Services:
     settings: Settings
     hardware: Hardware
     store: Store
     catalog: Catalog
+    measured: Measured
 
     def resolve_accelerator(self, name: str) -> str | None:
         return self.hardware.registry.canonical(name)
@@ -32,7 +58,11 @@ def open_services(settings: Settings) -> Services:
     store = Store(settings.resolved_database_url())
     store.create_schema()
     services = Services(
-        settings, hardware, store, Catalog(store, hardware, settings.catalog_check_seconds)
+        settings,
+        hardware,
+        store,
+        Catalog(store, hardware, settings.catalog_check_seconds),
+        Measured(store, settings.catalog_check_seconds),
     )
     ensure_snapshot(store, services.resolve_accelerator)
     return services

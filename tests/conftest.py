@@ -121,7 +121,9 @@ class _KeepRecords(logging.Handler):
 def pytest_configure(config: pytest.Config) -> None:
     handler = _KeepRecords(level=logging.INFO)
     handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
-    logging.getLogger().addHandler(handler)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(min(root.level, logging.INFO))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from pricing.adapters.aws.bulk import lines, parse_offer_file
-from pricing.adapters.aws.common import Skipped
+from pricing.adapters.aws.common import Skipped, unique
 from pricing.adapters.aws.instances import load_instance_map
 from pricing.adapters.aws.price_list import parse_price_list, product_filters
 from pricing.adapters.aws.spot import parse_spot_history
@@ -298,3 +298,13 @@ def test_a_missing_offer_file_fails_the_run(fake, settings) -> None:  # type: ig
 def test_fake_paths_stay_on_loopback(fake) -> None:  # type: ignore[no-untyped-def]
     assert fake.base_url.startswith("http://localhost") or fake.base_url.startswith("http://127.")  # type: ignore[attr-defined]
     assert Path(SAMPLES).is_dir()
+
+
+def test_repeated_items_collapse_to_one_offer_whatever_the_order() -> None:
+    first = parse_price_list([price_list_entry("p5.48xlarge", 55.04)], INSTANCES, TODAY, Skipped())
+    again = parse_price_list([price_list_entry("p5.48xlarge", 60.0)], INSTANCES, TODAY, Skipped())
+    assert unique(first + first) == first  # the same item twice: one offer, unchanged
+    for offers in (first + again, again + first):
+        (kept,) = unique(offers)
+        assert kept.usd_per_hour == 60.0  # the higher, whichever came first
+        assert "repeats this item at 55.04 and 60: the higher kept" in kept.notes

@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 CHROMIUM = os.environ.get("BREAKEVEN_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
-VIEWS = ("prices", "freshness", "history", "calculator")
+VIEWS = ("prices", "freshness", "history", "calculator", "rank")
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 # Waits use locator assertions (expect), never wait_for_function: the page's CSP forbids the
 # eval that a string predicate needs, which is the point of the CSP.
@@ -175,6 +175,15 @@ def test_screenshots_of_every_view(browser: Browser, base_url: str, width: str) 
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 1, f"{view} at {width} is {overflow}px too wide"
     context.close()
+
+
+def test_which_card_charts_every_card_of_the_ranking(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/?view=rank&r_workload=cnn&r_memory=16&r_budget=2000")
+    expect(page.locator("#rank-status")).to_contain_text("per $1,000")
+    api = requests.get(f"{base_url}/rank?workload=cnn&memory=16&budget=2000", timeout=10).json()
+    labels = page.evaluate("window.breakevenCharts.rank.data.labels")
+    assert labels == [c["id"] for c in [*api["cards"], *api["too_small"]]]
+    expect(page.locator("#rank-rent tr")).to_have_count(len(api["rent"]) + 1)
 
 
 def test_content_security_policy_allows_only_this_origin(base_url: str) -> None:

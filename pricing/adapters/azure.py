@@ -7,7 +7,7 @@ and how many, each size carries comes from the curated ``pricing/data/azure_vms.
 
 Rules, and why:
 - a page that fails, is not JSON or has no ``Items`` fails the run: stopping there would
-  store a silently partial price list;
+  store a silently partial price list; so does an answer with no items on any page;
 - a ``NextPageLink`` to another scheme, host or port is refused, and one already followed
   too: an answer must not send us elsewhere, nor round in circles;
 - Reservation items are the total for a 1- or 3-year term, never an hourly price;
@@ -257,6 +257,8 @@ class AzureAdapter:
         for page in self._pages():
             items += page
             pages += 1
+        if not items:  # thousands of GPU meters exist: none at all is a broken answer
+            raise AdapterError(f"no items on any of {pages} page(s): never the whole price list")
         skipped = Skipped()
         offers = parse_items(items, vms, today, skipped)
         version = f"{SOURCE} {API_VERSION}, {pages} pages"

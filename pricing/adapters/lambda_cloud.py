@@ -140,6 +140,8 @@ def parse_instance_types(
     data = payload.get("data") if isinstance(payload, Mapping) else None
     if not isinstance(data, Mapping):
         raise AdapterError("instance-types answer has no 'data' object")
+    if not data:  # Lambda lists every type it sells, with capacity or not
+        raise AdapterError("instance-types answer lists no instance types")
     offers: list[Offer] = []
     for key, entry in data.items():
         offers += _parse_one(str(key), entry, resolve_accelerator, price_as_of, skipped)

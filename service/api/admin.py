@@ -73,6 +73,13 @@ def authorize(services: Services) -> None:
         )
 
 
+@bp.before_request
+def _admin_only() -> None:
+    # Before the view, so before its input validation: a caller without the token learns
+    # nothing about the parameters, only 401 or 403.
+    authorize(current_services())
+
+
 @bp.post("/refresh")
 @bp.input(RefreshQuery, location="query", arg_name="query")
 @bp.doc(
@@ -83,15 +90,23 @@ def authorize(services: Services) -> None:
     responses={
         200: "Refresh finished",
         202: "Refresh started",
-        401: "Missing or wrong token",
+        401: {
+            "description": "Missing or wrong token",
+            "headers": {
+                "WWW-Authenticate": {
+                    "description": "The scheme to use: Bearer.",
+                    "required": True,
+                    "schema": {"type": "string"},
+                }
+            },
+        },
         403: "Admin endpoints disabled",
         404: "Unknown source",
         409: "Already refreshing",
     },
 )
 def post_refresh(query: RefreshQuery) -> tuple[dict[str, Any], int]:
-    services = current_services()
-    authorize(services)
+    services = current_services()  # authorized by _admin_only
     if query.provider:
         adapters = build_adapters(services)
         if query.provider not in adapters:

@@ -17,8 +17,9 @@ bp = APIBlueprint("gpus", __name__, tag="Hardware")
 @bp.output(GpuList)
 @bp.doc(summary="Every accelerator: specs, purchase price, throughput, with sources")
 def list_gpus() -> dict[str, Any]:
-    hardware = current_services().hardware
-    gpus = [gpu_document(hardware, acc) for acc in hardware.registry]
+    services = current_services()
+    measured = list(services.measured.all().values())
+    gpus = [gpu_document(services.hardware, acc, measured) for acc in services.hardware.registry]
     return {"count": len(gpus), "gpus": gpus}
 
 
@@ -26,5 +27,6 @@ def list_gpus() -> dict[str, Any]:
 @bp.output(GpuOut)
 @bp.doc(summary="One accelerator, by id or any alias", responses={404: "Unknown GPU"})
 def get_gpu(gpu_id: str) -> dict[str, Any]:
-    hardware = current_services().hardware
-    return gpu_document(hardware, resolve_gpu(hardware, gpu_id, parameter="gpu_id"))
+    services = current_services()
+    acc = resolve_gpu(services.hardware, gpu_id, parameter="gpu_id")
+    return gpu_document(services.hardware, acc, services.measured.all().values())

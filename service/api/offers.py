@@ -18,6 +18,12 @@ from service.services import current_services
 bp = APIBlueprint("offers", __name__, tag="Prices")
 
 DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
+# `format=csv` answers text/csv; @bp.output documents the JSON form of the same 200.
+CSV_TOO = {
+    "description": "Successful response: JSON, or CSV rows (header line first; empty when "
+    "no rows) with `format=csv`",
+    "content": {"text/csv": {"schema": {"type": "string"}}},
+}
 
 
 @bp.get("/offers")
@@ -26,7 +32,7 @@ DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without
 @bp.doc(
     summary="Current rental offers",
     description="`format=csv` returns the same rows as text/csv.",
-    responses={404: "Unknown accelerator"},
+    responses={200: CSV_TOO, 404: "Unknown accelerator"},
 )
 def list_offers(query: OffersQuery) -> dict[str, Any] | Response:
     services = current_services()
@@ -66,7 +72,7 @@ def list_offers(query: OffersQuery) -> dict[str, Any] | Response:
 @bp.doc(
     summary="Price series of past runs",
     description="Every stored run's prices since `since`, oldest first; `format=csv` too.",
-    responses={404: "Unknown accelerator"},
+    responses={200: CSV_TOO, 404: "Unknown accelerator"},
 )
 def offer_history(query: HistoryQuery) -> dict[str, Any] | Response:
     services = current_services()

@@ -2,7 +2,8 @@
 // Every control's state lives in the URL query, so any view can be shared as a link.
 "use strict";
 
-const VIEWS = ["prices", "freshness", "history", "calculator"];
+const VIEWS = ["prices", "freshness", "history", "calculator", "rank"];
+const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu"];
 const PRICE_COLUMNS = [
   ["provider", "text"], ["product", "text"], ["region", "text"], ["accelerator", "text"],
   ["count", "int"], ["pricing", "text"], ["usd_per_hour", "usd"],
@@ -65,13 +66,13 @@ function showView(name) {
   }
   setQuery({ view });
   const loaders = { prices: loadPrices, freshness: loadFreshness, history: loadHistory,
-    calculator: runCalculator };
+    calculator: runCalculator, rank: loadRank };
   loaders[view]().catch((error) => showError(view, error));
 }
 
 function showError(view, error) {
   const target = { prices: "#prices-status", freshness: "#freshness-list",
-    history: "#history-status", calculator: "#verdict" }[view];
+    history: "#history-status", calculator: "#verdict", rank: "#rank-status" }[view];
   const element = $(target);
   element.textContent = `Error: ${error.message}`;
   element.classList.add("error");
@@ -355,6 +356,56 @@ function drawCostChart(a) {
   });
 }
 
+// -- which card? ------------------------------------------------------------------------
+
+async function loadRank() {
+  const form = $("#rank-form");
+  if (!state.loaded.rankForm) {
+    fillForm(form, RANK_FIELDS);
+    state.loaded.rankForm = true;
+  }
+  const values = formValues(form);
+  setQuery(Object.fromEntries(RANK_FIELDS.map((name) => [name, values[name] || ""])));
+  const params = new URLSearchParams({ workload: values.r_workload, gpu: values.r_gpu || "rtx3090" });
+  for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"]]) {
+    if (values[field]) params.set(param, values[field]);
+  }
+  const body = await getJSON(`rank?${params.toString()}`);
+  const perDollar = body.ranked_by === "reference_hours_per_usd";
+  const cards = [...body.cards, ...body.too_small];
+  const metric = (c) => (perDollar ? c.reference_hours_per_usd : c.throughput_per_1000_usd);
+  const color = (c) => (!c.fits ? "#b0b7c3" : !c.within_budget ? "#9a6700" : COLORS[0]);
+  $("#rank-status").classList.remove("error");
+  $("#rank-status").textContent = perDollar
+    ? `Hours of ${body.gpu} work per dollar of ownership over ${body.hours} h (${body.workload}); grey: too little memory, amber: over budget.`
+    : `Relative ${body.workload} throughput per $1,000 of purchase price; grey: too little memory, amber: over budget.`;
+  drawChart("rank", "#rank-chart", {
+    type: "bar",
+    data: {
+      labels: cards.map((c) => c.id),
+      datasets: [{ label: perDollar ? "hours of work per USD" : "throughput per $1,000",
+        data: cards.map(metric), backgroundColor: cards.map(color) }],
+    },
+    options: { animation: false, maintainAspectRatio: false, indexAxis: "y",
+      scales: { y: { ticks: { autoSkip: false, font: { size: 10 } } } },
+      plugins: { legend: { display: false } } },
+  });
+  const header = ["Provider", "Product", "Accelerator", "Pricing", `USD per ${body.gpu} hour`, "Price as of"];
+  const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, r.pricing,
+    usd(r.usd_per_reference_hour), r.price_as_of]);
+  $("#rank-rent").replaceChildren(
+    ...[header, ...rows].map((cells, i) => {
+      const tr = document.createElement("tr");
+      for (const cell of cells) {
+        const td = document.createElement(i === 0 ? "th" : "td");
+        td.textContent = cell;
+        tr.append(td);
+      }
+      return tr;
+    }),
+  );
+}
+
 // -- wiring -----------------------------------------------------------------------------
 
 function init() {
@@ -371,6 +422,10 @@ function init() {
   }
   $("#download-csv").addEventListener("click", downloadCsv);
   $("#history-form").addEventListener("change", () => loadHistory().catch((e) => showError("history", e)));
+  $("#rank-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    loadRank().catch((e) => showError("rank", e));
+  });
   $("#calc-form").addEventListener("submit", (event) => {
     event.preventDefault();
     runCalculator().catch((e) => showError("calculator", e));

@@ -24,6 +24,8 @@ from xml.sax.saxutils import escape
 
 from werkzeug import Request, Response
 
+from tests.fakes.faults import Faults
+
 SAMPLES = Path(__file__).parent / "samples"
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
 
@@ -116,7 +118,17 @@ class AwsFake:
     throttle_first: int = 0  # answer this many calls with throttling errors first
     broken_page: int | None = None  # 1-based GetProducts page to truncate
     bulk_status: int | None = None  # answer every offer-file request with this status
+    # Faults by API: "GetProducts", "DescribeSpotPriceHistory", "bulk" (every region) or
+    # "bulk <region>" (that region's offer file only).
+    faults: dict[str, Faults] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def fault(self, api: str) -> Faults:
+        return self.faults.setdefault(api, Faults())
+
+    def release(self) -> None:
+        for faults in self.faults.values():
+            faults.release()
 
     def install(self, httpserver) -> str:  # type: ignore[no-untyped-def]
         httpserver.expect_request("/", method="POST").respond_with_handler(self._api)
@@ -149,13 +161,22 @@ class AwsFake:
             )
         region = next(f["Value"] for f in body["Filters"] if f["Field"] == "regionCode")
         start = int(body.get("NextToken") or 0)
-        entries = self.price_list.get(region, [])
-        page = entries[start : start + self.page_size]
-        answer: dict[str, Any] = {"FormatVersion": "aws_v1", "PriceList": page}
-        if start + self.page_size < len(entries):
-            answer["NextToken"] = str(start + self.page_size)
-        text = json.dumps(answer)
         page_number = start // self.page_size + 1
+        faults = self.fault("GetProducts")
+        faults.stall()
+        status = faults.error_status(page_number)
+        if status is not None:
+            kind = "ThrottlingException" if status == 429 else "InternalFailure"
+            error = {"__type": kind, "message": f"fake HTTP {status}"}
+            return Response(
+                json.dumps(error), status=status, content_type="application/x-amz-json-1.1"
+            )
+        entries = self.price_list.get(region, [])
+        low, high, more = faults.window(len(entries), self.page_size, page_number)
+        answer: dict[str, Any] = {"FormatVersion": "aws_v1", "PriceList": entries[low:high]}
+        if more:
+            answer["NextToken"] = str(page_number * self.page_size)
+        text = faults.body(page_number, json.dumps(answer))
         if self.broken_page == page_number:
             text = text[: len(text) // 2]  # the connection died mid-body
         return Response(text, content_type="application/x-amz-json-1.1")
@@ -171,9 +192,22 @@ class AwsFake:
                 "<RequestID>fake</RequestID></Response>"
             )
             return Response(xml, status=503, content_type="text/xml")
-        rows = self.spot.get(region_name, [])
         start = int(form.get("NextToken") or 0)
-        page = rows[start : start + self.page_size]
+        page_number = start // self.page_size + 1
+        faults = self.fault("DescribeSpotPriceHistory")
+        faults.stall()
+        status = faults.error_status(page_number)
+        if status is not None:
+            code = "RequestLimitExceeded" if status == 429 else "InternalError"
+            xml = (
+                f"<Response><Errors><Error><Code>{code}</Code>"
+                f"<Message>fake HTTP {status}</Message></Error></Errors>"
+                "<RequestID>fake</RequestID></Response>"
+            )
+            return Response(xml, status=status, content_type="text/xml")
+        rows = self.spot.get(region_name, [])
+        low, high, more = faults.window(len(rows), self.page_size, page_number)
+        page = rows[low:high]
         items = "".join(
             "<item>"
             f"<instanceType>{escape(r['InstanceType'])}</instanceType>"
@@ -184,9 +218,7 @@ class AwsFake:
             "</item>"
             for r in page
         )
-        token = ""
-        if start + self.page_size < len(rows):
-            token = f"<nextToken>{start + self.page_size}</nextToken>"
+        token = f"<nextToken>{page_number * self.page_size}</nextToken>" if more else ""
         xml = (
             f'<?xml version="1.0" encoding="UTF-8"?>'
             f'<DescribeSpotPriceHistoryResponse xmlns="{EC2_NS}">'
@@ -194,13 +226,20 @@ class AwsFake:
             f"<spotPriceHistorySet>{items}</spotPriceHistorySet>{token}"
             f"</DescribeSpotPriceHistoryResponse>"
         )
-        return Response(xml, content_type="text/xml")
+        return Response(faults.body(page_number, xml), content_type="text/xml")
 
     def _bulk(self, request: Request) -> Response:
         region = request.path.split("/")[-2]
         self.requests.append({"api": "bulk", "region": region})
         if self._throttled():
             return Response("slow down", status=429, headers={"Retry-After": "0"})
+        faults = self.faults.get(f"bulk {region}") or self.fault("bulk")
+        faults.stall()
+        status = faults.error_status()
+        if status is not None:
+            headers = {"Retry-After": "0"} if status == 429 else {}
+            error = f"<Error><Code>Fake{status}</Code></Error>"
+            return Response(error, status=status, headers=headers)
         if self.bulk_status is not None:
             return Response("<Error><Code>InternalError</Code></Error>", status=self.bulk_status)
         if region not in self.offer_files:

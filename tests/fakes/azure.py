@@ -20,6 +20,7 @@ from urllib.parse import quote, urlencode
 from werkzeug import Request, Response
 
 from tests.fakes.aws import SAMPLES
+from tests.fakes.faults import Faults
 
 SAMPLE = "azure_retail_prices_gpu_vm_items.json"
 PATH = "/api/retail/prices"
@@ -84,7 +85,11 @@ class AzureFake:
     bodies: dict[int, str] = field(default_factory=dict)  # page -> serve this text verbatim
     next_link_origin: str | None = None  # NextPageLinks on this origin instead of ours
     loop_page: int | None = None  # this page's NextPageLink leads back to page 1
+    faults: Faults = field(default_factory=Faults)  # statuses, stalls, empty pages ...
     requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def release(self) -> None:
+        self.faults.release()
 
     def install(self, httpserver) -> str:  # type: ignore[no-untyped-def]
         httpserver.expect_request(PATH, method="GET").respond_with_handler(self._prices)
@@ -112,10 +117,19 @@ class AzureFake:
             return Response(json.dumps(error), status=500, content_type="application/json")
         if page in self.bodies:
             return Response(self.bodies[page], content_type="application/json")
-        chunk = self.items[skip : skip + self.page_size]
+        self.faults.stall()
+        status = self.faults.error_status(page)
+        if status is not None:
+            error = {"Error": {"Code": f"Fake{status}", "Message": "fake fault"}}
+            headers = {"Retry-After": "0"} if status == 429 else {}
+            return Response(
+                json.dumps(error), status=status, headers=headers, content_type="application/json"
+            )
+        low, high, more = self.faults.window(len(self.items), self.page_size, page)
+        chunk = self.items[low:high]
         link = None
-        if skip + self.page_size < len(self.items):
-            following = 0 if self.loop_page == page else skip + self.page_size
+        if more:
+            following = 0 if self.loop_page == page else page * self.page_size
             origin = self.next_link_origin or request.host_url.rstrip("/")
             query = urlencode(
                 {
@@ -135,7 +149,7 @@ class AzureFake:
             "NextPageLink": link,
             "Count": len(chunk),
         }
-        text = json.dumps(body)
+        text = self.faults.body(page, json.dumps(body))
         if self.truncate_page == page:
             text = text[: len(text) // 2]  # the connection died mid-body
         return Response(text, content_type="application/json")

@@ -18,6 +18,7 @@ from typing import Any
 from werkzeug import Request, Response
 
 from tests.fakes.aws import SAMPLES
+from tests.fakes.faults import Faults
 
 API_KEY = "fake-api-key"
 
@@ -68,7 +69,11 @@ class GcpFake:
     page_size: int = 3
     throttle_first: int = 0
     fail_page: int | None = None  # 1-based page of the Compute Engine SKU list that errors
+    faults: Faults = field(default_factory=Faults)  # on the Compute Engine SKU list
     requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def release(self) -> None:
+        self.faults.release()
 
     def install(self, httpserver) -> str:  # type: ignore[no-untyped-def]
         httpserver.expect_request(re.compile(r"^/v1/services/[^/]+/skus$")).respond_with_handler(
@@ -100,13 +105,23 @@ class GcpFake:
         if request.args.get("currencyCode") != "USD":
             return self._error(400, "INVALID_ARGUMENT", "currency_code must be set")
         start = int(request.args.get("pageToken") or 0)
-        if self.fail_page == start // self.page_size + 1 and service == "6F81-5844-456A":
+        page = start // self.page_size + 1
+        compute = service == "6F81-5844-456A"
+        if self.fail_page == page and compute:
             return self._error(500, "INTERNAL", "backend error")
+        faults = self.faults if compute else Faults()
+        faults.stall()
+        status = faults.error_status(page)
+        if status is not None:
+            name = {429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE"}.get(status, "INTERNAL")
+            return self._error(status, name, f"fake HTTP {status}")
         items = self.skus.get(service, [])
-        body: dict[str, Any] = {"skus": items[start : start + self.page_size]}
-        if start + self.page_size < len(items):
-            body["nextPageToken"] = str(start + self.page_size)
-        return Response(json.dumps(body), content_type="application/json")
+        low, high, more = faults.window(len(items), self.page_size, page)
+        body: dict[str, Any] = {"skus": items[low:high]} if high > low else {}
+        if more:
+            body["nextPageToken"] = str(page * self.page_size)
+        text = faults.body(page, json.dumps(body))
+        return Response(text, content_type="application/json")
 
     def _accelerator_types(self, request: Request) -> Response:
         self.requests.append({"api": "acceleratorTypes", **request.args})

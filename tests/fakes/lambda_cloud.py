@@ -16,6 +16,7 @@ from typing import Any
 from werkzeug import Request, Response
 
 from tests.fakes.aws import SAMPLES
+from tests.fakes.faults import Faults
 
 API_KEY = "secret_fake-lambda-key_0123456789abcdef"
 SAMPLE = "lambda_cloud_instance_types_response.json"
@@ -70,7 +71,11 @@ class LambdaFake:
     throttle_first: int = 0  # answer this many calls with 429 first
     body: str | None = None  # serve this text verbatim instead (a malformed answer)
     status: int = 200
+    faults: Faults = field(default_factory=Faults)  # statuses, stalls, page 1 verbatim or cut
     requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def release(self) -> None:
+        self.faults.release()
 
     def install(self, httpserver) -> str:  # type: ignore[no-untyped-def]
         httpserver.expect_request("/api/v1/instance-types", method="GET").respond_with_handler(
@@ -91,8 +96,15 @@ class LambdaFake:
                 headers={"Retry-After": "0"},
                 content_type="application/json",
             )
+        self.faults.stall()
+        status = self.faults.error_status()
+        if status is not None:
+            error = {"error": {"code": "global/unknown", "message": f"fake HTTP {status}"}}
+            headers = {"Retry-After": "0"} if status == 429 else {}
+            return Response(
+                json.dumps(error), status=status, headers=headers, content_type="application/json"
+            )
         if self.body is not None:
             return Response(self.body, status=self.status, content_type="application/json")
-        return Response(
-            json.dumps(response(self.types)), status=self.status, content_type="application/json"
-        )
+        text = self.faults.body(1, json.dumps(response(self.types)))
+        return Response(text, status=self.status, content_type="application/json")

@@ -17,8 +17,9 @@ import requests
 
 from pricing.adapters import Batch
 from pricing.adapters.aws import bulk, price_list, spot
-from pricing.adapters.aws.common import PROVIDER, Skipped
+from pricing.adapters.aws.common import PROVIDER, Skipped, unique
 from pricing.adapters.aws.instances import InstanceMap, load_instance_map
+from pricing.errors import AdapterError
 from pricing.http import make_session
 from pricing.offer import Offer
 
@@ -62,7 +63,9 @@ class AwsAdapter:
         if session.get_credentials() is not None:
             pricing_client = self._client(session, "pricing", price_list.PRICING_REGION)
             for region in self.config.regions:
-                entries = price_list.fetch_price_list(pricing_client, region)
+                entries = list(price_list.fetch_price_list(pricing_client, region))
+                if not entries:  # the filters ask for GPU families: there are always some
+                    raise AdapterError(f"{region}: GetProducts answered no products")
                 offers += price_list.parse_price_list(entries, instances, today, skipped)
                 ec2 = self._client(session, "ec2", region)
                 history = spot.fetch_spot_history(ec2, now)
@@ -87,7 +90,7 @@ class AwsAdapter:
         report = skipped.report()
         if report:
             version += f"; {report}"
-        return Batch(offers, source_version=version)
+        return Batch(unique(offers), source_version=version)
 
     def _client(self, session: Any, service: str, region: str) -> Any:
         from botocore.config import Config

@@ -5,6 +5,10 @@ five preamble lines, a 91-column header, then one row per (SKU, term, price dime
 is read in 1 MiB chunks and split into lines by hand; a line is decoded and parsed only if
 a few byte-substring tests say it could be a Linux on-demand accelerated instance hour, so
 memory stays flat and almost every line costs a handful of ``in`` tests.
+
+A file whose last line is cut off mid-row is refused even when that row is one the prefilter
+skips: a body that ends early must not pass for the whole file, and a file without a single
+row after its header is never a region's catalog.
 """
 
 from __future__ import annotations
@@ -73,10 +77,14 @@ def parse_offer_file(
     skipped: Skipped,
 ) -> BulkFile:
     result = BulkFile()
+    ends_with_newline = True
 
     def counted(stream: Iterable[bytes]) -> Iterator[bytes]:
+        nonlocal ends_with_newline
         for chunk in stream:
             result.bytes_read += len(chunk)
+            if chunk:
+                ends_with_newline = chunk.endswith(b"\n")
             yield chunk
 
     stream = lines(counted(chunks))
@@ -101,7 +109,9 @@ def parse_offer_file(
     width = len(header)
     source = f"AWS Price List Bulk API, {region} index.csv version {result.version}"
 
+    last = None
     for line in stream:
+        last = line
         if not (_FAMILIES[0] in line or _FAMILIES[1] in line):
             continue
         if not all(token in line for token in _MUST):
@@ -127,6 +137,10 @@ def parse_offer_file(
                     instance, region_code, PricingModel.ON_DEMAND, usd, price_as_of, source
                 )
             )
+    if last is None:
+        raise AdapterError(f"{region}: offer file has no rows after its header (empty or cut off)")
+    if not ends_with_newline and not _complete(last, width):
+        raise AdapterError(f"{region}: offer file truncated: its last line is cut off mid-row")
     return result
 
 
@@ -150,3 +164,12 @@ def fetch_offer_file(
 
 def _fields(line: bytes) -> list[str]:
     return next(csv.reader([line.decode("utf-8").rstrip("\r")]), [])
+
+
+def _complete(line: bytes, width: int) -> bool:
+    """A whole row: every field there and every quote closed."""
+    text = line.decode("utf-8", errors="replace").rstrip("\r")
+    try:
+        return len(next(csv.reader([text], strict=True), [])) == width
+    except csv.Error:
+        return False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pricing.adapters.aws.instances import InstanceMap, InstanceType, family
 from pricing.offer import Offer, PricingModel
@@ -36,6 +36,27 @@ class Skipped:
         )
         log.warning("aws: %s: %s", message, ", ".join(sorted(self.unknown)))
         return message
+
+
+def unique(offers: list[Offer]) -> list[Offer]:
+    """One offer per (instance type, region, zone, pricing), first seen first.
+
+    A source that repeats an item (the same SKU on two pages, a row twice in a file) must not
+    price it twice. Should two repeats disagree, the higher price is kept, so the result never
+    depends on the order the source happened to answer in; the notes say so.
+    """
+    kept: dict[tuple[str, str, str, str], Offer] = {}
+    for offer in offers:
+        key = (offer.product, offer.region, offer.zone, offer.pricing)
+        seen = kept.get(key)
+        if seen is None:
+            kept[key] = offer
+        elif seen.usd_per_hour != offer.usd_per_hour:
+            low, high = sorted((seen.usd_per_hour, offer.usd_per_hour))
+            winner = seen if seen.usd_per_hour == high else offer
+            note = f"the source repeats this item at {low:g} and {high:g}: the higher kept"
+            kept[key] = replace(winner, notes=f"{winner.notes}; {note}" if winner.notes else note)
+    return list(kept.values())
 
 
 def instance_offer(

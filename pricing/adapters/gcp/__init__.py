@@ -20,6 +20,7 @@ from pricing.adapters.gcp.catalog import load_catalog
 from pricing.adapters.gcp.config import GcpConfig
 from pricing.adapters.gcp.offers import PROVIDER, build_offers
 from pricing.adapters.gcp.skus import CLOUD_TPU, COMPUTE_ENGINE, PriceBook
+from pricing.errors import AdapterError
 
 __all__ = ["GcpAdapter", "GcpConfig"]
 
@@ -45,7 +46,11 @@ class GcpAdapter:
         creds = sdk.credentials(self.config, self._default_credentials)
         book = PriceBook()
         for service in (COMPUTE_ENGINE, CLOUD_TPU):
-            book.read(sdk.skus(self.config, creds, service))
+            read = book.read(sdk.skus(self.config, creds, service))
+            # Compute Engine lists thousands of SKUs (TPUs among them): none at all is a
+            # broken answer, never the catalog. Cloud TPU's own list may well be empty.
+            if service == COMPUTE_ENGINE and read == 0:
+                raise AdapterError("Cloud Billing Catalog: Compute Engine answered no SKUs")
         availability = None
         if self.config.project:
             availability = parse_aggregated_list(sdk.accelerator_types(self.config, creds))

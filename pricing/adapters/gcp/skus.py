@@ -53,9 +53,13 @@ class PriceBook:
     unknown: set[str] = field(default_factory=set)  # descriptions we could not name
     rejected: list[str] = field(default_factory=list)  # non-USD and malformed SKUs
 
-    def read(self, skus: Iterable[Mapping[str, Any]]) -> None:
+    def read(self, skus: Iterable[Mapping[str, Any]]) -> int:
+        """File every SKU; returns how many were read, priced or not."""
+        count = 0
         for sku in skus:
             self._read_one(sku)
+            count += 1
+        return count
 
     def _read_one(self, sku: Mapping[str, Any]) -> None:
         category = sku.get("category", {})

@@ -1,0 +1,189 @@
+"""Which card? Buyable cards and rentals ranked by what a dollar buys of one workload class.
+
+The classic GPU guides answer this with a static chart of old prices; this answers it from
+the same data as /breakeven. Buying is ranked by relative throughput per purchase dollar, or,
+given a workload size, by hours of work per dollar of total cost of ownership (price, host,
+energy, less resale). Renting is priced per hour of the same work, so both sides can share a
+scale: hours of the reference card's work per dollar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hardware import Accelerator, Card, Hardware, Workload
+from pricing.store import StoredOffer
+from service.breakeven import Assumptions, OfferTable, QuoteRequest, buy_model
+
+PER_DOLLARS = 1000.0  # throughput is shown per $1,000 of purchase price
+
+
+@dataclass(frozen=True)
+class RankRequest:
+    workload: Workload
+    reference: str  # the card `hours` are measured on; rentals are priced per its hour
+    memory_gb: float | None = None  # per accelerator; None = no memory need
+    budget_usd: float | None = None
+    hours: float | None = None
+    top: int = 10
+    assumptions: Assumptions = field(default_factory=Assumptions)
+
+
+@dataclass(frozen=True)
+class RankedCard:
+    accelerator: Accelerator
+    card: Card
+    relative: float
+    method: str
+    source: str
+    fits: bool
+    within_budget: bool
+    throughput_per_1000_usd: float
+    tco_usd: float | None  # over `hours` of work, when given
+    reference_hours_per_usd: float | None
+
+
+@dataclass(frozen=True)
+class RankedRental:
+    stored: StoredOffer
+    usd_per_reference_hour: float
+    throughput_estimated: bool
+
+
+@dataclass(frozen=True)
+class Ranking:
+    request: RankRequest
+    cards: list[RankedCard]  # fit the memory need: within budget first, best first
+    too_small: list[RankedCard]  # below the memory need, listed apart
+    rent: list[RankedRental]  # cheapest per hour of the reference card's work
+    candidates: int
+
+
+def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking:
+    k = request.workload
+    s_ref = hardware.speed(request.reference, k).relative
+    ranked = [_card(hardware, request, card, s_ref) for card in hardware.cards.values()]
+
+    def key(c: RankedCard) -> tuple[bool, float]:
+        metric = c.reference_hours_per_usd if request.hours else c.throughput_per_1000_usd
+        return (not c.within_budget, -(metric or 0.0))
+
+    cards = sorted((c for c in ranked if c.fits), key=key)
+    too_small = sorted((c for c in ranked if not c.fits), key=key)
+    rent, candidates = _rentals(hardware, table, request, s_ref)
+    return Ranking(request, cards, too_small, rent, candidates)
+
+
+def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) -> RankedCard:
+    acc = hardware.registry[card.accelerator]
+    speed = hardware.speed(acc.id, request.workload)
+    tco = per_usd = None
+    if request.hours:
+        # one card doing `hours` of the reference card's work, at its own speed
+        model = buy_model(
+            card.purchase_usd,
+            acc.board_power_w or 0.0,
+            1,
+            speed.relative / s_ref,
+            request.assumptions,
+        )
+        tco = model.cost(request.hours)
+        per_usd = request.hours / tco
+    return RankedCard(
+        accelerator=acc,
+        card=card,
+        relative=speed.relative,
+        method=speed.method,
+        source=speed.source,
+        fits=request.memory_gb is None or acc.memory_gb >= request.memory_gb,
+        within_budget=request.budget_usd is None or card.purchase_usd <= request.budget_usd,
+        throughput_per_1000_usd=speed.relative / card.purchase_usd * PER_DOLLARS,
+        tco_usd=tco,
+        reference_hours_per_usd=per_usd,
+    )
+
+
+def _rentals(
+    hardware: Hardware, table: OfferTable, request: RankRequest, s_ref: float
+) -> tuple[list[RankedRental], int]:
+    probe = QuoteRequest(
+        reference=request.reference,
+        hours=1.0,
+        workload=request.workload,
+        memory_gb=request.memory_gb or 0.0,
+        top=request.top,
+        assumptions=request.assumptions,
+    )
+    index, candidates = table.shortlist(probe, request.memory_gb or 0.0)
+    if index.size == 0:
+        return [], candidates
+    k = request.workload
+    overhead = 1.0 + request.assumptions.spot_overhead * table.interruptible[index]
+    per_hour = table.price[index] * overhead * s_ref / table.speed[k][index]
+    best = np.lexsort((index, per_hour))[: request.top]
+    return [
+        RankedRental(
+            stored=table.rows[index[i]],
+            usd_per_reference_hour=float(per_hour[i]),
+            throughput_estimated=bool(table.estimated[k][index[i]]),
+        )
+        for i in best
+    ], candidates
+
+
+def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, object]:
+    """The /rank answer; `breakeven rank --json` prints the same."""
+    from service.answers import freshness
+
+    r = ranking.request
+
+    def card_document(c: RankedCard) -> dict[str, object]:
+        return {
+            "id": c.accelerator.id,
+            "name": c.accelerator.name,
+            "memory_gb": c.accelerator.memory_gb,
+            "board_power_w": c.accelerator.board_power_w,
+            "fits": c.fits,
+            "within_budget": c.within_budget,
+            "purchase_usd": c.card.purchase_usd,
+            "price_kind": c.card.price_kind,
+            "price_as_of": c.card.price_as_of,
+            "price_source": c.card.price_source,
+            "price_confidence": c.card.confidence,
+            "throughput": {"relative": c.relative, "method": c.method, "source": c.source},
+            "throughput_per_1000_usd": c.throughput_per_1000_usd,
+            "tco_usd": c.tco_usd,
+            "reference_hours_per_usd": c.reference_hours_per_usd,
+        }
+
+    return {
+        "workload": str(r.workload),
+        "gpu": r.reference,
+        "memory": r.memory_gb,
+        "budget": r.budget_usd,
+        "hours": r.hours,
+        "ranked_by": "reference_hours_per_usd" if r.hours else "throughput_per_1000_usd",
+        "cards": [card_document(c) for c in ranking.cards],
+        "too_small": [card_document(c) for c in ranking.too_small],
+        "rent": [
+            {
+                "provider": x.stored.offer.provider,
+                "product": x.stored.offer.product,
+                "region": x.stored.offer.region,
+                "accelerator": x.stored.offer.accelerator,
+                "count": x.stored.offer.count,
+                "pricing": str(x.stored.offer.pricing),
+                "usd_per_hour": x.stored.offer.usd_per_hour,
+                "price_as_of": x.stored.offer.price_as_of,
+                "source": x.stored.offer.source,
+                "usd_per_reference_hour": x.usd_per_reference_hour,
+                "reference_hours_per_usd": 1 / x.usd_per_reference_hour,
+                "throughput_estimated": x.throughput_estimated,
+            }
+            for x in ranking.rent
+        ],
+        "candidates": ranking.candidates,
+        "prices": freshness([x.stored for x in ranking.rent], stale_after_hours),
+    }

@@ -1,0 +1,472 @@
+"""Fuzzing the REST API from its own /openapi.json: schemathesis, in process over WSGI.
+
+Every operation the spec lists is fuzzed three ways, each a bounded, derandomized Hypothesis
+run (the same cases every time):
+
+- positive: requests the schema accepts. Known accelerator ids and aliases are mixed into
+  the parameters that name a card (most cases), or nearly every case would be a 404, and
+  half the cases leave out the parameters that, random, leave nothing to answer;
+- negative: requests the schema rejects (where it constrains anything), which must be refused;
+- undeclared: a positive request plus query parameters the spec does not declare; the
+  endpoints with a query model refuse them (400 naming each), the others ignore them. This
+  is the only variety a parameterless endpoint (/gpus, /health ...) has.
+
+Every response must: not be a 5xx; have a documented status, content type, headers and body
+(schemathesis' not_a_server_error, status_code_conformance, content_type_conformance,
+response_headers_conformance, response_schema_conformance, and negative_data_rejection for
+negative cases); and, for a 4xx, be an RFC 9457 application/problem+json ProblemDocument.
+POST /refresh is fuzzed without an admin token (every answer 403) and with one that no case
+knows (every answer 401 with WWW-Authenticate), so no refresh ever starts.
+
+The cases per operation and mode are printed and written to artifacts/fuzz_counts.json; each
+operation must reach MIN_CASES, and the operations that can succeed must have succeeded often
+enough that their success bodies were checked against the schema.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from flask import Response, request
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from pydantic import SecretStr
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from hardware import load_hardware
+from service.app import create_app
+from service.problems import PROBLEM_JSON
+from service.schemas import ProblemDocument
+from service.security import MAX_QUERY_BYTES
+
+ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "fuzz_counts.json"
+
+# Every operation of the spec; test_the_spec_lists_exactly_these_operations keeps it whole.
+OPERATIONS = [
+    ("GET", "/breakeven"),
+    ("GET", "/gpus"),
+    ("GET", "/gpus/{gpu_id}"),
+    ("GET", "/offers"),
+    ("GET", "/offers/history"),
+    ("GET", "/providers"),
+    ("GET", "/health"),
+    ("GET", "/metrics"),
+    ("POST", "/refresh"),
+]
+# Routes that serve no API operation: the dashboard, its assets, and the spec itself.
+NOT_OPERATIONS = {"/", "/static/<path:filename>", "/openapi.json", "/docs", "/docs/oauth2-redirect"}
+
+MAX_EXAMPLES = {GenerationMode.POSITIVE: 120, GenerationMode.NEGATIVE: 80, "undeclared": 60}
+MIN_CASES = 50  # per operation: a run that silently generates nothing fails
+# Successful answers each operation must have produced, so its 200 schema was exercised.
+MIN_OK = {
+    "/breakeven": 30,
+    "/gpus": 1,
+    "/gpus/{gpu_id}": 30,
+    "/offers": 20,
+    "/offers/history": 30,
+    "/providers": 1,
+    "/health": 1,
+    "/metrics": 1,
+    "/refresh": 0,
+}
+# Statuses a schema-valid request may get (besides the 2xx).
+POSITIVE_REFUSALS = {
+    "/breakeven": {404, 422},  # unknown card; nothing to compare (no price, no rental)
+    "/gpus/{gpu_id}": {404},
+    "/offers": {400, 404},  # 400: workload without gpu or gpu without workload
+    "/offers/history": {400, 404},  # 400: since matches the pattern but no calendar day
+}
+# Operations whose query model forbids parameters it does not declare (POST /refresh too,
+# but it answers 401/403 before looking at them).
+QUERY_MODELS = {"/breakeven", "/offers", "/offers/history"}
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+
+_HW = load_hardware()
+# Ids and a few aliases of every accelerator, in several spellings.
+KNOWN_CARDS = sorted(
+    {acc.id for acc in _HW.registry}
+    | {alias for acc in _HW.registry for alias in list(acc.aliases)[:2]}
+    | {"3090", "RTX 3090", "A100", "nvidia-tesla-t4"}
+)
+# Parameters naming a card: (container, name) per operation path.
+CARD_PARAMETERS = {
+    "/breakeven": [("query", "gpu")],
+    "/gpus/{gpu_id}": [("path_parameters", "gpu_id")],
+    "/offers": [("query", "accelerator"), ("query", "gpu")],
+    "/offers/history": [("query", "accelerator")],
+}
+# Parameters that, generated at random, leave nothing to answer: filters that match no
+# rental (/breakeven: 422) or no row (an empty list), and workload and gpu, which go together
+# (one without the other: 400). Half the positive cases go without them.
+DROPPED_HALF_THE_TIME = {
+    "/breakeven": ("providers", "region", "memory"),
+    "/offers": ("provider", "region", "pricing", "workload", "gpu"),
+    "/offers/history": ("provider", "region", "pricing"),
+}
+HEADER_TEXT = string.ascii_letters + string.digits + string.punctuation + " "
+
+COUNTS: dict[str, dict[str, Any]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_counts(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After the module: the cases per operation, printed past pytest's capture and saved."""
+    yield
+    if not COUNTS:
+        return
+    ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
+    ARTIFACT.write_text(json.dumps(COUNTS, indent=2, sort_keys=True) + "\n")
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    lines = [
+        f"fuzz: {label} {c['cases']} cases ("
+        + ", ".join(f"{mode} {c[mode]}" for mode in ("positive", "negative", "undeclared"))
+        + "; statuses "
+        + " ".join(f"{s}:{n}" for s, n in sorted(c["statuses"].items()))
+        + ")"
+        for label, c in sorted(COUNTS.items())
+    ]
+    with capture.global_and_fixture_disabled():
+        print("\n" + "\n".join(lines) + f"\nfuzz: counts written to {ARTIFACT}", flush=True)
+
+
+# An explicit Config: no schemathesis.toml from the working directory changes the run. An
+# invalid request must be refused with one of these (the default list allows 5xx too).
+CONFIG = {"checks": {"negative_data_rejection": {"expected-statuses": [400, 401, 403, 404, 414]}}}
+
+
+QUERY_BYTES = "X-Fuzz-Query-Bytes"
+
+
+def _schema(app) -> Any:  # type: ignore[no-untyped-def]
+    """The app's own spec, loaded over WSGI, the app told to report each query's size."""
+
+    @app.after_request
+    def _query_bytes(response: Response) -> Response:
+        # The size the app saw: werkzeug's test client encodes a query its own way.
+        response.headers[QUERY_BYTES] = str(len(request.query_string))
+        return response
+
+    config = schemathesis.Config.from_dict(CONFIG)
+    return schemathesis.openapi.from_wsgi("/openapi.json", app, config=config)
+
+
+def _steered(strategy: st.SearchStrategy, path: str) -> st.SearchStrategy:
+    """Each card parameter mostly a known id or alias, else as generated; and half the time
+    without the parameters that, random, leave nothing to answer."""
+    names = CARD_PARAMETERS.get(path, [])
+    dropped = DROPPED_HALF_THE_TIME.get(path, ())
+    if not names and not dropped:
+        return strategy
+    # st.one_of favours its first branch: mostly a known card.
+    picks = st.tuples(*[st.one_of(st.sampled_from(KNOWN_CARDS), st.none()) for _ in names])
+
+    def steer(drawn: tuple[Any, tuple[str | None, ...], bool]) -> Any:
+        case, values, drop = drawn
+        for (container, name), value in zip(names, values, strict=True):
+            if value is not None:
+                getattr(case, container)[name] = value
+        if drop and case.query:
+            case.query = {k: v for k, v in case.query.items() if k not in dropped}
+        return case
+
+    return st.tuples(strategy, picks, st.booleans()).map(steer)
+
+
+def _with_undeclared(strategy: st.SearchStrategy) -> st.SearchStrategy:
+    """A positive case plus 1-3 query parameters the spec does not declare (x_...)."""
+    junk = st.dictionaries(
+        st.text(string.ascii_lowercase + string.digits + "_", min_size=1, max_size=10).map(
+            lambda name: f"x_{name}"
+        ),
+        st.text(max_size=20),
+        min_size=1,
+        max_size=3,
+    )
+
+    def add(pair: tuple[Any, dict[str, str]]) -> Any:
+        case, extra = pair
+        case.query = {**(case.query or {}), **extra}
+        return case
+
+    return st.tuples(strategy, junk).map(add)
+
+
+def _with_authorization(strategy: st.SearchStrategy) -> st.SearchStrategy:
+    """No Authorization header, a bare one, or a Bearer/Basic token no configuration has."""
+    value = st.one_of(
+        st.none(),
+        st.text(HEADER_TEXT, max_size=40),
+        st.tuples(
+            st.sampled_from(["Bearer ", "bearer ", "Basic ", "Bearer  "]),
+            st.text(HEADER_TEXT, max_size=40),
+        ).map("".join),
+    ).map(lambda header: None if header is None else header.lstrip())  # as HTTP allows
+
+    def add(pair: tuple[Any, str | None]) -> Any:
+        case, header = pair
+        if header is not None:
+            case.headers = {**(case.headers or {}), "Authorization": header}
+        return case
+
+    return st.tuples(strategy, value).map(add)
+
+
+def _check_problem(response: Any, path: str) -> dict[str, Any]:
+    """A 4xx is an RFC 9457 document: its media type, its model, its status echoed."""
+    (content_type,) = response.headers["content-type"]
+    assert content_type.split(";")[0].strip() == PROBLEM_JSON, content_type
+    body = json.loads(response.content)
+    problem = ProblemDocument.model_validate(body)
+    assert problem.status == response.status_code
+    assert problem.instance.startswith("/") and problem.title and problem.detail
+    assert problem.type.startswith("urn:gpu-breakeven:problem:") or problem.type == "about:blank"
+    assert "Traceback" not in response.content.decode("utf-8", "replace")
+    if response.status_code == 400:
+        assert problem.errors, body  # a 400 names the parameters to blame
+    return body
+
+
+def _fuzz(
+    operation: Any,
+    mode: GenerationMode | str,
+    counts: dict[str, Any],
+    expect: Callable[[Any, Any, GenerationMode | str], None],
+) -> None:
+    """Run one bounded, derandomized Hypothesis search over one operation and mode."""
+    path = operation.path
+    if mode == "undeclared":
+        strategy = _with_undeclared(operation.as_strategy(GenerationMode.POSITIVE))
+        checks = CHECKS
+    elif mode == GenerationMode.POSITIVE:
+        strategy = _steered(operation.as_strategy(mode), path)
+        checks = CHECKS
+    else:
+        strategy = operation.as_strategy(mode)
+        checks = [*CHECKS, negative_data_rejection]
+    if path == "/refresh":
+        strategy = _with_authorization(strategy)
+    key = mode if isinstance(mode, str) else mode.value
+
+    @settings(
+        max_examples=MAX_EXAMPLES[mode],
+        derandomize=True,  # the same cases on every run and machine
+        database=None,
+        phases=[Phase.explicit, Phase.generate],  # no shrinking: schemathesis prints the case
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(case=strategy)
+    def run(case: Any) -> None:
+        counts[key] += 1
+        counts["cases"] += 1
+        response = case.call()
+        counts["statuses"][str(response.status_code)] += 1
+        case.validate_response(response, checks=checks)
+        assert response.status_code < 500
+        if 400 <= response.status_code < 500:
+            _check_problem(response, path)
+        # Any operation refuses a query string over the limit, before anything else.
+        (query_bytes,) = response.headers[QUERY_BYTES.lower()]
+        if int(query_bytes) > MAX_QUERY_BYTES:
+            assert response.status_code == 414, response.status_code
+            return
+        assert response.status_code != 414
+        expect(case, response, mode)
+
+    run()
+
+
+def _expect_documented(case: Any, response: Any, mode: GenerationMode | str) -> None:
+    """What each mode may get back, beyond the schema: the statuses it allows."""
+    path = case.operation.path
+    status = response.status_code
+    if mode == GenerationMode.POSITIVE:
+        assert status < 300 or status in POSITIVE_REFUSALS.get(path, set()), status
+        if path == "/offers" and status == 400:
+            query = case.query or {}
+            assert (query.get("workload") is None) != (query.get("gpu") is None), query
+        if path == "/offers/history" and status == 400:
+            named = {e["parameter"] for e in json.loads(response.content)["errors"]}
+            assert named == {"since"}, named
+    elif mode == GenerationMode.NEGATIVE:
+        # negative_data_rejection has judged it: some invalid values serialize to a valid
+        # query (an object parameter that encodes to nothing), and are rightly answered.
+        return
+    elif path in QUERY_MODELS:
+        # A query model forbids unknown parameters: 400, naming each one.
+        assert status == 400, status
+        named = {e["parameter"] for e in json.loads(response.content)["errors"]}
+        undeclared = {name for name in case.query if name.startswith("x_")}
+        assert undeclared <= named, (undeclared, named)
+    else:
+        # No query model: undeclared parameters are ignored, the answer is unchanged.
+        assert status < 300 or status in POSITIVE_REFUSALS.get(path, set()), status
+
+
+def _modes(operation: Any) -> list[GenerationMode | str]:
+    # A schema that constrains nothing (no parameters, or one free-form path string) has no
+    # invalid request to generate; Hypothesis would report it unsatisfiable.
+    constrained = operation.path not in {"/gpus", "/health", "/metrics", "/providers"} and (
+        operation.path != "/gpus/{gpu_id}"
+    )
+    return [
+        GenerationMode.POSITIVE,
+        *([GenerationMode.NEGATIVE] if constrained else []),
+        "undeclared",
+    ]
+
+
+def _new_counts() -> dict[str, Any]:
+    return {"cases": 0, "positive": 0, "negative": 0, "undeclared": 0, "statuses": Counter()}
+
+
+def _record(label: str, counts: dict[str, Any]) -> None:
+    COUNTS[label] = {**counts, "statuses": dict(counts["statuses"])}
+
+
+def test_the_spec_lists_exactly_these_operations(app) -> None:  # type: ignore[no-untyped-def]
+    spec = app.test_client().get("/openapi.json").get_json()
+    documented = {
+        (method.upper(), path)
+        for path, item in spec["paths"].items()
+        for method in item
+        if method in {"get", "post", "put", "patch", "delete"}
+    }
+    assert documented == set(OPERATIONS)
+    # and every API route the app serves is in the spec
+    routed = {
+        (method, rule.rule.replace("<", "{").replace(">", "}"))
+        for rule in app.url_map.iter_rules()
+        if rule.rule not in NOT_OPERATIONS
+        for method in rule.methods - {"HEAD", "OPTIONS"}
+    }
+    assert routed == documented
+    # every documented 4xx is a problem document
+    for path, item in spec["paths"].items():
+        for operation in item.values():
+            for status, response in operation["responses"].items():
+                if status.startswith("4"):
+                    assert list(response["content"]) == [PROBLEM_JSON], (path, status)
+                    schema = response["content"][PROBLEM_JSON]["schema"]
+                    assert schema == {"$ref": "#/components/schemas/ProblemDocument"}
+
+
+@pytest.mark.parametrize(("method", "path"), OPERATIONS, ids=[f"{m} {p}" for m, p in OPERATIONS])
+def test_fuzz_operation(app, method: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    operation = _schema(app)[path][method]
+    counts = _new_counts()
+
+    def expect(case: Any, response: Any, mode: GenerationMode | str) -> None:
+        if path == "/refresh":
+            # No BREAKEVEN_ADMIN_TOKEN: the endpoint is off, whatever is sent.
+            assert response.status_code == 403, response.status_code
+            assert json.loads(response.content)["type"].endswith("admin-disabled")
+        else:
+            _expect_documented(case, response, mode)
+
+    for mode in _modes(operation):
+        _fuzz(operation, mode, counts, expect)
+    _record(f"{path} {method}", counts)
+    assert counts["cases"] >= MIN_CASES, counts
+    ok = sum(n for status, n in counts["statuses"].items() if status.startswith("2"))
+    assert ok >= MIN_OK[path], counts
+
+
+def test_fuzz_refresh_with_a_token_configured(settings) -> None:  # type: ignore[no-untyped-def]
+    token = "fuzz-token-" + "0123456789abcdef" * 2  # no generated header carries it
+    app = create_app(settings.model_copy(update={"admin_token": SecretStr(token)}))
+    app.config["TESTING"] = True
+    try:
+        operation = _schema(app)["/refresh"]["POST"]
+        counts = _new_counts()
+
+        def expect(case: Any, response: Any, mode: GenerationMode | str) -> None:
+            assert response.status_code == 401, response.status_code
+            (challenge,) = response.headers["www-authenticate"]
+            assert challenge.startswith("Bearer ")
+            assert token not in response.content.decode("utf-8", "replace")
+
+        for mode in _modes(operation):
+            _fuzz(operation, mode, counts, expect)
+        _record("/refresh POST (token set)", counts)
+        assert counts["cases"] >= MIN_CASES, counts
+        # nothing was refreshed: the bundled run is still the only one
+        runs = app.extensions["breakeven"].store.provider_status()
+        assert [s.adapter for s in runs] == ["bundled"]
+    finally:
+        app.extensions["breakeven"].store.dispose()
+
+
+# Regressions: what the fuzzer found, pinned down case by case.
+
+
+def test_since_takes_iso_dates_only(client) -> None:  # type: ignore[no-untyped-def]
+    # pydantic alone read since=2026 as 2026 seconds after 1970
+    for since in ("2026", "-6.103515625e-05", "1700000000"):
+        response = client.get(f"/offers/history?since={since}")
+        assert response.status_code == 400 and response.mimetype == PROBLEM_JSON, since
+        assert [e["parameter"] for e in response.get_json()["errors"]] == ["since"]
+    for since in ("2026-11-01", "2026-11-01T12:00", "2026-11-01T12:00:00Z"):
+        assert client.get(f"/offers/history?since={since}").status_code == 200, since
+
+
+def test_vanishing_hours_and_utilization_are_refused(client) -> None:  # type: ignore[no-untyped-def]
+    # hours=5e-324 priced every rental at 0 (break-even "never"); utilization=5e-324 made the
+    # break-even days infinite, served as null where the schema promises a number
+    for query in ("hours=5e-324", "hours=500&utilization=5e-324"):
+        response = client.get(f"/breakeven?gpu=rtx3090&{query}")
+        assert response.status_code == 400, query
+    tiny = client.get("/breakeven?gpu=rtx3090&hours=0.001&utilization=0.001").get_json()
+    usual = client.get("/breakeven?gpu=rtx3090&hours=500&utilization=0.001").get_json()
+    assert tiny["breakeven"]["hours"] == pytest.approx(usual["breakeven"]["hours"])
+    assert tiny["breakeven"]["days"] == pytest.approx(usual["breakeven"]["days"])
+
+
+def test_refresh_refuses_before_reading_its_parameters(settings) -> None:  # type: ignore[no-untyped-def]
+    # a caller without the token got 400s describing the parameters
+    off = create_app(settings)
+    on = create_app(settings.model_copy(update={"admin_token": SecretStr("t0ken-for-tests")}))
+    try:
+        assert off.test_client().post("/refresh?force=maybe&x=1").status_code == 403
+        refused = on.test_client().post("/refresh?force=maybe&x=1")
+        assert refused.status_code == 401 and refused.headers["WWW-Authenticate"]
+        allowed = on.test_client().post(
+            "/refresh?force=maybe", headers={"Authorization": "Bearer t0ken-for-tests"}
+        )
+        assert allowed.status_code == 400  # with the token, the parameters are checked
+    finally:
+        for app in (off, on):
+            app.extensions["breakeven"].store.dispose()
+
+
+def test_metrics_and_csv_answer_what_the_spec_says(client) -> None:  # type: ignore[no-untyped-def]
+    spec = client.get("/openapi.json").get_json()["paths"]
+    metrics = client.get("/metrics")
+    assert metrics.headers["Content-Type"].count("charset") == 1  # Flask added a second one
+    assert list(spec["/metrics"]["get"]["responses"]["200"]["content"]) == ["text/plain"]
+    for path in ("/offers", "/offers/history"):
+        assert client.get(f"{path}?format=csv").mimetype == "text/csv"
+        content = spec[path]["get"]["responses"]["200"]["content"]
+        assert set(content) == {"application/json", "text/csv"}
