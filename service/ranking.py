@@ -9,6 +9,7 @@ scale: hours of the reference card's work per dollar.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,7 +69,8 @@ def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking
 
     def key(c: RankedCard) -> tuple[bool, float]:
         metric = c.reference_hours_per_usd if request.hours else c.throughput_per_1000_usd
-        return (not c.within_budget, -(metric or 0.0))
+        # None: owning costs nothing over `hours` (full resale, no host, no power): the best
+        return (not c.within_budget, -(math.inf if metric is None else metric))
 
     cards = sorted((c for c in ranked if c.fits), key=key)
     too_small = sorted((c for c in ranked if not c.fits), key=key)
@@ -90,7 +92,7 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
             request.assumptions,
         )
         tco = model.cost(request.hours)
-        per_usd = request.hours / tco
+        per_usd = request.hours / tco if tco > 0 else None  # tco=0 divided by zero: a 500
     return RankedCard(
         accelerator=acc,
         card=card,

@@ -273,3 +273,47 @@ class Health(_Out):
     status: str
     catalog_version: int
     offers: int
+
+
+class RankedCardOut(_Out):
+    id: str
+    name: str
+    memory_gb: float
+    board_power_w: float | None
+    fits: bool
+    within_budget: bool
+    purchase_usd: float
+    throughput: dict[str, object]
+    throughput_per_1000_usd: float
+    tco_usd: float | None = Field(description="Over `hours` of work; null without `hours`.")
+    reference_hours_per_usd: float | None = Field(
+        description="Null without `hours`, or when owning costs nothing (full resale, no "
+        "host, no power): such a card ranks first."
+    )
+
+
+class RankedRentalOut(_Out):
+    provider: str
+    product: str
+    region: str
+    accelerator: str
+    count: int
+    pricing: str
+    usd_per_hour: float
+    usd_per_reference_hour: float
+    reference_hours_per_usd: float
+    throughput_estimated: bool
+
+
+class RankAnswer(_Out):
+    workload: Workload
+    gpu: str
+    memory: float | None
+    budget: float | None
+    hours: float | None
+    ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
+    cards: list[RankedCardOut]
+    too_small: list[RankedCardOut]
+    rent: list[RankedRentalOut]
+    candidates: int
+    prices: Freshness

@@ -67,6 +67,7 @@ OPERATIONS = [
     ("GET", "/health"),
     ("GET", "/metrics"),
     ("POST", "/refresh"),
+    ("GET", "/rank"),
 ]
 # Routes that serve no API operation: the dashboard, its assets, and the spec itself.
 NOT_OPERATIONS = {"/", "/static/<path:filename>", "/openapi.json", "/docs", "/docs/oauth2-redirect"}
@@ -84,6 +85,7 @@ MIN_OK = {
     "/health": 1,
     "/metrics": 1,
     "/refresh": 0,
+    "/rank": 30,
 }
 # Statuses a schema-valid request may get (besides the 2xx).
 POSITIVE_REFUSALS = {
@@ -91,10 +93,11 @@ POSITIVE_REFUSALS = {
     "/gpus/{gpu_id}": {404},
     "/offers": {400, 404},  # 400: workload without gpu or gpu without workload
     "/offers/history": {400, 404},  # 400: since matches the pattern but no calendar day
+    "/rank": {404},
 }
 # Operations whose query model forbids parameters it does not declare (POST /refresh too,
 # but it answers 401/403 before looking at them).
-QUERY_MODELS = {"/breakeven", "/offers", "/offers/history"}
+QUERY_MODELS = {"/breakeven", "/offers", "/offers/history", "/rank"}
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -116,6 +119,7 @@ CARD_PARAMETERS = {
     "/gpus/{gpu_id}": [("path_parameters", "gpu_id")],
     "/offers": [("query", "accelerator"), ("query", "gpu")],
     "/offers/history": [("query", "accelerator")],
+    "/rank": [("query", "gpu")],
 }
 # Parameters that, generated at random, leave nothing to answer: filters that match no
 # rental (/breakeven: 422) or no row (an empty list), and workload and gpu, which go together
@@ -470,3 +474,18 @@ def test_metrics_and_csv_answer_what_the_spec_says(client) -> None:  # type: ign
         assert client.get(f"{path}?format=csv").mimetype == "text/csv"
         content = spec[path]["get"]["responses"]["200"]["content"]
         assert set(content) == {"application/json", "text/csv"}
+
+
+def test_rank_survives_free_ownership_and_vanishing_utilization(client) -> None:  # type: ignore[no-untyped-def]
+    # full resale, no host and no power made the TCO 0, and hours / TCO a 500; so did
+    # utilization=5e-324, through the resale decay
+    free = "hours=500&resale=1&depreciation=0&host_cost=0&electricity=0"
+    response = client.get(f"/rank?{free}")
+    assert response.status_code == 200
+    cards = response.get_json()["cards"]
+    assert cards and all(c["tco_usd"] == 0 and c["reference_hours_per_usd"] is None for c in cards)
+    assert client.get("/rank?hours=500&utilization=5e-324").status_code == 400
+    spec = client.get("/openapi.json").get_json()["paths"]["/rank"]["get"]["responses"]
+    assert spec["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RankAnswer"
+    }

@@ -12,7 +12,7 @@ from hardware import Workload
 from service.answers import default_assumptions, resolve_gpu
 from service.api import json_response
 from service.ranking import RankRequest, rank, ranking_document
-from service.schemas import MAX_HOURS, MAX_USD
+from service.schemas import MAX_HOURS, MAX_USD, MIN_HOURS, MIN_UTILIZATION, RankAnswer
 from service.services import Services, current_services
 
 bp = APIBlueprint("rank", __name__, tag="Hardware")
@@ -26,7 +26,7 @@ class RankQuery(BaseModel):
     memory: float | None = Field(None, gt=0, le=4096, description="GB needed per accelerator.")
     budget: float | None = Field(None, gt=0, le=MAX_USD, description="Max purchase, USD.")
     hours: float | None = Field(
-        None, gt=0, le=MAX_HOURS, description="Workload size: rank by work per TCO dollar."
+        None, ge=MIN_HOURS, le=MAX_HOURS, description="Workload size: rank by work per TCO dollar."
     )
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     electricity: float | None = Field(None, ge=0, le=100, description="USD per kWh.")
@@ -34,7 +34,10 @@ class RankQuery(BaseModel):
     load: float | None = Field(None, gt=0, le=1, description="Share of board power drawn.")
     host_cost: float | None = Field(None, ge=0, le=MAX_USD, description="Host machine, USD.")
     host_watts: float | None = Field(None, ge=0, le=100_000, description="Host power, W.")
-    utilization: float | None = Field(None, gt=0, le=1, description="Share of time training.")
+    # MIN_UTILIZATION: utilization=5e-324 divided by zero (a 500) in the resale decay
+    utilization: float | None = Field(
+        None, ge=MIN_UTILIZATION, le=1, description="Share of time training."
+    )
     resale: float | None = Field(None, ge=0, le=1, description="Resale share; 0 = none.")
     depreciation: float | None = Field(None, ge=0, lt=1, description="Yearly loss of resale.")
     spot_overhead: float | None = Field(None, ge=0, le=10, description="Interruption overhead.")
@@ -75,6 +78,7 @@ def rank_document(query: RankQuery, services: Services) -> dict[str, object]:
 
 @bp.get("/rank")
 @bp.input(RankQuery, location="query", arg_name="query")
+@bp.output(RankAnswer, description="The ranking")
 @bp.doc(
     summary="Which card? Cards and rentals ranked by training per dollar",
     description=(
@@ -83,7 +87,8 @@ def rank_document(query: RankQuery, services: Services) -> dict[str, object]:
         "listed apart and cards over `budget` marked. The cheapest rentals for the same "
         "work come priced per hour of `gpu`'s work."
     ),
-    responses={200: "The ranking", 400: "Invalid parameters", 404: "Unknown GPU"},
+    responses={400: "Invalid parameters", 404: "Unknown GPU"},
 )
 def get_rank(query: RankQuery) -> Response:
+    # A Response skips APIFlask's re-validation of the output; RankAnswer documents it.
     return json_response(rank_document(query, current_services()))
