@@ -57,13 +57,19 @@ def default_assumptions(settings: Settings) -> Assumptions:
     return Assumptions(**{field: getattr(settings, field) for field in _ASSUMPTION_PARAMS.values()})
 
 
-def quote_request(query: BreakevenQuery, services: Services) -> QuoteRequest:
-    gpu = resolve_gpu(services.hardware, query.gpu)
+def assumptions_for(query: Any, settings: Settings) -> Assumptions:
+    """The deployment's defaults with whatever cost parameters a query sets on top; /rank
+    takes the same parameters as /breakeven."""
     overrides = {
         field: getattr(query, param)
         for param, field in _ASSUMPTION_PARAMS.items()
         if getattr(query, param) is not None
     }
+    return replace(default_assumptions(settings), **overrides)
+
+
+def quote_request(query: BreakevenQuery, services: Services) -> QuoteRequest:
+    gpu = resolve_gpu(services.hardware, query.gpu)
     providers = None
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
@@ -91,7 +97,7 @@ def quote_request(query: BreakevenQuery, services: Services) -> QuoteRequest:
         pricing=query.pricing,
         region=query.region,
         top=query.top,
-        assumptions=replace(default_assumptions(services.settings), **overrides),
+        assumptions=assumptions_for(query, services.settings),
         reference_speed=measured.relative if measured is not None else None,
     )
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from apiflask import APIBlueprint
 from flask import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from hardware import Workload
-from service.answers import default_assumptions, resolve_gpu
+from service.answers import assumptions_for, resolve_gpu
 from service.api import json_response
 from service.ranking import RankRequest, rank, ranking_document
 from service.schemas import MAX_HOURS, MAX_USD, MIN_HOURS, MIN_UTILIZATION, RankAnswer
@@ -43,26 +41,8 @@ class RankQuery(BaseModel):
     spot_overhead: float | None = Field(None, ge=0, le=10, description="Interruption overhead.")
 
 
-_ASSUMPTIONS = {
-    "electricity": "electricity_usd_per_kwh",
-    "pue": "pue",
-    "load": "load",
-    "host_cost": "host_cost_usd",
-    "host_watts": "host_watts",
-    "utilization": "utilization",
-    "resale": "resale",
-    "depreciation": "depreciation",
-    "spot_overhead": "spot_overhead",
-}
-
-
 def rank_document(query: RankQuery, services: Services) -> dict[str, object]:
     reference = resolve_gpu(services.hardware, query.gpu)
-    overrides = {
-        field: getattr(query, param)
-        for param, field in _ASSUMPTIONS.items()
-        if getattr(query, param) is not None
-    }
     request = RankRequest(
         workload=query.workload,
         reference=reference.id,
@@ -70,7 +50,7 @@ def rank_document(query: RankQuery, services: Services) -> dict[str, object]:
         budget_usd=query.budget,
         hours=query.hours,
         top=query.top,
-        assumptions=replace(default_assumptions(services.settings), **overrides),
+        assumptions=assumptions_for(query, services.settings),
     )
     ranking = rank(services.hardware, services.catalog.table(), request)
     return ranking_document(ranking, services.settings.stale_after_hours)
