@@ -37,7 +37,7 @@ import requests
 
 from pricing.adapters import Batch
 from pricing.errors import AdapterError
-from pricing.http import make_session
+from pricing.http import get_json, make_session
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "azure"
@@ -293,16 +293,9 @@ class AzureAdapter:
     def _get(
         self, http: requests.Session, url: str, params: dict[str, str] | None, page: int
     ) -> dict[str, Any]:
-        try:
-            response = http.get(url, params=params, timeout=self.config.timeout_seconds)
-        except requests.RequestException as exc:
-            raise AdapterError(f"page {page}: GET {url}: {type(exc).__name__}: {exc}") from exc
-        if response.status_code != 200:
-            raise AdapterError(f"page {page}: GET {url}: HTTP {response.status_code}")
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise AdapterError(f"page {page}: GET {url}: answer is not JSON (truncated?)") from exc
+        body = get_json(
+            http, url, self.config.timeout_seconds, params=params, context=f"page {page}: "
+        )
         if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
             raise AdapterError(f"page {page}: GET {url}: answer has no 'Items' list")
         return body

@@ -23,7 +23,7 @@ import requests
 
 from pricing.adapters import Batch
 from pricing.errors import AdapterError, AdapterNotConfigured
-from pricing.http import make_session
+from pricing.http import get_json, make_session
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "lambda"
@@ -244,21 +244,13 @@ class LambdaAdapter:
         http = self._http or make_session(self.config.retries, self.config.backoff_seconds)
         url = self.config.url.rstrip("/") + PATH
         headers = {"Authorization": f"Bearer {self.config.api_key}", "Accept": "application/json"}
-        try:
-            response = http.get(url, headers=headers, timeout=self.config.timeout_seconds)
-        except requests.RequestException as exc:
-            raise AdapterError(f"GET {url}: {type(exc).__name__}: {exc}") from exc
-        if response.status_code in (401, 403):
-            raise AdapterError(
-                f"GET {url}: HTTP {response.status_code}: the API key was refused "
-                "(BREAKEVEN_LAMBDA_API_KEY)"
-            )
-        if response.status_code != 200:
-            raise AdapterError(f"GET {url}: HTTP {response.status_code}")
-        try:
-            payload = response.json()
-        except ValueError as exc:
-            raise AdapterError(f"GET {url}: answer is not JSON") from exc
+        payload = get_json(
+            http,
+            url,
+            self.config.timeout_seconds,
+            headers=headers,
+            refused="the API key was refused (BREAKEVEN_LAMBDA_API_KEY)",
+        )
         if not isinstance(payload, dict) or not isinstance(payload.get("data"), dict):
             raise AdapterError(f"GET {url}: answer has no 'data' object")
         return payload
