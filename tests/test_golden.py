@@ -27,7 +27,7 @@ GOLDEN = Path(__file__).parent / "golden" / "answers.json"
 CLOCK_KEYS = frozenset({"fetched_at", "age_seconds", "at", "since", "last_attempt_at"})
 CLOCK_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
 
-# (name, path and query) for REST; the CLI's are argument lists.
+# (name, path and query) for REST; (name, arguments) for the CLI.
 REST = [
     ("breakeven-readme", "/breakeven?gpu=rtx3090&hours=500"),
     ("breakeven-alias", "/breakeven?gpu=RTX%203090&hours=500"),
@@ -74,16 +74,15 @@ REST = [
     ("providers", "/providers"),
 ]
 CLI = [
-    ("cli-quote", ["quote", "--gpu", "rtx3090", "--hours", "500", "--json"]),
+    ("cli-quote", "quote --gpu rtx3090 --hours 500 --json"),
     (
         "cli-quote-costs",
-        ["quote", "--gpu", "rtx4090", "--hours", "3000", "--workload", "cnn", "--resale", "0.5"]
-        + ["--electricity", "0.25", "--json"],
+        "quote --gpu rtx4090 --hours 3000 --workload cnn --resale 0.5 --electricity 0.25 --json",
     ),
-    ("cli-quote-table", ["quote", "--gpu", "rtx3090", "--hours", "500"]),
-    ("cli-rank", ["rank", "--hours", "1000", "--budget", "3000", "--json"]),
-    ("cli-gpus", ["gpus", "--format", "json"]),
-    ("cli-prices-csv", ["prices", "--format", "csv"]),
+    ("cli-quote-table", "quote --gpu rtx3090 --hours 500"),
+    ("cli-rank", "rank --hours 1000 --budget 3000 --json"),
+    ("cli-gpus", "gpus --format json"),
+    ("cli-prices-csv", "prices --format csv"),
 ]
 
 
@@ -116,7 +115,8 @@ def answers(client, settings: Settings) -> dict[str, Any]:  # type: ignore[no-un
             "body": body(response.get_data(as_text=True), response.content_type),
         }
     env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
-    for name, args in CLI:
+    for name, line in CLI:
+        args = line.split()
         result = CliRunner().invoke(cli, args, env=env)
         json_out = "--json" in args or "json" in args
         found[name] = {
