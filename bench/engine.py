@@ -14,8 +14,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from hardware import Hardware, Workload, load_hardware
-from pricing.offer import INTERRUPTIBLE, Offer, PricingModel
-from pricing.store import StoredOffer
+from pricing.offer import INTERRUPTIBLE, Offer, PricingModel, StoredOffer
 from service.breakeven import OfferTable, QuoteRequest, quote
 
 OFFERS = 100_000

@@ -6,8 +6,24 @@ import calendar
 import functools
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
+
+# The adapter whose rows stand in for a cloud until that cloud's own adapter has a current run.
+BUNDLED = "bundled"
+
+# Widest value each short text column takes; importers check against these for row errors.
+TEXT_LIMITS = {
+    "provider": 64,
+    "service": 64,
+    "product": 200,
+    "region": 64,
+    "zone": 64,
+    "accelerator": 64,
+    "pricing": 32,
+    "confidence": 32,
+    "price_as_of": 64,
+}
 
 
 class PricingModel(StrEnum):
@@ -49,6 +65,15 @@ class Offer:
     @property
     def usd_per_accelerator_hour(self) -> float:
         return self.usd_per_hour / self.count
+
+
+@dataclass(frozen=True, slots=True)
+class StoredOffer:
+    """An offer as served: the record plus the run it came from."""
+
+    offer: Offer
+    run_id: int
+    fetched_at: datetime
 
 
 _DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")

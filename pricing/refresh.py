@@ -17,8 +17,9 @@ from datetime import timedelta
 from pricing.adapters import Adapter, Batch
 from pricing.adapters.bundled import BundledAdapter, snapshot_text, snapshot_version
 from pricing.errors import AdapterError, AdapterNotConfigured
+from pricing.offer import BUNDLED
 from pricing.sanity import SanityPolicy, check
-from pricing.store import BUNDLED, Store, utcnow
+from pricing.store import Store, utcnow
 
 log = logging.getLogger(__name__)
 

@@ -40,23 +40,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 
 from pricing import schema
-from pricing.offer import Offer, PricingModel
-
-# The adapter whose rows stand in for a cloud until that cloud's own adapter has a current run.
-BUNDLED = "bundled"
-
-# Widest value each short text column takes; importers check against these for row errors.
-TEXT_LIMITS = {
-    "provider": 64,
-    "service": 64,
-    "product": 200,
-    "region": 64,
-    "zone": 64,
-    "accelerator": 64,
-    "pricing": 32,
-    "confidence": 32,
-    "price_as_of": 64,
-}
+from pricing.offer import BUNDLED, TEXT_LIMITS, Offer, PricingModel, StoredOffer
 
 metadata = MetaData()
 
@@ -114,15 +98,6 @@ class Run:
     error: str
     source_version: str
     worker: str = ""  # host:pid of the process that ran it
-
-
-@dataclass(frozen=True, slots=True)
-class StoredOffer:
-    """An offer as served: the record plus the run it came from."""
-
-    offer: Offer
-    run_id: int
-    fetched_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

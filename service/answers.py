@@ -10,8 +10,8 @@ from typing import Any
 
 from hardware import Accelerator, Hardware, UnknownAccelerator, Workload
 from pricing.measurements import Measurement
-from pricing.offer import price_date
-from pricing.store import ProviderStatus, Run, StoredOffer
+from pricing.offer import StoredOffer, price_date
+from pricing.store import ProviderStatus, Run
 from service.breakeven import (
     Assumptions,
     NoMatchingOffers,

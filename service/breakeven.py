@@ -23,8 +23,7 @@ from typing import TypeVar
 import numpy as np
 
 from hardware import Hardware, Workload
-from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel
-from pricing.store import StoredOffer
+from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
 
 Key = TypeVar("Key", bound=Hashable)
 HOURS_PER_YEAR = 8760.0

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hardware import Accelerator, Card, Hardware, Workload
-from pricing.store import StoredOffer
+from pricing.offer import StoredOffer
 from service.breakeven import Assumptions, OfferTable, QuoteRequest, buy_model
 
 PER_DOLLARS = 1000.0  # throughput is shown per $1,000 of purchase price

@@ -6,8 +6,7 @@ from datetime import UTC, datetime
 
 from hardware import Accelerator, Card, Hardware, Registry, Scaling, Throughput, Workload
 from hardware.throughput import ScalingPoint
-from pricing.offer import Offer, PricingModel
-from pricing.store import StoredOffer
+from pricing.offer import Offer, PricingModel, StoredOffer
 
 FETCHED = datetime(2026, 11, 1, tzinfo=UTC)
 

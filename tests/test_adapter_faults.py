@@ -34,8 +34,9 @@ from pricing.adapters.azure import AzureAdapter, AzureConfig
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
 from pricing.adapters.gcp.skus import CLOUD_TPU, COMPUTE_ENGINE
 from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
+from pricing.offer import StoredOffer
 from pricing.refresh import RefreshPolicy, run_adapter
-from pricing.store import Store, StoredOffer
+from pricing.store import Store
 from tests.fakes import aws, azure, gcp, lambda_cloud
 from tests.fakes.faults import Faults
 from tests.helpers import offer

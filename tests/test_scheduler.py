@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pricing.store import BUNDLED, Run, Store
+from pricing.offer import BUNDLED
+from pricing.store import Run, Store
 from service.scheduler import cron_trigger
 from service.services import open_services
 from service.settings import Settings

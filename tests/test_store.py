@@ -6,8 +6,9 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from pricing.offer import BUNDLED
 from pricing.refresh import ensure_snapshot, run_adapter
-from pricing.store import BUNDLED, Store, offers, runs, utcnow
+from pricing.store import Store, offers, runs, utcnow
 from tests.helpers import offer
 
 

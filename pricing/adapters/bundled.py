@@ -12,7 +12,7 @@ from importlib import resources
 
 from pricing.adapters import Batch
 from pricing.adapters.tabular import parse_offers_csv
-from pricing.store import BUNDLED
+from pricing.offer import BUNDLED
 
 
 def snapshot_text() -> str:

@@ -12,8 +12,7 @@ import math
 from collections.abc import Callable
 
 from pricing.errors import ImportRejected, RowError
-from pricing.offer import HOURLY, Offer, PricingModel
-from pricing.store import TEXT_LIMITS
+from pricing.offer import HOURLY, TEXT_LIMITS, Offer, PricingModel
 
 REQUIRED_COLUMNS = ("product", "region", "accelerator", "count", "pricing", "usd_per_hour")
 OPTIONAL_COLUMNS = (
