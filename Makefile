@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+# The dashboard's browser tests drive the system Chromium (Debian's package): `make test`
+# installs it when it is missing, so the test command works on a fresh machine by itself.
+CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: run test lint bench clean
 
@@ -15,14 +18,24 @@ $(INSTALLED): pyproject.toml
 run: $(INSTALLED)  ## start the service on http://127.0.0.1:8000 (SQLite, bundled prices)
 	$(BIN)/breakeven serve
 
-test: $(INSTALLED)  ## lint and run every test (needs PostgreSQL on 127.0.0.1:5432)
+test: $(INSTALLED) $(CHROMIUM)  ## lint, check the import rules, run every test (PostgreSQL on 127.0.0.1:5432)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest
+	$(BIN)/lint-imports --no-cache
+	BREAKEVEN_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
+
+$(CHROMIUM):
+	@echo "installing Debian's chromium for the browser tests (apt-get)"
+	@if [ "$$(id -u)" -ne 0 ]; then \
+		echo "run 'sudo apt-get install chromium' (or set CHROMIUM=/path/to/chromium)"; exit 1; \
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 bench: $(INSTALLED)  ## run the benchmarks and rewrite bench/results.md
 	$(BIN)/python -m bench.run

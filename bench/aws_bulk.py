@@ -1,7 +1,7 @@
 """Ingest benchmark: stream a >= 1 GB AWS regional offer file, against pandas.read_csv.
 
-The file is generated (tests/fakes/aws.py: the real 91-column header, a realistic mix of
-operating systems, tenancies, terms and a few percent GPU rows) and cached under
+The file is generated (bench/aws_offer_file.py: the real 91-column header, a realistic mix
+of operating systems, tenancies, terms and a few percent GPU rows) and cached under
 bench/.cache. Each reader runs in its own process, so its peak RSS is its own.
 """
 
@@ -21,7 +21,7 @@ CHUNK = 1 << 20
 
 
 def ensure_file() -> int:
-    from tests.fakes.aws import write_realistic_offer_file
+    from bench.aws_offer_file import write_realistic_offer_file
 
     if not FILE.exists() or FILE.stat().st_size < TARGET_BYTES:
         CACHE.mkdir(exist_ok=True)
@@ -32,14 +32,14 @@ def ensure_file() -> int:
 
 def _stream() -> dict[str, float]:
     from pricing.adapters.aws.bulk import parse_offer_file
-    from pricing.adapters.aws.common import Skipped
+    from pricing.adapters.aws.common import skip_report
     from pricing.adapters.aws.instances import load_instance_map
 
     instances = load_instance_map()
     started = time.perf_counter()
     with FILE.open("rb") as handle:
         chunks = iter(lambda: handle.read(CHUNK), b"")
-        result = parse_offer_file(chunks, "us-east-1", instances, "2026-11-29", Skipped())
+        result = parse_offer_file(chunks, "us-east-1", instances, "2026-11-29", skip_report())
     seconds = time.perf_counter() - started
     return {"seconds": seconds, "offers": len(result.offers), "bytes": result.bytes_read}
 

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 
 from hardware import Hardware, Workload, load_hardware
 from pricing.offer import INTERRUPTIBLE, Offer, PricingModel, StoredOffer
-from service.breakeven import OfferTable, QuoteRequest, quote
+from service.engine.breakeven import QuoteRequest, quote
+from service.engine.offer_table import OfferTable
 
 OFFERS = 100_000
 QUOTES = 300  # timed repetitions of the vectorized quote

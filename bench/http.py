@@ -25,8 +25,8 @@ import requests
 from bench.engine import synthetic_catalog
 from hardware import load_hardware
 from pricing.store import utcnow
-from service.app import create_app
-from service.services import open_services
+from service.http.app import create_app
+from service.runtime import open_runtime
 from service.settings import Settings
 
 CATALOG = 50_000
@@ -149,7 +149,7 @@ def run() -> dict[str, float | str]:
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder)
         settings = Settings(data_dir=data)
-        services = open_services(settings)
+        services = open_runtime(settings)
         catalog = synthetic_catalog(load_hardware(), CATALOG)
         started = time.perf_counter()
         services.store.record_run("custom", [s.offer for s in catalog], utcnow(), "bench")

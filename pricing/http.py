@@ -7,6 +7,8 @@ can hand them one pointed at a local fake (the transport seam).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import requests
@@ -36,6 +38,33 @@ def make_session(retries: int = 3, backoff_seconds: float = 0.5) -> requests.Ses
     return session
 
 
+def get(
+    http: requests.Session,
+    url: str,
+    timeout: float,
+    params: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+    context: str = "",
+    refused: str = "",
+    stream: bool = False,
+) -> requests.Response:
+    """GET a 200 answer; every failure is an AdapterError naming the URL and the cause.
+
+    ``context`` prefixes messages ("page 2: "); ``refused`` explains a 401/403 (which key).
+    """
+    prefix = f"{context}GET {url}"
+    try:
+        response = http.get(url, params=params, headers=headers, timeout=timeout, stream=stream)
+    except requests.RequestException as exc:
+        raise _failed(prefix, exc) from exc
+    if response.status_code == 200:
+        return response
+    response.close()
+    if refused and response.status_code in (401, 403):
+        raise AdapterError(f"{prefix}: HTTP {response.status_code}: {refused}")
+    raise AdapterError(f"{prefix}: HTTP {response.status_code}")
+
+
 def get_json(
     http: requests.Session,
     url: str,
@@ -45,20 +74,29 @@ def get_json(
     context: str = "",
     refused: str = "",
 ) -> Any:
-    """GET a JSON document; every failure is an AdapterError naming the URL and the cause.
-
-    ``context`` prefixes messages ("page 2: "); ``refused`` explains a 401/403 (which key).
-    """
-    prefix = f"{context}GET {url}"
-    try:
-        response = http.get(url, params=params, headers=headers, timeout=timeout)
-    except requests.RequestException as exc:
-        raise AdapterError(f"{prefix}: {type(exc).__name__}: {exc}") from exc
-    if refused and response.status_code in (401, 403):
-        raise AdapterError(f"{prefix}: HTTP {response.status_code}: {refused}")
-    if response.status_code != 200:
-        raise AdapterError(f"{prefix}: HTTP {response.status_code}")
+    """GET a JSON document, with :func:`get`'s errors; a body that is not JSON is one too."""
+    response = get(http, url, timeout, params, headers, context, refused)
     try:
         return response.json()
     except ValueError as exc:
-        raise AdapterError(f"{prefix}: answer is not JSON (truncated?)") from exc
+        raise AdapterError(f"{context}GET {url}: answer is not JSON (truncated?)") from exc
+
+
+@contextmanager
+def get_chunks(
+    http: requests.Session, url: str, timeout: float, chunk_bytes: int
+) -> Iterator[Iterator[bytes]]:
+    """GET a body too large to hold, as chunks; a connection lost mid-body is an AdapterError."""
+    with get(http, url, timeout, stream=True) as response:
+        yield _chunks(response, url, chunk_bytes)
+
+
+def _chunks(response: requests.Response, url: str, chunk_bytes: int) -> Iterator[bytes]:
+    try:
+        yield from response.iter_content(chunk_bytes)
+    except requests.RequestException as exc:
+        raise _failed(f"GET {url}", exc) from exc
+
+
+def _failed(prefix: str, exc: requests.RequestException) -> AdapterError:
+    return AdapterError(f"{prefix}: {type(exc).__name__}: {exc}")

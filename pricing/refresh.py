@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from pricing.adapters import Adapter, Batch
-from pricing.adapters.bundled import BundledAdapter, snapshot_text, snapshot_version
 from pricing.errors import AdapterError, AdapterNotConfigured
-from pricing.offer import BUNDLED
 from pricing.sanity import SanityPolicy, check
 from pricing.store import Store, utcnow
 
@@ -111,14 +109,3 @@ def refresh(
         if on_result is not None:
             on_result(result)
     return results
-
-
-def ensure_snapshot(store: Store, resolve_accelerator: Callable[[str], str | None]) -> bool:
-    """Load the bundled snapshot on first start or when the package ships a new one."""
-    current = store.current_runs().get(BUNDLED)
-    if current is not None and current.source_version == snapshot_version(snapshot_text()):
-        return False
-    result = run_adapter(store, BundledAdapter(resolve_accelerator), force=True)
-    if result.status != "ok":
-        raise RuntimeError(f"the bundled price snapshot failed to load: {result.error}")
-    return True

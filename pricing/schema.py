@@ -17,7 +17,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, text
 
 # Arbitrary constant naming "schema migration" among this database's advisory locks.
 MIGRATION_LOCK = 7_260_001
@@ -56,7 +56,3 @@ def _sqlite_file_lock(engine: Engine) -> Iterator[None]:
 def current_revision(engine: Engine) -> str | None:
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
-
-
-def is_empty(engine: Engine) -> bool:
-    return not inspect(engine).get_table_names()

@@ -259,13 +259,6 @@ class Store:
             key=lambda status: status.adapter,
         )
 
-    def runs_of(self, adapter: str) -> list[Run]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(runs).where(runs.c.adapter == adapter).order_by(runs.c.id)
-            ).all()
-        return [_run(row) for row in rows]
-
 
 def _insert_run(
     conn: Connection,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from hardware import Hardware
 from pricing.store import Store
-from service.breakeven import OfferTable
+from service.engine.offer_table import OfferTable
 
 
 class Catalog:

@@ -2,7 +2,8 @@
 
 The entry point (``create_app`` or the CLI) builds a :class:`Settings` and passes it down;
 nothing else reads the environment. Every field carries its help text, which the README's
-settings table repeats (a test keeps the two in step).
+settings table repeats (a test keeps the two in step). The cost assumptions' defaults are
+settings too, derived from their one definition.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from service.breakeven import DEFAULT_ASSUMPTIONS as _D
+from service.engine.assumptions import defaults_model
 
 # Regions with the widest choice of GPU instance types (p4d/p5/g5/g6/g6e): each costs one
 # offer file download without credentials, so the default stays short.
@@ -35,7 +36,12 @@ def _default_data_dir() -> Path:
     return Path(base) / "gpu-breakeven"
 
 
-class Settings(BaseSettings):
+# BREAKEVEN_ELECTRICITY, BREAKEVEN_PUE ...: the cost assumptions' defaults, with the bounds
+# and help of their one definition (service/engine/assumptions.py).
+_SettingsWithAssumptions = defaults_model(BaseSettings, "_SettingsWithAssumptions", "Default")
+
+
+class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     model_config = SettingsConfigDict(
         env_prefix="BREAKEVEN_", extra="ignore", frozen=True, env_ignore_empty=True
     )
@@ -68,52 +74,6 @@ class Settings(BaseSettings):
             "How often a web worker asks the store whether a new refresh run became current."
         ),
     )
-    electricity_usd_per_kwh: float = Field(
-        default=_D.electricity_usd_per_kwh,
-        ge=0,
-        description="Default electricity price (USD/kWh) for the buy side; `electricity=`.",
-    )
-    pue: float = Field(
-        default=_D.pue, ge=1, description="Default power usage effectiveness; `pue=`."
-    )
-    load: float = Field(
-        default=_D.load,
-        gt=0,
-        le=1,
-        description="Default share of board power drawn while training; `load=`.",
-    )
-    host_cost_usd: float = Field(
-        default=_D.host_cost_usd,
-        ge=0,
-        description="Default cost of the host machine around the cards; `host_cost=`.",
-    )
-    host_watts: float = Field(
-        default=_D.host_watts, ge=0, description="Default host power draw (W); `host_watts=`."
-    )
-    utilization: float = Field(
-        default=_D.utilization,
-        gt=0,
-        le=1,
-        description="Default share of calendar time the local cards train; `utilization=`.",
-    )
-    resale: float = Field(
-        default=_D.resale,
-        ge=0,
-        le=1,
-        description="Default resale value as a share of purchase price (0 = none); `resale=`.",
-    )
-    depreciation: float = Field(
-        default=_D.depreciation,
-        ge=0,
-        lt=1,
-        description="Default yearly loss of resale value; `depreciation=`.",
-    )
-    spot_overhead: float = Field(
-        default=_D.spot_overhead,
-        ge=0,
-        description="Default extra work on interruptible offers (restarts); `spot_overhead=`.",
-    )
-
     refresh_cron: str = Field(
         default="0 */6 * * *",
         description="When `breakeven scheduler` refreshes: crontab, 5 fields (6 = seconds first).",

@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from hardware import Hardware, load_hardware
-from service.app import create_app
+from service.http.app import create_app
 from service.settings import Settings
 
 POSTGRES_URL = os.environ.get(

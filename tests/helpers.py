@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import select
+
 from hardware import Accelerator, Card, Hardware, Registry, Scaling, Throughput, Workload
 from hardware.throughput import ScalingPoint
 from pricing.offer import Offer, PricingModel, StoredOffer
+from pricing.store import Run, Store, runs
 
 FETCHED = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -29,6 +32,20 @@ def offer(**fields: object) -> Offer:
 
 def stored(*offers: Offer) -> list[StoredOffer]:
     return [StoredOffer(o, run_id=1, fetched_at=FETCHED) for o in offers]
+
+
+def runs_of(store: Store, adapter: str) -> list[Run]:
+    """Every run of one adapter, oldest first: the history the tests read and the service not."""
+    query = select(runs).where(runs.c.adapter == adapter).order_by(runs.c.id)
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).mappings().all()
+    times = ("started_at", "finished_at")
+    return [Run(**{**row, **{name: _utc(row[name]) for name in times}}) for row in rows]
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite hands datetimes back naive; the store wrote them as UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def toy_hardware() -> Hardware:

@@ -33,6 +33,7 @@ from pricing.adapters.aws import AwsAdapter, AwsConfig
 from pricing.adapters.azure import AzureAdapter, AzureConfig
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
 from pricing.adapters.gcp.skus import CLOUD_TPU, COMPUTE_ENGINE
+from pricing.adapters.kit import HttpConfig
 from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
 from pricing.offer import StoredOffer
 from pricing.refresh import RefreshPolicy, run_adapter
@@ -44,6 +45,7 @@ from tests.helpers import offer
 RETRIES = 2
 BACKOFF = 0.01
 TIMEOUT = 0.5  # every adapter's per-call timeout here
+HTTP = HttpConfig(timeout_seconds=TIMEOUT, retries=RETRIES, backoff_seconds=BACKOFF)
 STALL = 10.0  # a hung backend stalls this long (cut short when the test ends)
 POLICY = RefreshPolicy(timeout_seconds=30.0)  # the run's own deadline: far beyond TIMEOUT
 NOW = datetime(2026, 11, 29, 18, 30, tzinfo=UTC)
@@ -352,9 +354,7 @@ class AwsCreds(Harness):
         config = AwsConfig(
             regions=("us-east-1",),
             bulk_url=closed_port_url(),  # never read with credentials
-            timeout_seconds=TIMEOUT,
-            retries=RETRIES,
-            backoff_seconds=BACKOFF,
+            http=HTTP,
         )
         return AwsAdapter(config, boto_session=_boto_session, clock=lambda: NOW)
 
@@ -422,9 +422,7 @@ class AwsBulk(Harness):
         config = AwsConfig(
             regions=self.REGIONS,
             bulk_url=url or self.url,
-            timeout_seconds=TIMEOUT,
-            retries=RETRIES,
-            backoff_seconds=BACKOFF,
+            http=HTTP,
         )
         return AwsAdapter(config, clock=lambda: NOW)
 
@@ -515,9 +513,7 @@ class Gcp(Harness):
             compute_endpoint=url or self.url,
             project="test-project",
             api_key=gcp.API_KEY,
-            timeout_seconds=TIMEOUT,
-            retries=RETRIES,
-            backoff_seconds=BACKOFF,
+            http=HTTP,
         )
         return GcpAdapter(config, clock=lambda: NOW)
 
@@ -575,9 +571,7 @@ class Azure(Harness):
         prices_url = f"{url}/api/retail/prices" if url else self.url
         config = AzureConfig(
             prices_url=prices_url,
-            timeout_seconds=TIMEOUT,
-            retries=RETRIES,
-            backoff_seconds=BACKOFF,
+            http=HTTP,
         )
         return AzureAdapter(config, clock=lambda: NOW)
 
@@ -630,9 +624,7 @@ class Lambda(Harness):
         config = LambdaConfig(
             url=url or self.url,
             api_key=lambda_cloud.API_KEY,
-            timeout_seconds=TIMEOUT,
-            retries=RETRIES,
-            backoff_seconds=BACKOFF,
+            http=HTTP,
         )
         return LambdaAdapter(config, self.resolve, clock=lambda: NOW)
 

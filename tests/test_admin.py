@@ -8,7 +8,7 @@ import time
 import pytest
 from pydantic import SecretStr
 
-from service.app import create_app
+from service.http.app import create_app
 
 TOKEN = "s3cr3t-admin-token-for-tests"
 

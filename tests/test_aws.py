@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import requests
 from click.testing import CliRunner
 
-from pricing.adapters.aws.bulk import lines, parse_offer_file
-from pricing.adapters.aws.common import Skipped, unique
-from pricing.adapters.aws.instances import load_instance_map
+from pricing.adapters.aws.bulk import fetch_offer_file, lines, parse_offer_file
+from pricing.adapters.aws.common import UNMAPPED, skip_report, unique
+from pricing.adapters.aws.instances import TRAINING, load_instance_map
 from pricing.adapters.aws.price_list import parse_price_list, product_filters
 from pricing.adapters.aws.spot import parse_spot_history
+from pricing.adapters.kit import SkipReport
 from pricing.errors import AdapterError
 from pricing.offer import PricingModel
 from service.cli import cli
@@ -35,16 +38,15 @@ TODAY = "2026-11-29"
 
 
 def test_every_mapped_accelerator_is_in_the_hardware_registry(hardware) -> None:  # type: ignore[no-untyped-def]
-    for name in INSTANCES.names():
-        instance = INSTANCES.training(name)
-        if instance is not None:
+    for name, instance in INSTANCES.items():
+        if instance.use == TRAINING:
             assert instance.accelerator in hardware.registry, name
             assert instance.count >= 1
 
 
 def test_price_list_sample_divides_the_8_gpu_instance_correctly() -> None:
     sample = json.loads((SAMPLES / "aws_get_products_p4d_24xlarge.json").read_text())
-    (offer,) = parse_price_list(sample["response"]["PriceList"], INSTANCES, TODAY, Skipped())
+    (offer,) = parse_price_list(sample["response"]["PriceList"], INSTANCES, TODAY, skip_report())
     assert (offer.product, offer.accelerator, offer.count) == ("p4d.24xlarge", "a100-40gb", 8)
     assert offer.usd_per_hour == pytest.approx(21.957642)
     assert offer.usd_per_accelerator_hour == pytest.approx(21.957642 / 8)
@@ -73,17 +75,19 @@ def test_price_list_ignores_everything_but_linux_shared_box_usage_hours() -> Non
         price_list_entry("inf2.48xlarge", 12.98),  # inference-only: known, not priced
         price_list_entry("g6e.12xlarge", 10.49),  # the one good row
     ]
-    skipped = Skipped()
+    skipped = skip_report()
     offers = parse_price_list(entries, INSTANCES, TODAY, skipped)
     assert [(o.product, o.count, o.accelerator) for o in offers] == [("g6e.12xlarge", 4, "l40s")]
-    assert skipped.unknown == set()
+    assert skipped.lines() == []
 
 
 def test_unknown_accelerated_family_is_reported_never_priced() -> None:
-    skipped = Skipped()
+    skipped = skip_report()
     offers = parse_price_list([price_list_entry("p9.96xlarge", 99.0)], INSTANCES, TODAY, skipped)
-    assert offers == [] and skipped.unknown == {"p9.96xlarge"}
-    assert "families p9" in skipped.report()
+    assert offers == [] and skipped.names(UNMAPPED) == {"p9.96xlarge"}
+    assert skipped.lines() == [
+        "1 accelerated instance types not in pricing/data/aws_instances.csv skipped (p9.96xlarge)"
+    ]
 
 
 def test_price_list_filters_are_exact() -> None:
@@ -95,9 +99,9 @@ def test_price_list_filters_are_exact() -> None:
     assert filters["capacitystatus"] == ("TERM_MATCH", "Used")
 
 
-def _parse_file(data: bytes, chunk: int = 1 << 20, skipped: Skipped | None = None):  # type: ignore[no-untyped-def]
+def _parse_file(data: bytes, chunk: int = 1 << 20, skipped: SkipReport | None = None):  # type: ignore[no-untyped-def]
     chunks = [data[i : i + chunk] for i in range(0, len(data), chunk)]
-    return parse_offer_file(chunks, "us-east-1", INSTANCES, TODAY, skipped or Skipped())
+    return parse_offer_file(chunks, "us-east-1", INSTANCES, TODAY, skipped or skip_report())
 
 
 def test_offer_file_keeps_only_linux_on_demand_box_usage_rows() -> None:
@@ -134,10 +138,29 @@ def test_offer_file_parse_is_the_same_across_chunk_boundaries() -> None:
     assert list(lines([b"a\nb", b"c\n", b"d"])) == [b"a", b"bc", b"d"]
 
 
+def test_a_connection_lost_mid_file_is_an_adapter_error() -> None:
+    class Dropped:  # a 200 answer whose body stops after the preamble
+        status_code = 200
+
+        def __enter__(self) -> Dropped:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def iter_content(self, size: int):  # type: ignore[no-untyped-def]
+            yield offer_file([])
+            raise requests.ConnectionError("Connection broken: IncompleteRead")
+
+    http = SimpleNamespace(get=lambda url, **kwargs: Dropped())
+    with pytest.raises(AdapterError, match=r"GET .*index\.csv: ConnectionError: Connection broken"):
+        fetch_offer_file(http, "https://x", "us-east-1", INSTANCES, TODAY, skip_report(), 1.0)  # type: ignore[arg-type]
+
+
 def test_offer_file_reports_unknown_types_and_rejects_broken_rows() -> None:
-    skipped = Skipped()
+    skipped = skip_report()
     _parse_file(offer_file([bulk_row("p9.96xlarge", 99.0)]), skipped=skipped)
-    assert skipped.unknown == {"p9.96xlarge"}
+    assert skipped.names(UNMAPPED) == {"p9.96xlarge"}
     truncated = offer_file([bulk_row("p5.48xlarge", 55.04)])[:-200]
     with pytest.raises(AdapterError, match="truncated or malformed"):
         _parse_file(truncated)
@@ -301,8 +324,12 @@ def test_fake_paths_stay_on_loopback(fake) -> None:  # type: ignore[no-untyped-d
 
 
 def test_repeated_items_collapse_to_one_offer_whatever_the_order() -> None:
-    first = parse_price_list([price_list_entry("p5.48xlarge", 55.04)], INSTANCES, TODAY, Skipped())
-    again = parse_price_list([price_list_entry("p5.48xlarge", 60.0)], INSTANCES, TODAY, Skipped())
+    first = parse_price_list(
+        [price_list_entry("p5.48xlarge", 55.04)], INSTANCES, TODAY, skip_report()
+    )
+    again = parse_price_list(
+        [price_list_entry("p5.48xlarge", 60.0)], INSTANCES, TODAY, skip_report()
+    )
     assert unique(first + first) == first  # the same item twice: one offer, unchanged
     for offers in (first + again, again + first):
         (kept,) = unique(offers)

@@ -10,16 +10,18 @@ import pytest
 
 from pricing.adapters.azure import (
     API_VERSION,
-    DEFAULT_PRICES_URL,
     FRACTIONAL,
     PRICE_FILTER,
+    REJECTED,
+    UNMAPPED,
     AzureAdapter,
     AzureConfig,
-    Skipped,
     load_vm_map,
     parse_items,
     same_origin,
+    skip_report,
 )
+from pricing.adapters.kit import HttpConfig, SkipReport
 from pricing.errors import AdapterError
 from pricing.http import make_session
 from pricing.offer import PricingModel
@@ -30,8 +32,8 @@ TODAY = "2026-11-29"
 RETRIES = 2
 
 
-def _parse(items, skipped: Skipped | None = None):  # type: ignore[no-untyped-def]
-    return parse_items(items, VMS, TODAY, skipped if skipped is not None else Skipped())
+def _parse(items, skipped: SkipReport | None = None):  # type: ignore[no-untyped-def]
+    return parse_items(items, VMS, TODAY, skipped if skipped is not None else skip_report())
 
 
 def _priced(offers) -> set[tuple[str, str, str, float]]:  # type: ignore[no-untyped-def]
@@ -42,7 +44,7 @@ def _priced(offers) -> set[tuple[str, str, str, float]]:  # type: ignore[no-unty
 
 
 def test_every_mapped_size_is_whole_gpus_of_a_registry_accelerator(hardware) -> None:  # type: ignore[no-untyped-def]
-    names = VMS.names()
+    names = sorted(VMS)
     assert len(names) == 22
     for name in names:
         size = VMS.get(name)
@@ -69,7 +71,7 @@ def test_every_mapped_size_is_whole_gpus_of_a_registry_accelerator(hardware) -> 
 
 
 def test_sample_keeps_linux_pay_as_you_go_and_spot_and_drops_the_rest() -> None:
-    skipped = Skipped()
+    skipped = skip_report()
     offers = _parse(sample()["Items"], skipped)
     assert _priced(offers) == {
         ("Standard_NC4as_T4_v3", "uksouth", "on_demand", 0.615),
@@ -80,7 +82,7 @@ def test_sample_keeps_linux_pay_as_you_go_and_spot_and_drops_the_rest() -> None:
     }
     prices = {o.usd_per_hour for o in offers}
     assert prices.isdisjoint({0.799, 8.82, 3434.0, 0.123})  # Windows, " Win", Reservation
-    assert skipped.unknown == set() and skipped.rejected == []
+    assert skipped.lines() == []
 
     t4 = next(o for o in offers if o.product == "Standard_NC4as_T4_v3" and o.pricing == "spot")
     assert (t4.accelerator, t4.count, t4.memory_gb) == ("t4", 1, None)
@@ -124,14 +126,14 @@ def test_reservation_devtest_windows_other_units_and_zero_are_never_hourly_price
         item("Standard_NC24ads_A100_v4", 0.0),
         item("Standard_NC24ads_A100_v4", 3.673),  # the one hourly Linux price
     ]
-    skipped = Skipped()
+    skipped = skip_report()
     offers = _parse(items, skipped)
     assert _priced(offers) == {("Standard_NC24ads_A100_v4", "eastus", "on_demand", 3.673)}
-    assert skipped.rejected == [] and skipped.unknown == set()
+    assert skipped.lines() == []
 
 
 def test_non_usd_and_malformed_items_are_rejected_and_counted(caplog) -> None:  # type: ignore[no-untyped-def]
-    skipped = Skipped()
+    skipped = skip_report()
     items = [
         item("Standard_NC40ads_H100_v5", 6.5, currency="EUR"),
         item("Standard_NC40ads_H100_v5", 6.9, currency=None),
@@ -141,15 +143,16 @@ def test_non_usd_and_malformed_items_are_rejected_and_counted(caplog) -> None:  
     ]
     offers = _parse(items, skipped)
     assert _priced(offers) == {("Standard_NC40ads_H100_v5", "westus3", "on_demand", 6.98)}
-    assert len(skipped.rejected) == 4
-    assert "priced in EUR" in skipped.rejected[0]
+    assert len(skipped.names(REJECTED)) == 4
+    assert any("priced in EUR" in name for name in skipped.names(REJECTED))
     with caplog.at_level(logging.WARNING, logger="pricing.adapters.azure"):
-        assert skipped.report() == "4 non-USD or malformed items rejected"
-    assert len(caplog.records) == 1
+        assert skipped.version("v") == "v; 4 non-USD or malformed items rejected"
+    (record,) = caplog.records
+    assert "priced in EUR" in record.getMessage()
 
 
 def test_unknown_gpu_size_is_reported_never_priced(caplog) -> None:  # type: ignore[no-untyped-def]
-    skipped = Skipped()
+    skipped = skip_report()
     items = [
         item("Standard_ND96isr_B200_v6", 110.0),
         item("Standard_NC8ads_A10_v4", 0.9),
@@ -157,15 +160,15 @@ def test_unknown_gpu_size_is_reported_never_priced(caplog) -> None:  # type: ign
         item("Standard_D4s_v5", 0.19),  # not a GPU family: not reported either
     ]
     assert _parse(items, skipped) == []
-    assert skipped.unknown == {
+    assert skipped.names(UNMAPPED) == {
         "Standard_ND96isr_B200_v6",
         "Standard_NC8ads_A10_v4",
         "Standard_NV12s_v3",
     }
     with caplog.at_level(logging.WARNING, logger="pricing.adapters.azure"):
-        report = skipped.report()
+        report = skipped.version("v")
     assert report == (
-        "3 GPU VM sizes not in pricing/data/azure_vms.csv skipped "
+        "v; 3 GPU VM sizes not in pricing/data/azure_vms.csv skipped "
         "(Standard_NC8ads_A10_v4, Standard_ND96isr_B200_v6, ...)"
     )
     (record,) = caplog.records
@@ -173,7 +176,7 @@ def test_unknown_gpu_size_is_reported_never_priced(caplog) -> None:  # type: ign
 
 
 def test_fractional_nv_sizes_are_known_and_skipped_whole_ones_priced() -> None:
-    skipped = Skipped()
+    skipped = skip_report()
     items = [item(name, 0.5) for name in sorted(FRACTIONAL)] + [
         item("Standard_NV36ads_A10_v5", 3.2),
         item("Standard_NV72ads_A10_v5", 6.52),
@@ -183,8 +186,7 @@ def test_fractional_nv_sizes_are_known_and_skipped_whole_ones_priced() -> None:
         ("Standard_NV36ads_A10_v5", "a10", 1),
         ("Standard_NV72ads_A10_v5", "a10", 2),
     ]
-    assert skipped.fractional == set(FRACTIONAL) and skipped.unknown == set()
-    assert skipped.report() == ""
+    assert skipped.lines() == []  # known and skipped: not reported as unmapped
 
 
 def test_duplicates_keep_the_latest_effective_start_not_the_lowest_price() -> None:
@@ -206,14 +208,15 @@ def test_duplicates_keep_the_latest_effective_start_not_the_lowest_price() -> No
 
 
 def test_next_page_links_must_stay_on_the_configured_origin() -> None:
+    prices = "https://prices.azure.com/api/retail/prices"  # BREAKEVEN_AZURE_PRICES_URL's default
     link = sample()["NextPageLink"]  # https://prices.azure.com:443/...: the default port
-    assert same_origin(link, DEFAULT_PRICES_URL)
-    assert same_origin("HTTPS://PRICES.azure.com/x?$skip=1", DEFAULT_PRICES_URL)
-    assert not same_origin("http://prices.azure.com/api/retail/prices", DEFAULT_PRICES_URL)
-    assert not same_origin("https://prices.azure.com:8443/api", DEFAULT_PRICES_URL)
-    assert not same_origin("https://prices.azure.com.evil.example/api", DEFAULT_PRICES_URL)
-    assert not same_origin("/api/retail/prices?$skip=1000", DEFAULT_PRICES_URL)
-    assert not same_origin("https://prices.azure.com:notaport/", DEFAULT_PRICES_URL)
+    assert same_origin(link, prices)
+    assert same_origin("HTTPS://PRICES.azure.com/x?$skip=1", prices)
+    assert not same_origin("http://prices.azure.com/api/retail/prices", prices)
+    assert not same_origin("https://prices.azure.com:8443/api", prices)
+    assert not same_origin("https://prices.azure.com.evil.example/api", prices)
+    assert not same_origin("/api/retail/prices?$skip=1000", prices)
+    assert not same_origin("https://prices.azure.com:notaport/", prices)
 
 
 def test_the_filter_is_exactly_the_one_azure_is_asked_for() -> None:
@@ -243,7 +246,8 @@ def fake(httpserver) -> AzureFake:  # type: ignore[no-untyped-def]
 
 
 def _adapter(fake: AzureFake, retries: int = RETRIES) -> AzureAdapter:
-    config = AzureConfig(prices_url=fake.url, retries=retries, backoff_seconds=0.01)  # type: ignore[attr-defined]
+    http = HttpConfig(retries=retries, backoff_seconds=0.01)
+    config = AzureConfig(prices_url=fake.url, http=http)  # type: ignore[attr-defined]
     return AzureAdapter(
         config,
         http=make_session(retries, 0.01),

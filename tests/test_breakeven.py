@@ -14,23 +14,23 @@ import pytest
 
 from hardware import Workload
 from pricing.offer import PricingModel
-from service.breakeven import (
-    Assumptions,
+from service.engine.assumptions import Assumptions
+from service.engine.breakeven import (
     NoMatchingOffers,
-    OfferTable,
     QuoteError,
     QuoteRequest,
     breakeven_hours,
     quote,
 )
+from service.engine.offer_table import OfferTable
 from tests.helpers import offer, stored, toy_hardware
 
 HW = toy_hardware()
 PLAIN = Assumptions(
-    electricity_usd_per_kwh=0.2,
+    electricity=0.2,
     pue=1.0,
     load=1.0,
-    host_cost_usd=0.0,
+    host_cost=0.0,
     host_watts=0.0,
     utilization=0.5,
     resale=0.0,
@@ -66,7 +66,7 @@ def test_past_the_breakeven_point_buying_wins() -> None:
 
 
 def test_host_cost_and_power_enter_capex_and_energy() -> None:
-    a = replace(PLAIN, host_cost_usd=500.0, host_watts=100.0, pue=1.5)
+    a = replace(PLAIN, host_cost=500.0, host_watts=100.0, pue=1.5)
     result = run([offer(usd_per_hour=0.50)], assumptions=a)
     energy_per_hour = (300 + 100) / 1000 * 1.5 * 0.2  # 0.12
     assert result.buy.energy_usd == pytest.approx(energy_per_hour * 1000)
@@ -223,7 +223,7 @@ def test_offers_of_unknown_accelerators_are_counted_not_quoted() -> None:
 
 
 def test_buy_model_reproduces_the_buy_total_and_meets_renting_at_breakeven() -> None:
-    a = replace(PLAIN, resale=0.5, depreciation=0.25, host_cost_usd=400.0)
+    a = replace(PLAIN, resale=0.5, depreciation=0.25, host_cost=400.0)
     result = run([offer(usd_per_hour=0.50)], hours=3000.0, assumptions=a)
     model = result.buy_model
     assert model.cost(3000.0) == pytest.approx(result.buy.total_usd)

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from pricing.adapters.custom import CUSTOM
 from service.cli import cli
-from service.services import open_services
+from service.runtime import open_runtime
 from service.settings import Settings
 
 HEADER = "product,region,accelerator,count,pricing,usd_per_hour\n"
@@ -27,7 +27,7 @@ def _import(tmp_path: Path, env: dict[str, str], body: str, *args: str):  # type
 
 
 def _custom(settings: Settings) -> list[tuple[str, float]]:
-    store = open_services(settings).store
+    store = open_runtime(settings).store
     return sorted((s.offer.product, s.offer.usd_per_hour) for s in store.current_offers(CUSTOM))
 
 
@@ -35,7 +35,7 @@ def test_good_file_is_imported_with_defaults_filled(tmp_path, env, settings) -> 
     result = _import(tmp_path, env, "colo-3090,us-west,RTX 3090,1,on_demand,0.35\n")
     assert result.exit_code == 0, result.output
     assert "imported 1 offers" in result.output
-    (stored,) = open_services(settings).store.current_offers(CUSTOM)
+    (stored,) = open_runtime(settings).store.current_offers(CUSTOM)
     assert stored.offer.accelerator == "rtx3090"  # the alias was resolved
     assert stored.offer.provider == "custom"
     assert stored.offer.source == "imported from quotes.csv"

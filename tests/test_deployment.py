@@ -21,6 +21,7 @@ import yaml
 
 from pricing.store import Store
 from service.settings import Settings
+from tests.helpers import runs_of
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "scale-out-test-token"
@@ -166,8 +167,8 @@ def test_a_refresh_through_one_instance_is_served_by_both(cluster) -> None:  # t
 
 def test_two_schedulers_one_refresh_per_tick(cluster) -> None:  # type: ignore[no-untyped-def]
     store: Store = cluster["store"]
-    _wait(lambda: len(store.runs_of("colab")) >= 4, 30, "four scheduled ticks")
-    runs = store.runs_of("colab")
+    _wait(lambda: len(runs_of(store, "colab")) >= 4, 30, "four scheduled ticks")
+    runs = runs_of(store, "colab")
     pids = {run.worker.rsplit(":", 1)[1] for run in runs}
     scheduler_pids = {str(p.pid) for p in cluster["schedulers"]}
     assert len(pids) == 1 and pids <= scheduler_pids, (pids, scheduler_pids)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,22 +17,21 @@ from hypothesis import strategies as st
 
 from hardware import Hardware, Workload, load_hardware
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel
-from service.answers import _quote_document
-from service.breakeven import (
-    Assumptions,
+from service.documents.breakeven import _quote_document
+from service.documents.queries import MAX_HOURS, MIN_HOURS
+from service.engine.assumptions import MAX_USD, MIN_UTILIZATION, Assumptions
+from service.engine.breakeven import (
     NoMatchingOffers,
-    OfferTable,
     Quote,
     QuoteRequest,
     quote,
 )
-from service.schemas import MAX_HOURS, MAX_USD, MIN_HOURS, MIN_UTILIZATION
-from service.settings import Settings
+from service.engine.offer_table import OfferTable
 from tests.helpers import offer, stored, toy_hardware
 
 TOY = toy_hardware()
 REAL = load_hardware()
-SETTINGS = Settings(data_dir=Path("unused"), stale_after_hours=48)
+STALE_AFTER_HOURS = 48.0
 
 PROPERTY = settings(
     max_examples=60,
@@ -63,10 +61,10 @@ def _positive(high: float) -> st.SearchStrategy[float]:
 
 ASSUMPTIONS = st.builds(
     Assumptions,
-    electricity_usd_per_kwh=st.floats(0, 100),
+    electricity=st.floats(0, 100),
     pue=st.floats(1, 5),
     load=_positive(1),
-    host_cost_usd=st.floats(0, MAX_USD),
+    host_cost=st.floats(0, MAX_USD),
     host_watts=st.floats(0, 100_000),
     utilization=st.floats(MIN_UTILIZATION, 1),
     resale=st.floats(0, 1),
@@ -163,7 +161,7 @@ def test_costs_are_never_negative_and_every_number_is_finite(world: World) -> No
     if result.breakeven_hours is not None:
         assert result.breakeven_hours >= 0 and result.breakeven_days is not None
         assert result.breakeven_days >= 0
-    numbers = _numbers(_quote_document(result, SETTINGS))
+    numbers = _numbers(_quote_document(result, STALE_AFTER_HOURS))
     assert len(numbers) > 20
     bad = [(where, n) for where, n in numbers if not math.isfinite(n)]
     assert bad == []
@@ -238,8 +236,8 @@ def test_once_buying_wins_more_hours_never_make_renting_win(world: World, hours)
 def test_dearer_electricity_never_makes_buying_cheaper(world: World, tariffs) -> None:  # type: ignore[no-untyped-def]
     low, high = sorted(tariffs)
     a = world.request.assumptions
-    cheap = world.quote(assumptions=replace(a, electricity_usd_per_kwh=low))
-    dear = world.quote(assumptions=replace(a, electricity_usd_per_kwh=high))
+    cheap = world.quote(assumptions=replace(a, electricity=low))
+    dear = world.quote(assumptions=replace(a, electricity=high))
     assume(cheap is not None)
     assert cheap is not None and dear is not None
     assert dear.buy.energy_usd >= cheap.buy.energy_usd

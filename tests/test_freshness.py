@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from service.answers import freshness, price_age
+from service.documents.freshness import freshness, price_age
 from tests.helpers import offer, stored
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)

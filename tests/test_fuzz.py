@@ -49,10 +49,10 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from hardware import load_hardware
-from service.app import create_app
-from service.problems import PROBLEM_JSON
-from service.schemas import ProblemDocument
-from service.security import MAX_QUERY_BYTES
+from service.http.app import create_app
+from service.http.problems import PROBLEM_JSON
+from service.http.schemas import ProblemDocument
+from service.http.security import MAX_QUERY_BYTES
 
 ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "fuzz_counts.json"
 

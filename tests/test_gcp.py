@@ -8,14 +8,22 @@ import pytest
 from click.testing import CliRunner
 
 from pricing.adapters.gcp.availability import parse_aggregated_list
-from pricing.adapters.gcp.catalog import load_catalog
-from pricing.adapters.gcp.offers import build_offers
-from pricing.adapters.gcp.skus import CLOUD_TPU, COMPUTE_ENGINE, PriceBook, usd_per_hour
+from pricing.adapters.gcp.offers import build_offers, skip_report
+from pricing.adapters.gcp.skus import (
+    CLOUD_TPU,
+    COMPUTE_ENGINE,
+    REJECTED,
+    UNKNOWN,
+    PriceBook,
+    usd_per_hour,
+)
+from pricing.adapters.gcp.tables import load_tables
+from pricing.adapters.kit import SkipReport
 from service.cli import cli
 from tests.fakes.aws import SAMPLES
 from tests.fakes.gcp import API_KEY, GcpFake, accelerator_zone, sku
 
-CATALOG = load_catalog()
+TABLES = load_tables()
 TODAY = "2026-11-29"
 US = ["us-central1", "us-east1"]
 
@@ -24,9 +32,9 @@ def _samples(name: str) -> list[dict]:
     return json.loads((SAMPLES / name).read_text())["skus"]
 
 
-def _book(*skus: dict) -> PriceBook:
+def _book(*skus: dict, skipped: SkipReport | None = None) -> PriceBook:
     book = PriceBook()
-    book.read(skus)
+    book.read(skus, skipped or skip_report())
     return book
 
 
@@ -34,11 +42,15 @@ def _book(*skus: dict) -> PriceBook:
 
 
 def test_verbatim_skus_parse_exactly_and_idr_is_rejected() -> None:
-    book = _book(*_samples("gcp_billing_catalog_skus_compute_engine_verbatim.json"))
+    skipped = skip_report()
+    book = _book(
+        *_samples("gcp_billing_catalog_skus_compute_engine_verbatim.json"), skipped=skipped
+    )
     assert book.gpu[("A100", "us-central1", False)][0] == 2.933908
     assert book.core[("A2", "us-east1", False)][0] == 0.031611
     assert book.ram[("A2", "us-west1", False)][0] == 0.004237
-    assert len(book.rejected) == 1 and "IDR" in book.rejected[0]
+    (rejected,) = skipped.names(REJECTED)
+    assert "IDR" in rejected and skipped.lines() == ["1 non-USD or malformed SKUs rejected"]
     assert not any("T2D" in str(key) for key in {**book.core, **book.ram})
 
 
@@ -57,6 +69,7 @@ def test_spot_gpu_and_tpu_shapes() -> None:
 
 
 def test_every_sku_kind_lands_in_its_table() -> None:
+    skipped = skip_report()
     book = _book(
         sku("Nvidia Tesla T4 GPU running in Americas", 0.35, US),
         sku(
@@ -84,6 +97,7 @@ def test_every_sku_kind_lands_in_its_table() -> None:
         sku("Nvidia Tesla T4 Virtual Workstation GPU running in Americas", 0.55, US),
         sku("Nvidia Quantum Q1 GPU running in Americas", 9.0, US),
         sku("Quantum accelerator thing", 9.0, US),
+        skipped=skipped,
     )
     assert book.gpu[("T4", "us-east1", True)][0] == 0.14
     assert book.core[("N1 Predefined", "us-central1", True)][0] == 0.00698
@@ -92,9 +106,9 @@ def test_every_sku_kind_lands_in_its_table() -> None:
     assert ("v3", "us-central1", True) in book.tpu
     assert ("v6e", "us-east1", True) in book.tpu
     assert len(book.gpu) == 4 + 2  # T4 od/spot x 2 regions, the unknown Q1 x 2 regions
-    catalog_names = set(CATALOG.gpus)
-    assert {key[0] for key in book.gpu} - catalog_names == {"Quantum Q1"}
-    assert "Quantum accelerator thing" in book.unknown
+    table_names = set(TABLES.gpus)
+    assert {key[0] for key in book.gpu} - table_names == {"Quantum Q1"}
+    assert "Quantum accelerator thing" in skipped.names(UNKNOWN)
 
 
 def test_aggregated_list_skips_warning_zones_and_keeps_the_max_cards() -> None:
@@ -133,7 +147,7 @@ def _full_book() -> PriceBook:
 
 def test_a2_machine_is_priced_whole_from_gpu_core_and_ram() -> None:
     availability = {"nvidia-tesla-a100": {"us-central1": 16}}
-    offers = build_offers(_full_book(), CATALOG, availability, TODAY)
+    offers = build_offers(_full_book(), TABLES, availability, TODAY, skip_report())
     a2 = {o.product: o for o in offers if o.region == "us-central1" and o.product.startswith("a2")}
     # 1 x 2.933908 + 12 vCPU x 0.031611 + 85 GB x 0.004237 = 3.673385 (list price 3.67)
     assert a2["a2-highgpu-1g"].usd_per_hour == pytest.approx(3.673385)
@@ -151,7 +165,9 @@ def test_a2_machine_is_priced_whole_from_gpu_core_and_ram() -> None:
 def test_attached_gpus_include_their_n1_host_up_to_the_zone_limit() -> None:
     availability = {"nvidia-tesla-t4": {"us-central1": 4}}
     offers = [
-        o for o in build_offers(_full_book(), CATALOG, availability, TODAY) if o.accelerator == "t4"
+        o
+        for o in build_offers(_full_book(), TABLES, availability, TODAY, skip_report())
+        if o.accelerator == "t4"
     ]
     assert [(o.count, o.product) for o in offers] == [
         (1, "n1-standard-4 + 1x nvidia-tesla-t4"),
@@ -165,15 +181,17 @@ def test_attached_gpus_include_their_n1_host_up_to_the_zone_limit() -> None:
 
 
 def test_tpus_are_normalised_per_chip() -> None:
-    book = _full_book()
+    book, skipped = _full_book(), skip_report()
     offers = {
-        o.accelerator: o for o in build_offers(book, CATALOG, {}, TODAY) if o.service == "Cloud TPU"
+        o.accelerator: o
+        for o in build_offers(book, TABLES, {}, TODAY, skipped)
+        if o.service == "Cloud TPU"
     }
     assert (offers["tpu-v2"].product, offers["tpu-v2"].count) == ("v2-8", 4)
     assert offers["tpu-v2"].usd_per_accelerator_hour == pytest.approx(1.125)  # 4.50 / 4 chips
     assert offers["tpu-v4"].usd_per_hour == pytest.approx(12.88)  # 3.22 per chip x 4
     assert offers["tpu-v6e"].usd_per_hour == pytest.approx(2.70) and offers["tpu-v6e"].count == 1
-    assert any("v9x" in text for text in book.unknown)
+    assert any("v9x" in text for text in skipped.names(UNKNOWN))  # reported, the book untouched
 
 
 # -- whole refreshes against the fake --------------------------------------------------------

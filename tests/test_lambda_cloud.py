@@ -8,13 +8,15 @@ from datetime import UTC, datetime
 import pytest
 
 from hardware import load_hardware
+from pricing.adapters.kit import HttpConfig, SkipReport
 from pricing.adapters.lambda_cloud import (
     NO_CAPACITY_NOTE,
     SOURCE,
+    UNKNOWN_GPU,
     LambdaAdapter,
     LambdaConfig,
-    Skipped,
     parse_instance_types,
+    skip_report,
 )
 from pricing.errors import AdapterError, AdapterNotConfigured
 from pricing.http import make_session
@@ -32,15 +34,15 @@ RESOLVE = load_hardware().registry.canonical
 TODAY = "2026-11-29"
 
 
-def _parse(types: dict, skipped: Skipped | None = None):  # type: ignore[no-untyped-def]
-    return parse_instance_types(response(types), RESOLVE, TODAY, skipped or Skipped())
+def _parse(types: dict, skipped: SkipReport | None = None):  # type: ignore[no-untyped-def]
+    return parse_instance_types(response(types), RESOLVE, TODAY, skipped or skip_report())
 
 
 # -- parser ----------------------------------------------------------------------------------
 
 
 def test_sample_string_cents_regions_and_the_placeholder_gpu() -> None:
-    skipped = Skipped()
+    skipped = skip_report()
     offers = parse_instance_types(sample(), RESOLVE, TODAY, skipped)
     (offer,) = offers  # gpu_1x_a100's "RTX A100" is no real GPU: reported, never priced
     assert (offer.product, offer.accelerator, offer.count) == ("gpu_4x_a6000", "quadro-rtx6000", 4)
@@ -50,8 +52,9 @@ def test_sample_string_cents_regions_and_the_placeholder_gpu() -> None:
     assert offer.provider == "lambda" and offer.service == "Lambda Cloud"
     assert offer.pricing == PricingModel.ON_DEMAND
     assert (offer.price_as_of, offer.source, offer.confidence) == (TODAY, SOURCE, "high")
-    assert skipped.unknown == {"RTX A100 (24 GB)": {"gpu_1x_a100"}}
-    assert "RTX A100" in skipped.report()
+    assert skipped.lines() == [
+        "1 instance types with GPUs not in the hardware registry skipped (RTX A100 (24 GB))"
+    ]
 
 
 def test_sample_string_cents_80_is_exactly_0_80_per_hour() -> None:
@@ -134,7 +137,7 @@ def test_gpu_description_names_the_gpu_when_present() -> None:
 
 
 def test_cpu_only_types_are_skipped_silently_and_unknown_gpus_reported() -> None:
-    skipped = Skipped()
+    skipped = skip_report()
     types = {
         "cpu_4x_general": instance_type("cpu_4x_general", "4x vCPU", 20, gpus=0),
         "cpu_8x_general": instance_type("cpu_8x_general", "CPU only", 40),
@@ -143,11 +146,11 @@ def test_cpu_only_types_are_skipped_silently_and_unknown_gpus_reported() -> None
         "gpu_1x_new": instance_type("gpu_1x_new", "one new accelerator", 99, gpus=1),
     }
     assert _parse(types, skipped) == []
-    assert skipped.unknown == {
-        "GH200 (96 GB)": {"gpu_1x_gh200", "gpu_2x_gh200"},
-        "one new accelerator": {"gpu_1x_new"},
-    }
-    assert skipped.report().startswith("skipped 3 instance types")
+    assert skipped.names(UNKNOWN_GPU) == {"gpu_1x_gh200", "gpu_2x_gh200", "gpu_1x_new"}
+    assert skipped.lines() == [
+        "3 instance types with GPUs not in the hardware registry skipped "
+        "(GH200 (96 GB), one new accelerator)"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -156,7 +159,7 @@ def test_cpu_only_types_are_skipped_silently_and_unknown_gpus_reported() -> None
 )
 def test_payloads_without_the_data_object_fail(payload: object) -> None:
     with pytest.raises(AdapterError):
-        parse_instance_types(payload, RESOLVE, TODAY, Skipped())  # type: ignore[arg-type]
+        parse_instance_types(payload, RESOLVE, TODAY, skip_report())  # type: ignore[arg-type]
 
 
 # -- whole fetches through the fake ----------------------------------------------------------
@@ -177,11 +180,12 @@ def fake(httpserver) -> LambdaFake:  # type: ignore[no-untyped-def]
 
 
 def _adapter(fake: LambdaFake, api_key: str | None = API_KEY) -> LambdaAdapter:
-    config = LambdaConfig(url=fake.base_url, api_key=api_key, retries=3, backoff_seconds=0.01)  # type: ignore[attr-defined]
+    http = HttpConfig(retries=3, backoff_seconds=0.01)
+    config = LambdaConfig(url=fake.base_url, api_key=api_key, http=http)  # type: ignore[attr-defined]
     return LambdaAdapter(
         config,
         RESOLVE,
-        http=make_session(config.retries, 0.01),
+        http=make_session(config.http.retries, 0.01),
         clock=lambda: datetime(2026, 11, 29, 23, 59, tzinfo=UTC),
     )
 

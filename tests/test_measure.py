@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from service.app import create_app
 from service.cli import cli
+from service.http.app import create_app
 from service.settings import Settings
 
 RUN = ["measure", "--device", "cpu", "--seconds", "0.6", "--classes", "cnn", "--card", "rtx3090"]

@@ -8,11 +8,12 @@ import pytest
 
 from hardware import Accelerator, Card, Hardware, Registry, Throughput, Workload
 from pricing.offer import PricingModel
-from service.breakeven import Assumptions, OfferTable
-from service.ranking import RankRequest, rank
+from service.engine.assumptions import Assumptions
+from service.engine.offer_table import OfferTable
+from service.engine.ranking import RankRequest, rank
 from tests.helpers import offer, stored, toy_hardware
 
-FREE_POWER = Assumptions(electricity_usd_per_kwh=0.0, host_cost_usd=0.0, host_watts=0.0)
+FREE_POWER = Assumptions(electricity=0.0, host_cost=0.0, host_watts=0.0)
 
 
 def _hardware() -> Hardware:
@@ -83,7 +84,7 @@ def test_with_hours_cards_rank_by_work_per_dollar_of_ownership() -> None:
     assert [c.accelerator.id for c in ranking.cards] == ["c", "a", "b"]
     assert [round(c.reference_hours_per_usd, 3) for c in ranking.cards] == [20.0, 10.0, 3.333]
     # with electricity the slow card burns power for longer: 0.20 $/kWh, load 1, PUE 1
-    powered = replace(FREE_POWER, electricity_usd_per_kwh=0.2)
+    powered = replace(FREE_POWER, electricity=0.2)
     ranking = _rank(hours=10_000.0, assumptions=powered)
     tco = {c.accelerator.id: c.tco_usd for c in ranking.cards}
     assert tco["a"] == pytest.approx(1000 + 10_000 * 0.300 * 0.2)  # 1,600

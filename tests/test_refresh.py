@@ -10,12 +10,12 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from click.testing import CliRunner
 
-import pricing.measurements  # noqa: F401  (its tables belong to the schema too)
+import pricing.measurement_store  # noqa: F401  (its tables belong to the schema too)
 from pricing.adapters import Batch
 from pricing.refresh import RefreshPolicy, run_adapter
 from pricing.store import Store, metadata, utcnow
 from service.cli import cli
-from tests.helpers import offer
+from tests.helpers import offer, runs_of
 
 
 @pytest.fixture
@@ -78,13 +78,13 @@ def test_runs_past_the_retention_are_pruned_but_never_the_current(store: Store) 
         store.record_run("aws", [offer(provider="aws", usd_per_hour=price)], utcnow())
     current = store.current_runs()["aws"]
     assert store.prune("aws", keep_after=utcnow() + timedelta(days=1)) == 2
-    assert [r.id for r in store.runs_of("aws")] == [current.id]
+    assert [r.id for r in runs_of(store, "aws")] == [current.id]
     assert store.prune("aws", keep_after=utcnow() + timedelta(days=1)) == 0
 
 
 def test_runs_record_which_process_ran_them(store: Store) -> None:
     run = store.record_run("aws", [], utcnow())
-    assert ":" in run.worker and store.runs_of("aws")[0].worker == run.worker
+    assert ":" in run.worker and runs_of(store, "aws")[0].worker == run.worker
 
 
 def test_db_upgrade_command(settings) -> None:  # type: ignore[no-untyped-def]

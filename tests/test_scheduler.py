@@ -16,9 +16,10 @@ import pytest
 
 from pricing.offer import BUNDLED
 from pricing.store import Run, Store
-from service.scheduler import cron_trigger
-from service.services import open_services
+from service.jobs.scheduler import cron_trigger
+from service.runtime import open_runtime
 from service.settings import Settings
+from tests.helpers import runs_of
 
 TICK_SECONDS = 2
 DEADLINE_SECONDS = 30  # generous for a loaded CI machine
@@ -45,7 +46,7 @@ def env(database_url: str, tmp_path: Path) -> dict[str, str]:
         "BREAKEVEN_REFRESH_PROVIDERS": BUNDLED,
         "BREAKEVEN_SCHEDULER_POLL_SECONDS": "0.3",
     }
-    open_services(Settings(data_dir=tmp_path, database_url=database_url)).store.dispose()
+    open_runtime(Settings(data_dir=tmp_path, database_url=database_url)).store.dispose()
     return env
 
 
@@ -69,7 +70,7 @@ def start(env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[str], subpr
 
 
 def _runs_by(store: Store, process: subprocess.Popen) -> list[Run]:
-    return [r for r in store.runs_of(BUNDLED) if r.worker.endswith(f":{process.pid}")]
+    return [r for r in runs_of(store, BUNDLED) if r.worker.endswith(f":{process.pid}")]
 
 
 def test_one_scheduler_acts_and_the_standby_takes_over(env, start, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -83,7 +84,7 @@ def test_one_scheduler_acts_and_the_standby_takes_over(env, start, tmp_path: Pat
         time.sleep(0.2)
     assert _runs_by(store, standby) == []
     ticks = sorted(
-        r.started_at for r in store.runs_of(BUNDLED) if r.worker.endswith(f":{active.pid}")
+        r.started_at for r in runs_of(store, BUNDLED) if r.worker.endswith(f":{active.pid}")
     )
     assert len(ticks) >= 3
     gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(ticks)]

@@ -21,9 +21,9 @@ def test_every_setting_has_help_text() -> None:
 
 def test_environment_reaches_settings(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("BREAKEVEN_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("BREAKEVEN_ELECTRICITY_USD_PER_KWH", "0.31")
+    monkeypatch.setenv("BREAKEVEN_ELECTRICITY", "0.31")
     settings = Settings()
-    assert settings.electricity_usd_per_kwh == 0.31
+    assert settings.electricity == 0.31
     assert settings.resolved_database_url() == f"sqlite:///{tmp_path / 'breakeven.sqlite3'}"
     monkeypatch.setenv("BREAKEVEN_DATABASE_URL", "postgresql+psycopg://u@h/db")
     assert Settings().resolved_database_url() == "postgresql+psycopg://u@h/db"

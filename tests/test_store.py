@@ -7,9 +7,10 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from pricing.offer import BUNDLED
-from pricing.refresh import ensure_snapshot, run_adapter
+from pricing.refresh import run_adapter
+from pricing.snapshot import ensure_snapshot
 from pricing.store import Store, offers, runs, utcnow
-from tests.helpers import offer
+from tests.helpers import offer, runs_of
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def test_a_run_becomes_current_and_replaces_the_previous(store: Store) -> None:
     assert {s.run_id for s in current} == {second.id}
     assert store.catalog_version() == second.id
     # the older run stays as history
-    assert [r.row_count for r in store.runs_of("aws")] == [1, 2]
+    assert [r.row_count for r in runs_of(store, "aws")] == [1, 2]
 
 
 def test_offer_fields_round_trip(store: Store) -> None:
@@ -85,7 +86,7 @@ def test_snapshot_loads_once_and_again_only_when_it_changes(store: Store, hardwa
     resolve = hardware.registry.canonical
     assert ensure_snapshot(store, resolve) is True
     assert ensure_snapshot(store, resolve) is False
-    assert len(store.runs_of(BUNDLED)) == 1
+    assert len(runs_of(store, BUNDLED)) == 1
     assert len(store.current_offers()) > 30
 
 

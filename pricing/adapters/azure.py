@@ -23,27 +23,24 @@ Rules, and why:
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 
 from pricing.adapters import Batch
+from pricing.adapters.kit import HttpConfig, Reason, SkipReport, read_table
 from pricing.errors import AdapterError
-from pricing.http import get_json, make_session
+from pricing.http import get_json
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "azure"
 SERVICE = "Virtual Machines"
 SOURCE = "Azure Retail Prices API"
-DEFAULT_PRICES_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
 GPU_PREFIXES = ("Standard_NC", "Standard_ND", "Standard_NV")
 # Filter values are case-sensitive in this API version.
@@ -58,6 +55,9 @@ FRACTIONAL = frozenset(
 )
 EVICTABLE = (" Spot", " Low Priority")  # skuName / meterName suffixes
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+# GPU sizes seen but in no row of the table, and items refused: reported, never priced.
+UNMAPPED = Reason("GPU VM sizes not in pricing/data/azure_vms.csv skipped")
+REJECTED = Reason("non-USD or malformed items rejected", each=True, shown=False)
 
 log = logging.getLogger(__name__)
 
@@ -71,65 +71,32 @@ class VmSize:
     source: str
 
 
-class VmMap:
-    def __init__(self, sizes: Iterable[VmSize]) -> None:
-        self._sizes = {s.name: s for s in sizes}
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._sizes
-
-    def get(self, name: str) -> VmSize | None:
-        return self._sizes.get(name)
-
-    def names(self) -> list[str]:
-        return sorted(self._sizes)
+VmMap = Mapping[str, VmSize]  # by armSkuName
 
 
 def load_vm_map() -> VmMap:
-    text = (resources.files("pricing") / "data" / "azure_vms.csv").read_text("utf-8")
-    return VmMap(
-        VmSize(
+    return {
+        row["arm_sku_name"]: VmSize(
             name=row["arm_sku_name"],
             accelerator=row["accelerator"],
             count=int(row["count"]),
             memory_gb=float(row["memory_gb"]) if row["memory_gb"] else None,
             source=row["source"],
         )
-        for row in csv.DictReader(io.StringIO(text))
-    )
+        for row in read_table("azure_vms.csv")
+    }
 
 
-@dataclass
-class Skipped:
-    """GPU VM sizes seen but not priced, and items refused, so nothing is lost unnoticed."""
+def skip_report() -> SkipReport:
+    return SkipReport(PROVIDER, log, [UNMAPPED, REJECTED])
 
-    unknown: set[str] = field(default_factory=set)
-    fractional: set[str] = field(default_factory=set)
-    rejected: list[str] = field(default_factory=list)  # non-USD and malformed items
 
-    def check(self, vms: VmMap, sku: str) -> VmSize | None:
-        found = vms.get(sku)
-        if found is None:
-            if sku in FRACTIONAL:
-                self.fractional.add(sku)
-            elif sku.startswith(GPU_PREFIXES):
-                self.unknown.add(sku)
-        return found
-
-    def report(self) -> str:
-        """One line for the run record; the full lists go to the log, once per run."""
-        parts = []
-        if self.unknown:
-            names = sorted(self.unknown)
-            shown = ", ".join(names[:2]) + (", ..." if len(names) > 2 else "")
-            message = f"{len(names)} GPU VM sizes not in pricing/data/azure_vms.csv skipped"
-            log.warning("azure: %s: %s", message, ", ".join(names))
-            parts.append(f"{message} ({shown})")
-        if self.rejected:
-            message = f"{len(self.rejected)} non-USD or malformed items rejected"
-            log.warning("azure: %s: %s", message, "; ".join(self.rejected[:20]))
-            parts.append(message)
-        return "; ".join(parts)
+def lookup(vms: VmMap, sku: str, skipped: SkipReport) -> VmSize | None:
+    """The size if mapped; a GPU size in no row is filed as unmapped, unless it is fractional."""
+    found = vms.get(sku)
+    if found is None and sku.startswith(GPU_PREFIXES) and sku not in FRACTIONAL:
+        skipped.add(UNMAPPED, sku)
+    return found
 
 
 def is_windows(product_name: str) -> bool:
@@ -152,7 +119,7 @@ def same_origin(url: str, other: str) -> bool:
 
 
 def parse_items(
-    items: Iterable[Any], vms: VmMap, price_as_of: str, skipped: Skipped
+    items: Iterable[Any], vms: VmMap, price_as_of: str, skipped: SkipReport
 ) -> list[Offer]:
     """Linux hourly offers of mapped sizes, one per (size, region, pricing): the latest."""
     kept: dict[tuple[str, str, PricingModel], tuple[tuple[datetime, bool], Offer]] = {}
@@ -168,27 +135,27 @@ def parse_items(
 
 
 def _parse_one(
-    item: Any, vms: VmMap, price_as_of: str, skipped: Skipped
+    item: Any, vms: VmMap, price_as_of: str, skipped: SkipReport
 ) -> tuple[tuple[datetime, bool], Offer] | None:
     if not isinstance(item, dict):
-        skipped.rejected.append(f"not an object: {item!r:.60}")
+        skipped.add(REJECTED, f"not an object: {item!r:.60}")
         return None
     sku = str(item.get("armSkuName") or "")
     region = str(item.get("armRegionName") or "")
     currency = item.get("currencyCode")
     if currency != "USD":
-        skipped.rejected.append(f"{sku} {region}: priced in {currency}")
+        skipped.add(REJECTED, f"{sku} {region}: priced in {currency}")
         return None
     if item.get("type") != "Consumption" or item.get("unitOfMeasure") != "1 Hour":
         return None  # Reservation (a whole term), DevTestConsumption, other units
     if is_windows(str(item.get("productName") or "")):
         return None
-    size = skipped.check(vms, sku)
+    size = lookup(vms, sku, skipped)
     if size is None:
         return None
     price = item.get("retailPrice")
     if isinstance(price, bool) or not isinstance(price, int | float) or not region:
-        skipped.rejected.append(f"{sku} {region}: malformed item (retailPrice {price!r})")
+        skipped.add(REJECTED, f"{sku} {region}: malformed item (retailPrice {price!r})")
         return None
     if not price > 0:
         return None  # $0 is not a price
@@ -229,9 +196,7 @@ def _instant(value: str) -> datetime:
 @dataclass(frozen=True)
 class AzureConfig:
     prices_url: str
-    timeout_seconds: float = 60.0
-    retries: int = 3
-    backoff_seconds: float = 0.5
+    http: HttpConfig = field(default_factory=HttpConfig)
 
 
 class AzureAdapter:
@@ -250,7 +215,7 @@ class AzureAdapter:
         self._vms = vms
 
     def fetch(self) -> Batch:
-        vms = self._vms or load_vm_map()
+        vms = load_vm_map() if self._vms is None else self._vms
         today = self._clock().date().isoformat()
         items: list[Any] = []
         pages = 0
@@ -259,17 +224,15 @@ class AzureAdapter:
             pages += 1
         if not items:  # thousands of GPU meters exist: none at all is a broken answer
             raise AdapterError(f"no items on any of {pages} page(s): never the whole price list")
-        skipped = Skipped()
+        skipped = skip_report()
         offers = parse_items(items, vms, today, skipped)
-        version = f"{SOURCE} {API_VERSION}, {pages} pages"
-        report = skipped.report()
-        if report:
-            version += f"; {report}"
-        return Batch(offers, source_version=version)
+        return Batch(
+            offers, source_version=skipped.version(f"{SOURCE} {API_VERSION}, {pages} pages")
+        )
 
     def _pages(self) -> Iterator[list[Any]]:
         """Every page's Items, in order; any page that cannot be read fails the run."""
-        http = self._http or make_session(self.config.retries, self.config.backoff_seconds)
+        http = self._http or self.config.http.session()
         url = self.config.prices_url
         params: dict[str, str] | None = {"api-version": API_VERSION, "$filter": PRICE_FILTER}
         followed: set[str] = set()
@@ -294,7 +257,7 @@ class AzureAdapter:
         self, http: requests.Session, url: str, params: dict[str, str] | None, page: int
     ) -> dict[str, Any]:
         body = get_json(
-            http, url, self.config.timeout_seconds, params=params, context=f"page {page}: "
+            http, url, self.config.http.timeout_seconds, params=params, context=f"page {page}: "
         )
         if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
             raise AdapterError(f"page {page}: GET {url}: answer has no 'Items' list")

@@ -11,14 +11,12 @@ A runtime without a sourced burn rate, or without hardware data, is not offered.
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 
 from pricing.adapters import Batch
+from pricing.adapters.kit import read_table
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "colab"
@@ -55,11 +53,6 @@ class BurnRate:
     region: str
     source: str
     notes: str
-
-
-def hours_of_work(units: float, units_per_hour: float) -> float:
-    """How long a number of compute units lasts on a runtime: 100 units at 11.77/h = 8.5 h."""
-    return units / units_per_hour
 
 
 def latest_rates(rates: list[BurnRate]) -> list[BurnRate]:
@@ -104,7 +97,7 @@ def colab_offers(plans: list[Plan], rates: list[BurnRate]) -> list[Offer]:
 def load_plans() -> list[Plan]:
     return [
         Plan(r["plan"], float(r["usd"]), float(r["units"]), r["kind"], r["as_of"], r["source"])
-        for r in _rows("colab_plans.csv")
+        for r in read_table("colab_plans.csv")
     ]
 
 
@@ -119,7 +112,7 @@ def load_rates() -> list[BurnRate]:
             r["source"],
             r["notes"],
         )
-        for r in _rows("colab_runtimes.csv")
+        for r in read_table("colab_runtimes.csv")
     ]
 
 
@@ -138,8 +131,3 @@ class ColabAdapter:
         rates = self._rates()
         newest = max(rate.as_of for rate in rates)
         return Batch(colab_offers(self._plans(), rates), f"colab tables, newest rate {newest}")
-
-
-def _rows(name: str) -> list[dict[str, str]]:
-    text = (resources.files("pricing") / "data" / name).read_text("utf-8")
-    return list(csv.DictReader(io.StringIO(text)))

@@ -22,8 +22,9 @@ from typing import Any
 import requests
 
 from pricing.adapters import Batch
+from pricing.adapters.kit import HttpConfig, Reason, SkipReport
 from pricing.errors import AdapterError, AdapterNotConfigured
-from pricing.http import get_json, make_session
+from pricing.http import get_json
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "lambda"
@@ -32,6 +33,8 @@ SOURCE = "Lambda Cloud API /api/v1/instance-types"
 PATH = "/api/v1/instance-types"
 NO_CAPACITY_REGION = "us"
 NO_CAPACITY_NOTE = "no capacity listed at fetch time"
+# Instance types whose GPU the registry does not know; the run record shows the GPU text.
+UNKNOWN_GPU = Reason("instance types with GPUs not in the hardware registry skipped")
 
 log = logging.getLogger(__name__)
 
@@ -49,30 +52,11 @@ _CENTS = re.compile(r"[0-9]+")
 class LambdaConfig:
     url: str
     api_key: str | None
-    timeout_seconds: float = 60.0
-    retries: int = 3
-    backoff_seconds: float = 0.5
+    http: HttpConfig = field(default_factory=HttpConfig)
 
 
-@dataclass
-class Skipped:
-    """GPU instance types seen but not priced: GPU text -> the instance types that carry it."""
-
-    unknown: dict[str, set[str]] = field(default_factory=dict)
-
-    def add(self, gpu: str, instance_type: str) -> None:
-        self.unknown.setdefault(gpu, set()).add(instance_type)
-
-    def report(self) -> str:
-        if not self.unknown:
-            return ""
-        types = sorted({t for names in self.unknown.values() for t in names})
-        message = (
-            f"skipped {len(types)} instance types with GPUs not in the hardware registry "
-            f"({'; '.join(sorted(self.unknown))})"
-        )
-        log.warning("lambda: %s: %s", message, ", ".join(types))
-        return message
+def skip_report() -> SkipReport:
+    return SkipReport(PROVIDER, log, [UNKNOWN_GPU])
 
 
 @dataclass(frozen=True)
@@ -134,7 +118,7 @@ def parse_instance_types(
     payload: Mapping[str, Any],
     resolve_accelerator: Callable[[str], str | None],
     price_as_of: str,
-    skipped: Skipped,
+    skipped: SkipReport,
 ) -> list[Offer]:
     """Every priced GPU instance type, one offer per region with capacity (or one in "us")."""
     data = payload.get("data") if isinstance(payload, Mapping) else None
@@ -153,7 +137,7 @@ def _parse_one(
     entry: Any,
     resolve_accelerator: Callable[[str], str | None],
     price_as_of: str,
-    skipped: Skipped,
+    skipped: SkipReport,
 ) -> list[Offer]:
     item = entry.get("instance_type") if isinstance(entry, Mapping) else None
     if not isinstance(item, Mapping):
@@ -171,12 +155,14 @@ def _parse_one(
     gpu = parse_gpu_text(str(item.get("gpu_description") or "")) or described
     if gpu is None:
         if gpus is not None:  # GPUs counted but not named: a new description format
-            skipped.add(str(item.get("gpu_description") or item.get("description")), name)
+            skipped.add(
+                UNKNOWN_GPU, name, str(item.get("gpu_description") or item.get("description"))
+            )
         return []  # else no GPU named and none counted: CPU-only
     count = gpus or (described.count if described else None) or gpu.count
     accelerator = resolve_gpu(gpu, resolve_accelerator) if count else None
     if accelerator is None:
-        skipped.add(str(gpu), name)
+        skipped.add(UNKNOWN_GPU, name, str(gpu))
         return []
     cents = price_cents(item.get("price_cents_per_hour"), name)
     if cents == 0:
@@ -230,27 +216,19 @@ class LambdaAdapter:
     def fetch(self) -> Batch:
         if not self.config.api_key:
             raise AdapterNotConfigured("no BREAKEVEN_LAMBDA_API_KEY")
-        payload = self._get()
-        skipped = Skipped()
+        skipped = skip_report()
         today = self._clock().date().isoformat()
-        offers = parse_instance_types(payload, self._resolve, today, skipped)
-        version = SOURCE
-        report = skipped.report()
-        if report:
-            version += f"; {report}"
-        return Batch(offers, source_version=version)
+        offers = parse_instance_types(self._get(), self._resolve, today, skipped)
+        return Batch(offers, source_version=skipped.version(SOURCE))
 
     def _get(self) -> Any:
-        http = self._http or make_session(self.config.retries, self.config.backoff_seconds)
+        http = self._http or self.config.http.session()
         url = self.config.url.rstrip("/") + PATH
         headers = {"Authorization": f"Bearer {self.config.api_key}", "Accept": "application/json"}
-        payload = get_json(
+        return get_json(
             http,
             url,
-            self.config.timeout_seconds,
+            self.config.http.timeout_seconds,
             headers=headers,
             refused="the API key was refused (BREAKEVEN_LAMBDA_API_KEY)",
         )
-        if not isinstance(payload, dict) or not isinstance(payload.get("data"), dict):
-            raise AdapterError(f"GET {url}: answer has no 'data' object")
-        return payload

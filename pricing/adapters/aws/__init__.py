@@ -9,7 +9,7 @@ which is how tests point it at local fakes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,10 +17,10 @@ import requests
 
 from pricing.adapters import Batch
 from pricing.adapters.aws import bulk, price_list, spot
-from pricing.adapters.aws.common import PROVIDER, Skipped, unique
+from pricing.adapters.aws.common import PROVIDER, skip_report, unique
 from pricing.adapters.aws.instances import InstanceMap, load_instance_map
+from pricing.adapters.kit import HttpConfig
 from pricing.errors import AdapterError
-from pricing.http import make_session
 from pricing.offer import Offer
 
 
@@ -28,9 +28,7 @@ from pricing.offer import Offer
 class AwsConfig:
     regions: tuple[str, ...]
     bulk_url: str
-    timeout_seconds: float = 60.0
-    retries: int = 3
-    backoff_seconds: float = 0.5
+    http: HttpConfig = field(default_factory=HttpConfig)
 
 
 class AwsAdapter:
@@ -51,14 +49,14 @@ class AwsAdapter:
         self._clock = clock
 
     def fetch(self) -> Batch:
-        instances = self._instances or load_instance_map()
+        instances = load_instance_map() if self._instances is None else self._instances
         # boto3 is imported when a fetch needs it: it adds ~0.5 s to every process start.
         import boto3
 
         session = (self._boto_session or boto3.session.Session)()
         now = self._clock()
         today = now.date().isoformat()
-        skipped = Skipped()
+        skipped = skip_report()
         offers: list[Offer] = []
         if session.get_credentials() is not None:
             pricing_client = self._client(session, "pricing", price_list.PRICING_REGION)
@@ -72,7 +70,7 @@ class AwsAdapter:
                 offers += spot.parse_spot_history(history, region, instances, today)
             version = "Price List Query API + DescribeSpotPriceHistory"
         else:
-            http = self._http or make_session(self.config.retries, self.config.backoff_seconds)
+            http = self._http or self.config.http.session()
             versions = []
             for region in self.config.regions:
                 file = bulk.fetch_offer_file(
@@ -82,22 +80,20 @@ class AwsAdapter:
                     instances,
                     today,
                     skipped,
-                    self.config.timeout_seconds,
+                    self.config.http.timeout_seconds,
                 )
                 offers += file.offers
                 versions.append(f"{region} {file.version}")
             version = "bulk offer files " + ", ".join(versions) + "; no credentials: no spot"
-        report = skipped.report()
-        if report:
-            version += f"; {report}"
-        return Batch(unique(offers), source_version=version)
+        return Batch(unique(offers), source_version=skipped.version(version))
 
     def _client(self, session: Any, service: str, region: str) -> Any:
         from botocore.config import Config
 
+        http = self.config.http
         config = Config(
-            retries={"mode": "standard", "total_max_attempts": self.config.retries + 1},
-            connect_timeout=self.config.timeout_seconds,
-            read_timeout=self.config.timeout_seconds,
+            retries={"mode": "standard", "total_max_attempts": http.retries + 1},
+            connect_timeout=http.timeout_seconds,
+            read_timeout=http.timeout_seconds,
         )
         return session.client(service, region_name=region, config=config)  # type: ignore[call-overload]

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 
 import requests
 
-from pricing.adapters.aws.common import Skipped, instance_offer
+from pricing.adapters.aws.common import instance_offer, lookup
 from pricing.adapters.aws.instances import InstanceMap
+from pricing.adapters.kit import SkipReport
 from pricing.errors import AdapterError
+from pricing.http import get_chunks
 from pricing.offer import Offer, PricingModel
 
 CHUNK_BYTES = 1 << 20
@@ -74,7 +76,7 @@ def parse_offer_file(
     region: str,
     instances: InstanceMap,
     price_as_of: str,
-    skipped: Skipped,
+    skipped: SkipReport,
 ) -> BulkFile:
     result = BulkFile()
     ends_with_newline = True
@@ -123,7 +125,7 @@ def parse_offer_file(
             continue
         if i_market is not None and row[i_market] not in ("", "OnDemand"):
             continue  # capacity blocks and other markets are not on-demand hours
-        instance = skipped.check(instances, row[i_type])
+        instance = lookup(instances, row[i_type], skipped)
         if instance is None:
             continue
         try:
@@ -150,16 +152,11 @@ def fetch_offer_file(
     region: str,
     instances: InstanceMap,
     price_as_of: str,
-    skipped: Skipped,
+    skipped: SkipReport,
     timeout: float,
 ) -> BulkFile:
-    url = offer_file_url(base, region)
-    with http.get(url, stream=True, timeout=timeout) as response:
-        if response.status_code != 200:
-            raise AdapterError(f"GET {url}: HTTP {response.status_code}")
-        return parse_offer_file(
-            response.iter_content(CHUNK_BYTES), region, instances, price_as_of, skipped
-        )
+    with get_chunks(http, offer_file_url(base, region), timeout, CHUNK_BYTES) as chunks:
+        return parse_offer_file(chunks, region, instances, price_as_of, skipped)
 
 
 def _fields(line: bytes) -> list[str]:

@@ -1,41 +1,31 @@
-"""What the three AWS sources share: the Offer they build and the record of skipped types."""
+"""What the three AWS sources share: the Offer they build and the report of skipped types."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from pricing.adapters.aws.instances import InstanceMap, InstanceType, family
+from pricing.adapters.aws.instances import InstanceMap, InstanceType, training
+from pricing.adapters.kit import Reason, SkipReport
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "aws"
 SERVICE = "EC2"
+# Accelerated types seen but in no row of the table: reported, so a new family is noticed.
+UNMAPPED = Reason("accelerated instance types not in pricing/data/aws_instances.csv skipped")
 
 log = logging.getLogger("pricing.adapters.aws")
 
 
-@dataclass
-class Skipped:
-    """Accelerated instance types seen but not priced, so a new family is noticed, not lost."""
+def skip_report() -> SkipReport:
+    return SkipReport(PROVIDER, log, [UNMAPPED])
 
-    unknown: set[str] = field(default_factory=set)
 
-    def check(self, instances: InstanceMap, instance_type: str) -> InstanceType | None:
-        found = instances.training(instance_type)
-        if found is None and instance_type not in instances:
-            self.unknown.add(instance_type)
-        return found
-
-    def report(self) -> str:
-        if not self.unknown:
-            return ""
-        families = sorted({family(t) for t in self.unknown})
-        message = (
-            f"skipped {len(self.unknown)} accelerated instance types not in "
-            f"pricing/data/aws_instances.csv (families {', '.join(families)})"
-        )
-        log.warning("aws: %s: %s", message, ", ".join(sorted(self.unknown)))
-        return message
+def lookup(instances: InstanceMap, instance_type: str, skipped: SkipReport) -> InstanceType | None:
+    """The type if it trains; an accelerated type the table lacks is filed as unmapped."""
+    if instance_type not in instances:
+        skipped.add(UNMAPPED, instance_type)
+    return training(instances, instance_type)
 
 
 def unique(offers: list[Offer]) -> list[Offer]:

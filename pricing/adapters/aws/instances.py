@@ -9,10 +9,10 @@ skipped, never guessed.
 
 from __future__ import annotations
 
-import csv
-import io
+from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
+
+from pricing.adapters.kit import read_table
 
 TRAINING = "training"
 
@@ -26,38 +26,23 @@ class InstanceType:
     source: str
 
 
-class InstanceMap:
-    def __init__(self, types: list[InstanceType]) -> None:
-        self._types = {t.name: t for t in types}
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._types
-
-    def training(self, name: str) -> InstanceType | None:
-        """The type if it trains; None for known non-training and unknown types alike."""
-        found = self._types.get(name)
-        return found if found is not None and found.use == TRAINING else None
-
-    def names(self) -> list[str]:
-        return sorted(self._types)
+InstanceMap = Mapping[str, InstanceType]  # by instance type name
 
 
 def load_instance_map() -> InstanceMap:
-    text = (resources.files("pricing") / "data" / "aws_instances.csv").read_text("utf-8")
-    return InstanceMap(
-        [
-            InstanceType(
-                name=row["instance_type"],
-                accelerator=row["accelerator"],
-                count=int(row["count"]),
-                use=row["use"],
-                source=row["source"],
-            )
-            for row in csv.DictReader(io.StringIO(text))
-        ]
-    )
+    return {
+        row["instance_type"]: InstanceType(
+            name=row["instance_type"],
+            accelerator=row["accelerator"],
+            count=int(row["count"]),
+            use=row["use"],
+            source=row["source"],
+        )
+        for row in read_table("aws_instances.csv")
+    }
 
 
-def family(instance_type: str) -> str:
-    """``p5e.48xlarge`` -> ``p5e``: what an unknown-type log line names."""
-    return instance_type.split(".", 1)[0]
+def training(instances: InstanceMap, name: str) -> InstanceType | None:
+    """The type if it trains; None for known non-training and unknown types alike."""
+    found = instances.get(name)
+    return found if found is not None and found.use == TRAINING else None

@@ -12,8 +12,9 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from pricing.adapters.aws.common import Skipped, instance_offer
+from pricing.adapters.aws.common import instance_offer, lookup
 from pricing.adapters.aws.instances import InstanceMap
+from pricing.adapters.kit import SkipReport
 from pricing.errors import AdapterError
 from pricing.offer import Offer, PricingModel
 
@@ -59,7 +60,7 @@ def parse_price_list(
     entries: Iterable[str | Mapping[str, Any]],
     instances: InstanceMap,
     price_as_of: str,
-    skipped: Skipped,
+    skipped: SkipReport,
 ) -> list[Offer]:
     offers = []
     for raw in entries:
@@ -70,7 +71,7 @@ def parse_price_list(
             raise AdapterError(f"malformed PriceList entry: {exc}") from exc
         if not _is_linux_box_usage(item.get("product", {}).get("productFamily", ""), attrs):
             continue
-        instance = skipped.check(instances, attrs.get("instanceType", ""))
+        instance = lookup(instances, attrs.get("instanceType", ""), skipped)
         if instance is None:
             continue
         version = item.get("version", "")

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pricing.adapters.aws.common import instance_offer
-from pricing.adapters.aws.instances import InstanceMap
+from pricing.adapters.aws.instances import InstanceMap, training
 from pricing.errors import AdapterError
 from pricing.offer import Offer, PricingModel
 
@@ -53,7 +53,7 @@ def parse_spot_history(
     for (instance_type, zone), (stamp, price) in sorted(latest.items()):
         # Spot rows carry no instance family: every type comes back, so only mapped ones
         # count here; new accelerated families are noticed by the on-demand sources.
-        instance = instances.training(instance_type)
+        instance = training(instances, instance_type)
         if instance is None:
             continue
         offers.append(

@@ -9,22 +9,19 @@ The SDK calls live in ``sdk.py``, imported only when a fetch runs.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from pricing.adapters import Batch
 from pricing.adapters.gcp.availability import parse_aggregated_list
-from pricing.adapters.gcp.catalog import load_catalog
 from pricing.adapters.gcp.config import GcpConfig
-from pricing.adapters.gcp.offers import PROVIDER, build_offers
+from pricing.adapters.gcp.offers import PROVIDER, build_offers, skip_report
 from pricing.adapters.gcp.skus import CLOUD_TPU, COMPUTE_ENGINE, PriceBook
+from pricing.adapters.gcp.tables import load_tables
 from pricing.errors import AdapterError
 
 __all__ = ["GcpAdapter", "GcpConfig"]
-
-log = logging.getLogger(__name__)
 
 
 class GcpAdapter:
@@ -45,25 +42,17 @@ class GcpAdapter:
 
         creds = sdk.credentials(self.config, self._default_credentials)
         book = PriceBook()
+        skipped = skip_report()
         for service in (COMPUTE_ENGINE, CLOUD_TPU):
-            read = book.read(sdk.skus(self.config, creds, service))
+            read = book.read(sdk.skus(self.config, creds, service), skipped)
             # Compute Engine lists thousands of SKUs (TPUs among them): none at all is a
             # broken answer, never the catalog. Cloud TPU's own list may well be empty.
             if service == COMPUTE_ENGINE and read == 0:
                 raise AdapterError("Cloud Billing Catalog: Compute Engine answered no SKUs")
-        availability = None
+        availability, checked = None, "availability not checked"
         if self.config.project:
             availability = parse_aggregated_list(sdk.accelerator_types(self.config, creds))
-        offers = build_offers(book, load_catalog(), availability, self._clock().date().isoformat())
-        return Batch(offers, source_version=self._version(book, availability is not None))
-
-    def _version(self, book: PriceBook, checked: bool) -> str:
-        parts = ["Cloud Billing Catalog (USD)"]
-        parts.append("availability: AcceleratorTypes" if checked else "availability not checked")
-        if book.unknown:
-            log.warning("gcp: skipped SKUs with unknown accelerators: %s", sorted(book.unknown))
-            parts.append(f"{len(book.unknown)} unknown accelerator SKUs skipped")
-        if book.rejected:
-            log.warning("gcp: rejected SKUs: %s", book.rejected)
-            parts.append(f"{len(book.rejected)} non-USD or malformed SKUs rejected")
-        return "; ".join(parts)
+            checked = "availability: AcceleratorTypes"
+        today = self._clock().date().isoformat()
+        offers = build_offers(book, load_tables(), availability, today, skipped)
+        return Batch(offers, skipped.version(f"Cloud Billing Catalog (USD); {checked}"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from pricing.adapters.kit import HttpConfig
 
 
 @dataclass(frozen=True)
@@ -11,6 +13,4 @@ class GcpConfig:
     compute_endpoint: str
     project: str | None = None
     api_key: str | None = None
-    timeout_seconds: float = 60.0
-    retries: int = 3
-    backoff_seconds: float = 0.5
+    http: HttpConfig = field(default_factory=HttpConfig)

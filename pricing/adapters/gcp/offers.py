@@ -11,11 +11,13 @@ and only where every SKU they need has a price there.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 from pricing.adapters.gcp.availability import Availability
-from pricing.adapters.gcp.catalog import GcpCatalog
-from pricing.adapters.gcp.skus import PriceBook
+from pricing.adapters.gcp.skus import REJECTED, UNKNOWN, PriceBook
+from pricing.adapters.gcp.tables import GcpTables
+from pricing.adapters.kit import SkipReport
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "gcp"
@@ -23,18 +25,25 @@ N1 = "N1 Predefined"
 VCPUS_PER_ATTACHED_GPU = 4  # n1-standard-4 per GPU: a common, documented-valid sizing
 GB_PER_N1_VCPU = 3.75  # n1-standard machines: 3.75 GB per vCPU
 
+log = logging.getLogger("pricing.adapters.gcp")
+
+
+def skip_report() -> SkipReport:
+    return SkipReport(PROVIDER, log, [UNKNOWN, REJECTED])
+
 
 def build_offers(
     book: PriceBook,
-    catalog: GcpCatalog,
+    tables: GcpTables,
     availability: Availability | None,
     price_as_of: str,
+    skipped: SkipReport,
 ) -> list[Offer]:
     """Every offer the price book supports; ``availability`` None means not checked."""
     return [
-        *_attached(book, catalog, availability, price_as_of),
-        *_machines(book, catalog, availability, price_as_of),
-        *_tpus(book, catalog, price_as_of),
+        *_attached(book, tables, availability, price_as_of),
+        *_machines(book, tables, availability, price_as_of),
+        *_tpus(book, tables, price_as_of, skipped),
     ]
 
 
@@ -49,10 +58,10 @@ def _max_cards(availability: Availability | None, accelerator_type: str, region:
 
 
 def _attached(
-    book: PriceBook, catalog: GcpCatalog, availability: Availability | None, price_as_of: str
+    book: PriceBook, tables: GcpTables, availability: Availability | None, price_as_of: str
 ) -> Iterator[Offer]:
     for (sku_gpu, region, spot), (gpu_usd, sku_id) in sorted(book.gpu.items()):
-        gpu = catalog.gpus.get(sku_gpu)
+        gpu = tables.gpus.get(sku_gpu)
         if gpu is None or gpu.attach != "n1" or not gpu.accelerator:
             continue
         core = book.core.get((N1, region, spot))
@@ -82,10 +91,10 @@ def _attached(
 
 
 def _machines(
-    book: PriceBook, catalog: GcpCatalog, availability: Availability | None, price_as_of: str
+    book: PriceBook, tables: GcpTables, availability: Availability | None, price_as_of: str
 ) -> Iterator[Offer]:
-    by_type = {g.accelerator_type: g for g in catalog.gpus.values()}
-    for machine in catalog.machines:
+    by_type = {g.accelerator_type: g for g in tables.gpus.values()}
+    for machine in tables.machines:
         gpu = by_type.get(machine.accelerator_type)
         if gpu is None or not gpu.accelerator:
             continue
@@ -120,11 +129,13 @@ def _machines(
             )
 
 
-def _tpus(book: PriceBook, catalog: GcpCatalog, price_as_of: str) -> Iterator[Offer]:
+def _tpus(
+    book: PriceBook, tables: GcpTables, price_as_of: str, skipped: SkipReport
+) -> Iterator[Offer]:
     for (version, region, spot), (usd, sku_id) in sorted(book.tpu.items()):
-        tpu = catalog.tpus.get(version)
+        tpu = tables.tpus.get(version)
         if tpu is None:
-            book.unknown.add(f"TPU {version} (no row in pricing/data/gcp_tpus.csv)")
+            skipped.add(UNKNOWN, f"TPU {version} (no row in pricing/data/gcp_tpus.csv)")
             continue
         per_chip = usd / tpu.sku_chips
         yield Offer(

@@ -50,7 +50,10 @@ def _options(config: GcpConfig, endpoint: str) -> ClientOptions:
 def _call(config: GcpConfig, call: Callable[[], Any]) -> Any:
     try:
         return with_retries(
-            call, lambda exc: isinstance(exc, _RETRYABLE), config.retries, config.backoff_seconds
+            call,
+            lambda exc: isinstance(exc, _RETRYABLE),
+            config.http.retries,
+            config.http.backoff_seconds,
         )
     except google_errors.GoogleAPIError as exc:
         raise AdapterError(f"Google Cloud API: {exc}") from exc
@@ -69,7 +72,7 @@ def skus(config: GcpConfig, creds: Any, service: str) -> Iterator[dict]:
         page = _call(
             config,
             lambda r=request: client.list_skus(
-                request=r, retry=None, timeout=config.timeout_seconds
+                request=r, retry=None, timeout=config.http.timeout_seconds
             ),
         )
         for sku in page.skus:
@@ -94,7 +97,7 @@ def accelerator_types(config: GcpConfig, creds: Any) -> Iterator[tuple[str, dict
         page = _call(
             config,
             lambda r=request: client.aggregated_list(
-                request=r, retry=None, timeout=config.timeout_seconds
+                request=r, retry=None, timeout=config.http.timeout_seconds
             ),
         )
         for scope, scoped in page.items.items():

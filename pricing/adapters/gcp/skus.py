@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from pricing.adapters.kit import Reason, SkipReport
+
 COMPUTE_ENGINE = "services/6F81-5844-456A"
 CLOUD_TPU = "services/E000-3F24-B8AA"
 
@@ -27,6 +29,9 @@ _HOST = re.compile(
     r"^(?:Spot Preemptible )?(?P<family>[A-Z]\d\w*(?: Predefined)?) Instance (?P<part>Core|Ram)\b"
 )
 _TPU = re.compile(r"\btpu[\s_-]*v?(?P<gen>\d+)\s*(?P<variant>lite|[a-z])?\b", re.I)
+# Descriptions we could not name, and SKUs refused: reported, never priced.
+UNKNOWN = Reason("unknown accelerator SKUs skipped", shown=False)
+REJECTED = Reason("non-USD or malformed SKUs rejected", each=True, shown=False)
 
 
 class NonUsdPrice(ValueError):
@@ -50,18 +55,16 @@ class PriceBook:
     core: dict[tuple[str, str, bool], tuple[float, str]] = field(default_factory=dict)
     ram: dict[tuple[str, str, bool], tuple[float, str]] = field(default_factory=dict)
     tpu: dict[tuple[str, str, bool], tuple[float, str]] = field(default_factory=dict)
-    unknown: set[str] = field(default_factory=set)  # descriptions we could not name
-    rejected: list[str] = field(default_factory=list)  # non-USD and malformed SKUs
 
-    def read(self, skus: Iterable[Mapping[str, Any]]) -> int:
+    def read(self, skus: Iterable[Mapping[str, Any]], skipped: SkipReport) -> int:
         """File every SKU; returns how many were read, priced or not."""
         count = 0
         for sku in skus:
-            self._read_one(sku)
+            self._read_one(sku, skipped)
             count += 1
         return count
 
-    def _read_one(self, sku: Mapping[str, Any]) -> None:
+    def _read_one(self, sku: Mapping[str, Any], skipped: SkipReport) -> None:
         category = sku.get("category", {})
         description = sku.get("description", "")
         usage = category.get("usageType", "")
@@ -73,12 +76,12 @@ class PriceBook:
             # the USD catalog that was asked for, and it must never be stored unconverted.
             price = usd_per_hour(sku)
         except NonUsdPrice as exc:
-            self.rejected.append(str(exc))
+            skipped.add(REJECTED, str(exc))
             return
         except (KeyError, IndexError, ValueError, ArithmeticError) as exc:
-            self.rejected.append(f"SKU {sku.get('skuId')}: malformed price ({exc})")
+            skipped.add(REJECTED, f"SKU {sku.get('skuId')}: malformed price ({exc})")
             return
-        target = self._classify(category.get("resourceGroup", ""), description)
+        target = self._classify(category.get("resourceGroup", ""), description, skipped)
         if target is None or price <= 0:
             return
         table, key = target
@@ -86,18 +89,18 @@ class PriceBook:
             table[(key, region, spot)] = (price, sku.get("skuId", ""))
 
     def _classify(
-        self, group: str, description: str
+        self, group: str, description: str, skipped: SkipReport
     ) -> tuple[dict[tuple[str, str, bool], tuple[float, str]], str] | None:
         if group == "GPU":
             match = _GPU.match(description)
             if match is None:
-                self.unknown.add(description)
+                skipped.add(UNKNOWN, description)
                 return None
             return self.gpu, match["gpu"]
         if group == "TPU" or "tpu" in description.lower():
             match = _TPU.search(description)
             if match is None:
-                self.unknown.add(description)
+                skipped.add(UNKNOWN, description)
                 return None
             variant = (match["variant"] or "").lower()
             version = f"v{match['gen']}{'e' if variant == 'lite' else variant}"

@@ -1,0 +1,105 @@
+"""The small kit every adapter shares: HTTP config, skip report, curated table reader.
+
+Each piece replaces a copy that three or four adapters kept for themselves. What still
+differs between adapters stays in the adapter, in plain view: the reasons it skips items
+for, the tables it reads, the API it calls.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+import requests
+
+from pricing.http import make_session
+
+SHOWN = 2  # names the run record shows per reason; the log lists more
+LOGGED = 50  # names one log line lists per reason, so a broken answer cannot flood the log
+
+
+@dataclass(frozen=True)
+class HttpConfig:
+    """How an adapter calls its API: per-call timeout, retries on throttling and 5xx, backoff."""
+
+    timeout_seconds: float = 60.0
+    retries: int = 3
+    backoff_seconds: float = 0.5
+
+    def session(self) -> requests.Session:
+        return make_session(self.retries, self.backoff_seconds)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why an item was not priced, as the run record says it after the count.
+
+    ``what`` reads after a number: "GPU VM sizes not in pricing/data/azure_vms.csv skipped".
+    ``each``: every item counts, alike or not (items refused); otherwise a name seen again,
+    in another row, page or region, counts once (an unknown instance type). ``shown``: the run
+    record names the first few, so a newcomer is recognised without opening the log.
+    """
+
+    what: str
+    each: bool = False
+    shown: bool = True
+
+
+class SkipReport:
+    """What a fetch saw but did not price, and why, so nothing is lost unnoticed.
+
+    Parsers file each skipped item under one of the adapter's reasons. At the end the report
+    renders one short line per reason for the Batch's ``source_version`` (the run record)
+    and logs the names behind each line, once per run rather than once per item.
+    """
+
+    def __init__(self, provider: str, log: logging.Logger, reasons: Sequence[Reason]) -> None:
+        self._provider = provider
+        self._log = log
+        self._labels: dict[Reason, dict[str, str]] = {r: {} for r in reasons}  # name -> label
+        self._items: dict[Reason, int] = dict.fromkeys(reasons, 0)
+
+    def add(self, reason: Reason, name: str, label: str = "") -> None:
+        """File ``name`` under ``reason``; ``label`` is what the run record shows (the name)."""
+        self._labels[reason].setdefault(name, label or name)
+        self._items[reason] += 1
+
+    def names(self, reason: Reason) -> set[str]:
+        """The distinct names filed under ``reason``."""
+        return set(self._labels[reason])
+
+    def lines(self) -> list[str]:
+        """One line per reason that has items, in the adapter's order of reasons."""
+        return [self._line(reason) for reason, labels in self._labels.items() if labels]
+
+    def version(self, base: str) -> str:
+        """``base`` followed by this report's lines: the Batch's ``source_version``.
+
+        Logs each reason's names as a warning: call it once, when the fetch is done.
+        """
+        for reason in self._labels:
+            if names := sorted(self.names(reason)):
+                listed = ", ".join(names[:LOGGED]) + (", ..." if len(names) > LOGGED else "")
+                self._log.warning("%s: %s: %s", self._provider, self._line(reason), listed)
+        return "; ".join([base, *self.lines()])
+
+    def _line(self, reason: Reason) -> str:
+        labels = self._labels[reason]
+        line = f"{self._items[reason] if reason.each else len(labels)} {reason.what}"
+        if reason.shown:
+            shown = sorted(set(labels.values()))
+            line += f" ({', '.join(shown[:SHOWN])}{', ...' if len(shown) > SHOWN else ''})"
+        return line
+
+
+def read_table(name: str) -> list[dict[str, str]]:
+    """The rows of a curated table in ``pricing/data``, each a dict by column name.
+
+    Adapters call it when they fetch, never at import time: importing an adapter reads nothing.
+    """
+    text = (resources.files("pricing") / "data" / name).read_text("utf-8")
+    return list(csv.DictReader(io.StringIO(text)))

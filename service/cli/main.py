@@ -1,0 +1,314 @@
+"""The `breakeven` command: the same settings, data and answers as the REST API."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import BaseModel, ValidationError
+
+from hardware import Workload
+from pricing import schema
+from pricing.adapters.custom import CUSTOM, merge, read_custom_file
+from pricing.errors import ImportRejected
+from pricing.measurement_store import add_measurements, export_file, read_file
+from pricing.refresh import RunResult, refresh
+from pricing.store import Store, utcnow
+from service.cli.text import (
+    describe_gpus,
+    describe_offers,
+    describe_quote,
+    describe_ranking,
+    table,
+)
+from service.documents.breakeven import breakeven_document
+from service.documents.errors import QuestionError
+from service.documents.gpus import gpu_document
+from service.documents.offers import CATALOG, offer_fields, to_csv
+from service.documents.providers import describe_result
+from service.documents.queries import BreakevenQuery, RankQuery
+from service.documents.rank import rank_document
+from service.jobs import measure_card as measuring
+from service.jobs import scheduler as scheduling
+from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
+from service.runtime import Runtime, open_runtime
+from service.settings import Settings, settings_table
+
+
+def _runtime(ctx: click.Context) -> Runtime:
+    settings: Settings = ctx.obj
+    return open_runtime(settings)
+
+
+@click.group(
+    help="Rent cloud GPUs/TPUs or buy your own cards? Settings come from BREAKEVEN_* variables."
+)
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    try:
+        ctx.obj = Settings()
+    except ValidationError as exc:
+        raise click.UsageError(f"bad BREAKEVEN_* setting: {exc}") from exc
+
+
+@cli.command(help="Start the REST service (gunicorn).")
+@click.option("--host", default=None, help="Bind address [BREAKEVEN_HOST, 127.0.0.1].")
+@click.option("--port", type=int, default=None, help="Port [BREAKEVEN_PORT, 8000].")
+@click.option("--workers", type=int, default=None, help="Workers [BREAKEVEN_WEB_WORKERS].")
+@click.pass_context
+def serve(ctx: click.Context, host: str | None, port: int | None, workers: int | None) -> None:
+    from service.http.server import serve as run_server
+
+    overrides = {"host": host, "port": port, "web_workers": workers}
+    settings = ctx.obj.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    click.echo(f"gpu-breakeven on http://{settings.host}:{settings.port}", err=True)
+    run_server(settings)
+
+
+def _options_from(model: type[BaseModel]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """One --option per field of a query model, so the CLI and REST never drift apart."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for name, field in reversed(model.model_fields.items()):
+            flag = "--" + name.replace("_", "-")
+            command = click.option(flag, name, default=None, help=field.description)(command)
+        return command
+
+    return decorate
+
+
+def _question(
+    name: str,
+    help_text: str,
+    model: type[BaseModel],
+    build: Callable[[Any, Runtime], dict[str, Any]],
+    describe: Callable[[dict[str, Any]], str],
+) -> click.Command:
+    """A command asking what a REST endpoint answers: the query's fields as options, the
+    same document, printed as JSON (--json) or as text for a person."""
+
+    @cli.command(name, help=help_text)
+    @_options_from(model)
+    @click.option("--json", "as_json", is_flag=True, help="Print the REST JSON answer.")
+    @click.pass_context
+    def command(ctx: click.Context, as_json: bool, **params: str | None) -> None:
+        try:
+            query = model(**{k: v for k, v in params.items() if v is not None})
+        except ValidationError as exc:
+            raise click.UsageError(_validation_message(exc)) from exc
+        try:
+            document = build(query, _runtime(ctx))
+        except QuestionError as error:
+            hint = f"\ndid you mean: {', '.join(error.suggestions)}" if error.suggestions else ""
+            raise click.ClickException(f"{error.detail}{hint}") from error
+        click.echo(json.dumps(document, indent=2) if as_json else describe(document))
+
+    return command
+
+
+quote = _question(
+    "quote",
+    "Rent or buy: the /breakeven answer at the terminal.",
+    BreakevenQuery,
+    breakeven_document,
+    describe_quote,
+)
+rank = _question(
+    "rank",
+    "Which card? Cards and rentals ranked by training per dollar (/rank).",
+    RankQuery,
+    rank_document,
+    describe_ranking,
+)
+
+
+@cli.command(help="Accelerators, their purchase prices and throughput.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.pass_context
+def gpus(ctx: click.Context, fmt: str) -> None:
+    hardware = _runtime(ctx).hardware
+    docs = [gpu_document(hardware, acc) for acc in hardware.registry]
+    if fmt == "json":
+        click.echo(json.dumps(docs, indent=2))
+        return
+    click.echo(describe_gpus(docs))
+
+
+@cli.command(help="Current rental offers.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table")
+@click.pass_context
+def prices(ctx: click.Context, fmt: str) -> None:
+    docs = [offer_fields(s, CATALOG) for s in _runtime(ctx).catalog.table().rows]
+    if fmt == "json":
+        click.echo(json.dumps(docs, indent=2))
+    elif fmt == "csv":
+        click.echo(to_csv(docs), nl=False)
+    else:
+        click.echo(describe_offers(docs))
+
+
+@cli.command(help="Fetch prices now from the price sources.")
+@click.option("--provider", "names", multiple=True, help="Only this source (repeatable).")
+@click.option("--force", is_flag=True, help="Accept a run that drops many offers at once.")
+@click.pass_context
+def refresh_command(ctx: click.Context, names: Sequence[str], force: bool) -> None:
+    runtime = _runtime(ctx)
+    adapters = build_adapters(runtime)
+    unknown = sorted(set(names) - set(adapters))
+    if unknown:
+        raise click.UsageError(
+            f"unknown provider {', '.join(unknown)}; known: {', '.join(adapters)}"
+        )
+    # Without --provider: the scheduled sources (BREAKEVEN_REFRESH_PROVIDERS).
+    chosen = [adapters[n] for n in names] if names else scheduled_adapters(runtime)
+
+    def report(result: RunResult) -> None:
+        click.echo(describe_result(result), err=True)
+
+    with click.progressbar(length=len(chosen), label="refreshing", file=sys.stderr) as bar:
+        results = refresh(
+            runtime.store,
+            chosen,
+            refresh_policy(runtime.settings),
+            on_result=lambda r: (bar.update(1), report(r)),
+            force=force,
+        )
+    if any(r.status == "failed" for r in results):
+        ctx.exit(1)
+
+
+refresh_command.name = "refresh"
+
+
+@cli.group(help="Offers you bring: negotiated rates, quotes.")
+def offers() -> None:
+    pass
+
+
+@offers.command("import", help="Import offers from a CSV file (all rows or none).")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--replace", is_flag=True, help="Drop earlier custom offers instead of merging.")
+@click.pass_context
+def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
+    runtime = _runtime(ctx)
+    started = utcnow()
+    try:
+        imported = read_custom_file(file, runtime.resolve_accelerator, datetime.now(UTC).date())
+    except ImportRejected as exc:
+        click.echo(f"{file}: {len(exc.errors)} bad row(s), nothing imported:", err=True)
+        for error in exc.errors:
+            click.echo(f"  {error}", err=True)
+        ctx.exit(1)
+    current = [s.offer for s in runtime.store.current_offers(CUSTOM)]
+    batch = merge(current, imported, replace)
+    run = runtime.store.record_run(CUSTOM, batch.offers, started, batch.source_version)
+    click.echo(f"imported {len(imported)} offers; custom now has {run.row_count} (run {run.id})")
+
+
+@cli.command(help="Refresh the scheduled sources on BREAKEVEN_REFRESH_CRON (one per database).")
+@click.pass_context
+def scheduler(ctx: click.Context) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    scheduling.run(_runtime(ctx))
+
+
+@cli.command(help="Measure this machine's card on the standard training loops (PyTorch).")
+@click.option("--classes", default="cnn,transformer,rnn", help="Workload classes to run.")
+@click.option("--seconds", type=float, default=30.0, help="Timed seconds per class.")
+@click.option(
+    "--device", type=click.Choice(["cuda", "cpu"]), default=None, help="Default: cuda if present."
+)
+@click.option(
+    "--size",
+    type=click.Choice(["standard", "tiny"]),
+    default=None,
+    help="Model size; default standard on cuda, tiny on cpu.",
+)
+@click.option("--card", default=None, help="Registry id to file it under (default: detected).")
+@click.option(
+    "--calibrate", is_flag=True, help="Record a calibration from this card's published figure."
+)
+@click.pass_context
+def measure(
+    ctx: click.Context,
+    classes: str,
+    seconds: float,
+    device: str | None,
+    size: str | None,
+    card: str | None,
+    calibrate: bool,
+) -> None:
+    runtime = _runtime(ctx)
+    try:
+        workloads = [Workload(c.strip()) for c in classes.split(",") if c.strip()]
+    except ValueError as exc:
+        raise click.UsageError(f"--classes: {exc}") from exc
+    try:
+        report = measuring.measure_card(runtime, workloads, seconds, device, size, card, calibrate)
+    except measuring.CannotMeasure as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(report)
+
+
+@cli.group(help="Share throughput measurements between teams.")
+def measurements() -> None:
+    pass
+
+
+@measurements.command("export", help="Write the newest measurement per card and class to FILE.")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_context
+def measurements_export(ctx: click.Context, file: Path) -> None:
+    count = export_file(_runtime(ctx).store, file)
+    click.echo(f"exported {count} measurements to {file}")
+
+
+@measurements.command("import", help="Add the measurements of an exported FILE (all or none).")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.pass_context
+def measurements_import(ctx: click.Context, file: Path) -> None:
+    runtime = _runtime(ctx)
+    try:
+        batch = read_file(file, lambda acc: acc in runtime.hardware.registry)
+    except ValueError as exc:
+        raise click.ClickException(f"nothing imported: {exc}") from exc
+    add_measurements(runtime.store, batch)
+    click.echo(f"imported {len(batch)} measurements from {file}")
+
+
+@cli.group(help="The price store's schema.")
+def db() -> None:
+    pass
+
+
+@db.command("upgrade", help="Migrate the database to the current schema (Alembic).")
+@click.pass_context
+def db_upgrade(ctx: click.Context) -> None:
+    settings: Settings = ctx.obj
+    store = Store(settings.resolved_database_url())
+    store.create_schema()
+    click.echo(f"schema at revision {schema.current_revision(store.engine)}")
+    store.dispose()
+
+
+@cli.command(help="List every BREAKEVEN_* setting with its default and meaning.")
+def settings() -> None:
+    click.echo(table(["variable", "default", "meaning"], [list(r) for r in settings_table()]))
+
+
+def _validation_message(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        name = ".".join(str(p) for p in error["loc"]) or "input"
+        parts.append(f"--{name.replace('_', '-')}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def main() -> None:
+    cli(prog_name="breakeven")

@@ -1,0 +1,112 @@
+"""Answers as text a person reads at a terminal; `--json` prints the documents instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def describe_quote(d: dict[str, Any]) -> str:
+    """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
+    buy, a = d["buy"], d["assumptions"]
+    lines = [
+        f"{d['hours']:g} h of {d['workload']} training on {buy['gpus']} x {d['gpu']}",
+        "",
+        f"BUY   {buy['total_usd']:>12,.2f} USD  = cards {buy['purchase_usd']:,.2f}"
+        f" + host {buy['host_usd']:,.2f} + energy {buy['energy_usd']:,.2f}"
+        f" - resale {buy['resale_usd']:,.2f}  ({buy['hours']:,.1f} busy h)",
+    ]
+    header = ["provider", "product", "region", "pricing", "USD/h", "hours", "total USD", "b/e h"]
+    rows = [
+        [
+            r["provider"],
+            r["product"],
+            r["region"],
+            r["pricing"],
+            f"{r['usd_per_hour']:.4f}",
+            f"{r['hours']:,.1f}",
+            f"{r['total_usd']:,.2f}",
+            "never" if r["breakeven_hours"] is None else f"{r['breakeven_hours']:,.0f}",
+        ]
+        for r in d["rent"]
+    ]
+    lines += ["", "RENT (cheapest first)", table(header, rows), ""]
+    verdict = d["verdict"].upper()
+    lines.append(f"VERDICT: {verdict}, saving {d['savings_usd']:,.2f} USD")
+    if d["breakeven"]:
+        be = d["breakeven"]
+        lines.append(
+            f"Buying pays off after {be['hours']:,.0f} h of work"
+            f" (~{be['days']:,.0f} days at {a['utilization']:.0%} utilization)."
+        )
+    else:
+        lines.append("Buying never pays off: the cheapest rental costs less than the power.")
+    stale = " (STALE)" if d["prices"]["stale"] else ""
+    lines.append(f"Cheapest rental priced as of {d['prices']['as_of']}{stale}.")
+    lines.append("Assumptions: " + ", ".join(f"{k}={v}" for k, v in a.items()))
+    return "\n".join(lines)
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join(fmt.format(*row) for row in [header, *rows])
+
+
+def describe_ranking(d: dict[str, Any]) -> str:
+    by_hours = d["ranked_by"] == "reference_hours_per_usd"
+    metric = f"{d['gpu']} h per USD" if by_hours else "per $1,000"
+    rows = [
+        [
+            c["id"],
+            f"{c['memory_gb']:g}",
+            f"{c['purchase_usd']:,.0f}",
+            f"{c['throughput']['relative']:.2f}",
+            f"{(c['reference_hours_per_usd'] if by_hours else c['throughput_per_1000_usd']):.3f}",
+            ("" if c["within_budget"] else "over budget") + ("" if c["fits"] else "too small"),
+        ]
+        for c in [*d["cards"], *d["too_small"]]
+    ]
+    rent = [
+        [r["provider"], r["product"], r["pricing"], f"{r['usd_per_reference_hour']:.4f}"]
+        for r in d["rent"]
+    ]
+    return "\n".join(
+        [
+            table(["card", "GB", "USD", d["workload"], metric, "note"], rows),
+            "",
+            table(["provider", "product", "pricing", f"USD per {d['gpu']} h"], rent),
+        ]
+    )
+
+
+def describe_gpus(docs: list[dict[str, Any]]) -> str:
+    rows = [
+        [
+            d["id"],
+            f"{d['memory_gb']:g}",
+            f"{d['buy']['purchase_usd']:,.0f}" if d["buy"] else "-",
+            *(f"{d['throughput'][k]['relative']:.2f}" for k in ("cnn", "transformer", "rnn")),
+            "estimated" if d["throughput"]["transformer"]["method"] == "estimated" else "measured",
+        ]
+        for d in docs
+    ]
+    header = ["gpu", "GB", "buy USD", "cnn", "transformer", "rnn", "throughput"]
+    return table(header, rows)
+
+
+def describe_offers(docs: list[dict[str, Any]]) -> str:
+    rows = [
+        [
+            d["provider"],
+            d["product"],
+            d["region"],
+            d["accelerator"],
+            str(d["count"]),
+            d["pricing"],
+            f"{d['usd_per_hour']:.4f}",
+            d["price_as_of"],
+        ]
+        for d in docs
+    ]
+    header = ["provider", "product", "region", "gpu", "n", "pricing", "USD/h", "as of"]
+    return table(header, rows)

@@ -1,0 +1,136 @@
+"""The /breakeven answer (and `breakeven quote`): rent or buy, every assumption echoed."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from hardware import Workload
+from pricing.measurement_store import Measurement
+from service.documents.errors import Unanswerable
+from service.documents.freshness import freshness, iso
+from service.documents.gpus import resolve_gpu
+from service.documents.offers import RENTED, offer_fields
+from service.documents.queries import BreakevenQuery
+from service.engine.assumptions import as_dict, with_overrides
+from service.engine.breakeven import NoMatchingOffers, Quote, QuoteError, QuoteRequest, quote
+from service.runtime import Runtime
+
+
+def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
+    gpu = resolve_gpu(runtime.hardware, query.gpu)
+    workload = Workload(query.workload)
+    measured = _measurement(query, runtime, gpu.id, workload)
+    providers = None
+    if query.providers:
+        providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
+    request = QuoteRequest(
+        reference=gpu.id,
+        hours=query.hours,
+        workload=workload,
+        gpus=query.gpus,
+        memory_gb=query.memory,
+        price_usd=query.price,
+        watts=query.watts,
+        providers=providers,
+        pricing=query.pricing,
+        region=query.region,
+        top=query.top,
+        assumptions=with_overrides(runtime.assumptions, query),
+        reference_speed=measured.relative if measured is not None else None,
+    )
+    try:
+        result = quote(runtime.catalog.table(), runtime.hardware, request)
+    except QuoteError as exc:
+        slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
+        raise Unanswerable(slug, str(exc), exc.parameter, str(exc)) from exc
+    document = _quote_document(result, runtime.settings.stale_after_hours)
+    document["throughput"] = _throughput_used(runtime, request, measured)
+    return document
+
+
+def _measurement(
+    query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload
+) -> Measurement | None:
+    """The user's own calibrated measurement of the card, where the query lets it count."""
+    if query.throughput == "published":
+        return None
+    measured = runtime.measured.get(gpu, str(workload))
+    if measured is None and query.throughput == "measured":
+        raise Unanswerable(
+            "no-measurement",
+            f"no calibrated measurement of {gpu} for {workload}: run "
+            f"`breakeven measure --card {gpu}` on it, or ask throughput=published",
+            "throughput",
+            "no calibrated measurement",
+        )
+    return measured
+
+
+def _throughput_used(
+    runtime: Runtime, request: QuoteRequest, measured: Measurement | None
+) -> dict[str, Any]:
+    """Which speed of the bought card the answer used, and where it came from."""
+    if measured is not None:
+        m = measured
+        source = (
+            f"measured {m.measured_at:%Y-%m-%d} on {m.device_name} ({m.host}, {m.software}); "
+            f"{m.calibration}"
+        )
+        return {"relative": m.relative, "method": "measured-locally", "source": source}
+    published = runtime.hardware.speed(request.reference, request.workload)
+    return {"relative": published.relative, "method": published.method, "source": published.source}
+
+
+def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
+    request = result.request
+    cheapest = result.rent[0].stored
+    assumptions = {
+        "gpus": request.gpus,
+        "memory": result.memory_gb,
+        "providers": sorted(request.providers) if request.providers else "all",
+        "pricing": request.pricing,
+        "region": request.region or "all",
+        "top": request.top,
+        "price": result.buy.purchase_usd / request.gpus,
+        "watts": result.buy.watts,
+        **as_dict(request.assumptions),
+    }
+    buy = _fields(result.buy)
+    buy.pop("watts")
+    buy["model"] = _fields(result.buy_model)
+    breakeven = None
+    if result.breakeven_hours is not None and result.breakeven_days is not None:
+        breakeven = {"hours": result.breakeven_hours, "days": result.breakeven_days}
+    return {
+        "gpu": request.reference,
+        "hours": request.hours,
+        "workload": str(request.workload),
+        "assumptions": assumptions,
+        "buy": buy,
+        "rent": [
+            {
+                **offer_fields(option.stored, RENTED),
+                "hours": option.hours,
+                "total_usd": option.total_usd,
+                "usd_per_reference_hour": option.usd_per_reference_hour,
+                "breakeven_hours": option.breakeven_hours,
+                "throughput_estimated": option.throughput_estimated,
+            }
+            for option in result.rent
+        ],
+        "candidates": result.candidates,
+        "verdict": result.verdict,
+        "savings_usd": result.savings_usd,
+        "breakeven": breakeven,
+        "prices": {
+            "as_of": cheapest.offer.price_as_of,
+            "fetched_at": iso(cheapest.fetched_at),
+            **freshness([r.stored for r in result.rent], stale_after_hours),
+        },
+    }
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """A flat dataclass as a dict, without asdict's deep copy."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}

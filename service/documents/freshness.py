@@ -1,0 +1,60 @@
+"""How old the prices behind an answer are: per provider, oldest price first.
+
+An undated price has no age and counts as stale: an answer must not look fresher than its
+data.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pricing.offer import StoredOffer, price_date
+
+
+def iso(moment: datetime) -> str:
+    """UTC, whole seconds, with a Z: the one way documents write a moment."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def price_age(stored: StoredOffer, now: datetime) -> float | None:
+    """Seconds since the price was true: fetch time, or the price's own date if older."""
+    moment = _price_moment(stored.offer.price_as_of, stored.fetched_at)
+    return None if moment is None else max(now.timestamp() - moment, 0.0)
+
+
+@functools.lru_cache(maxsize=8192)  # few distinct (as-of, fetch) pairs per catalog
+def _price_moment(price_as_of: str, fetched_at: datetime) -> float | None:
+    """When the price was last known true (Unix time); None when undated."""
+    published = price_date(price_as_of)
+    if published is None:
+        return None
+    # A dated price was true until the end of its day at least (a live fetch dates itself).
+    end_of_day = datetime.combine(published + timedelta(days=1), datetime.min.time(), UTC)
+    return min(fetched_at, end_of_day).timestamp()
+
+
+def freshness(
+    used: Iterable[StoredOffer], stale_after_hours: float, now: datetime | None = None
+) -> dict[str, Any]:
+    """Age of the prices an answer used, per provider: the oldest price of each counts."""
+    now = now or datetime.now(UTC)
+    limit = stale_after_hours * 3600
+    providers: dict[str, dict[str, Any]] = {}
+    for stored in used:
+        age = price_age(stored, now)
+        entry = providers.setdefault(stored.offer.provider, {"age_seconds": 0.0})
+        if entry["age_seconds"] is not None:
+            entry["age_seconds"] = None if age is None else max(entry["age_seconds"], age)
+    for entry in providers.values():
+        age = entry["age_seconds"]
+        entry["stale"] = age is None or age > limit
+        entry["age_seconds"] = None if age is None else round(age)
+    ages = [e["age_seconds"] for e in providers.values()]
+    return {
+        "age_seconds": None if None in ages else max(ages, default=0),
+        "stale": any(e["stale"] for e in providers.values()),
+        "providers": providers,
+    }

@@ -1,0 +1,135 @@
+"""Offers as documents: one builder for every answer that lists offers.
+
+``/breakeven``'s rentals, ``/rank``'s rentals, ``/offers`` and ``/offers/history`` each show a
+different slice of the same offer record: each slice is a tuple of field names, and every
+field is written once, in :data:`OFFER_FIELDS`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pricing.offer import StoredOffer
+from service.documents.errors import InvalidQuestion
+from service.documents.freshness import freshness, iso
+from service.documents.gpus import resolve_gpu
+from service.documents.queries import HistoryQuery, OffersQuery
+from service.runtime import Runtime
+
+OFFER_FIELDS: dict[str, Callable[[StoredOffer], Any]] = {
+    "at": lambda s: iso(s.fetched_at),  # a history point: when the price was read
+    "provider": lambda s: s.offer.provider,
+    "product": lambda s: s.offer.product,
+    "region": lambda s: s.offer.region,
+    "zone": lambda s: s.offer.zone,
+    "accelerator": lambda s: s.offer.accelerator,
+    "count": lambda s: s.offer.count,
+    "pricing": lambda s: str(s.offer.pricing),
+    "usd_per_hour": lambda s: s.offer.usd_per_hour,
+    "usd_per_accelerator_hour": lambda s: s.offer.usd_per_accelerator_hour,
+    "price_as_of": lambda s: s.offer.price_as_of,
+    "source": lambda s: s.offer.source,
+    "host_included": lambda s: s.offer.host_included,
+    "confidence": lambda s: s.offer.confidence,
+    "notes": lambda s: s.offer.notes,
+    "service": lambda s: s.offer.service,
+    "memory_gb": lambda s: s.offer.memory_gb,
+    "estimated": lambda s: s.offer.estimated,
+    "suspect": lambda s: s.offer.suspect,
+    "fetched_at": lambda s: iso(s.fetched_at),
+    "run_id": lambda s: s.run_id,
+}
+_PRICED = ("provider", "product", "region", "accelerator", "count", "pricing", "usd_per_hour")
+RANKED = (*_PRICED, "price_as_of", "source")  # /rank's rentals
+RENTED = (*RANKED, "host_included", "confidence", "notes")  # /breakeven's rentals
+# /offers: everything a row of the catalog holds
+CATALOG = (
+    *RENTED,
+    "service",
+    "zone",
+    "memory_gb",
+    "usd_per_accelerator_hour",
+    "estimated",
+    "suspect",
+    "fetched_at",
+    "run_id",
+)
+HISTORY = (
+    "at",
+    *_PRICED[:3],
+    "zone",
+    *_PRICED[3:],
+    "usd_per_accelerator_hour",
+    "suspect",
+    "run_id",
+)
+
+DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
+
+
+def offer_fields(stored: StoredOffer, names: Iterable[str]) -> dict[str, Any]:
+    return {name: OFFER_FIELDS[name](stored) for name in names}
+
+
+def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
+    """The current catalog, filtered; rows only (``format=csv``) or with their freshness."""
+    accelerator = None
+    if query.accelerator:
+        accelerator = resolve_gpu(runtime.hardware, query.accelerator, "accelerator").id
+    table = runtime.catalog.table()
+    picked = table.select(
+        accelerator=accelerator,
+        provider=query.provider.lower() if query.provider else None,
+        pricing=query.pricing,
+        region_prefix=query.region,
+    )
+    chosen = [table.rows[i] for i in picked]
+    rows = [offer_fields(stored, CATALOG) for stored in chosen]
+    if query.workload is not None or query.gpu is not None:
+        if query.workload is None or query.gpu is None:
+            raise InvalidQuestion("workload", "workload and gpu go together")
+        reference = resolve_gpu(runtime.hardware, query.gpu, "gpu").id
+        s_ref = runtime.hardware.speed(reference, query.workload).relative
+        for row, i in zip(rows, picked, strict=True):
+            # usd per hour / (reference-card hours of work the offer does per hour)
+            row["usd_per_reference_hour"] = (
+                row["usd_per_hour"] * s_ref / (table.speed[query.workload][i])
+            )
+    prices = freshness(chosen, runtime.settings.stale_after_hours)
+    return {"count": len(rows), "offers": rows, "prices": prices}
+
+
+def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
+    """Every stored run's prices since ``since``, oldest first."""
+    accelerator = None
+    if query.accelerator:
+        accelerator = resolve_gpu(runtime.hardware, query.accelerator, "accelerator").id
+    since = query.since or datetime.now(UTC) - DEFAULT_HISTORY
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    points = [
+        offer_fields(stored, HISTORY)
+        for stored in runtime.store.history(
+            since,
+            accelerator=accelerator,
+            provider=query.provider.lower() if query.provider else None,
+            region_prefix=query.region.lower() if query.region else None,
+            pricing=query.pricing,
+            limit=query.limit,
+        )
+    ]
+    return {"count": len(points), "since": since.isoformat(), "points": points}
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    """Rows as CSV, header first; no rows, no text."""
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()

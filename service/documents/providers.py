@@ -1,0 +1,61 @@
+"""Price sources as documents: what each serves, how old it is, what last went wrong."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pricing.refresh import RunResult
+from pricing.store import ProviderStatus, Run
+from service.documents.freshness import iso
+
+
+def provider_document(
+    status: ProviderStatus, stale_after_hours: float, now: datetime | None = None
+) -> dict[str, Any]:
+    now = now or datetime.now(UTC)
+    age = (now - status.current.finished_at).total_seconds() if status.current else None
+    return {
+        "name": status.adapter,
+        "status": status.last_attempt.status,
+        "current_run": _run_document(status.current, now) if status.current else None,
+        "age_seconds": None if age is None else round(age, 1),
+        "stale": age is None or age > stale_after_hours * 3600,
+        "last_attempt_at": iso(status.last_attempt.finished_at),
+        "last_error": status.last_error,
+    }
+
+
+def _run_document(run: Run, now: datetime) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "finished_at": iso(run.finished_at),
+        "row_count": run.row_count,
+        "source_version": run.source_version,
+        "age_seconds": round((now - run.finished_at).total_seconds(), 1),
+    }
+
+
+def result_document(result: RunResult) -> dict[str, Any]:
+    """One refresh attempt, as POST /refresh?wait=true reports it."""
+    return {
+        "provider": result.adapter,
+        "status": result.status,
+        "offers": result.row_count,
+        "dropped": result.dropped,
+        "suspect": result.suspect,
+        "error": result.error,
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def describe_result(result: RunResult) -> str:
+    """One refresh attempt as a line a person reads: the CLI and the scheduler's log."""
+    line = f"{result.adapter}: {result.status}, {result.row_count} offers"
+    if result.dropped:
+        line += f", {result.dropped} impossible prices dropped"
+    if result.suspect:
+        line += f", {result.suspect} flagged suspect"
+    if result.error:
+        line += f" ({result.error})"
+    return f"{line} in {result.seconds:.1f}s"

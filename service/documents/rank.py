@@ -1,0 +1,73 @@
+"""The /rank answer (and `breakeven rank`): which card, or which rental, per dollar."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.documents.freshness import freshness
+from service.documents.gpus import resolve_gpu
+from service.documents.offers import RANKED, offer_fields
+from service.documents.queries import RankQuery
+from service.engine.assumptions import with_overrides
+from service.engine.ranking import RankedCard, Ranking, RankRequest, rank
+from service.runtime import Runtime
+
+
+def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
+    reference = resolve_gpu(runtime.hardware, query.gpu)
+    request = RankRequest(
+        workload=query.workload,
+        reference=reference.id,
+        memory_gb=query.memory,
+        budget_usd=query.budget,
+        hours=query.hours,
+        top=query.top,
+        assumptions=with_overrides(runtime.assumptions, query),
+    )
+    ranking = rank(runtime.hardware, runtime.catalog.table(), request)
+    return ranking_document(ranking, runtime.settings.stale_after_hours)
+
+
+def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, Any]:
+    r = ranking.request
+    return {
+        "workload": str(r.workload),
+        "gpu": r.reference,
+        "memory": r.memory_gb,
+        "budget": r.budget_usd,
+        "hours": r.hours,
+        "ranked_by": "reference_hours_per_usd" if r.hours else "throughput_per_1000_usd",
+        "cards": [_card(c) for c in ranking.cards],
+        "too_small": [_card(c) for c in ranking.too_small],
+        "rent": [
+            {
+                **offer_fields(x.stored, RANKED),
+                "usd_per_reference_hour": x.usd_per_reference_hour,
+                "reference_hours_per_usd": 1 / x.usd_per_reference_hour,
+                "throughput_estimated": x.throughput_estimated,
+            }
+            for x in ranking.rent
+        ],
+        "candidates": ranking.candidates,
+        "prices": freshness([x.stored for x in ranking.rent], stale_after_hours),
+    }
+
+
+def _card(c: RankedCard) -> dict[str, Any]:
+    return {
+        "id": c.accelerator.id,
+        "name": c.accelerator.name,
+        "memory_gb": c.accelerator.memory_gb,
+        "board_power_w": c.accelerator.board_power_w,
+        "fits": c.fits,
+        "within_budget": c.within_budget,
+        "purchase_usd": c.card.purchase_usd,
+        "price_kind": c.card.price_kind,
+        "price_as_of": c.card.price_as_of,
+        "price_source": c.card.price_source,
+        "price_confidence": c.card.confidence,
+        "throughput": {"relative": c.relative, "method": c.method, "source": c.source},
+        "throughput_per_1000_usd": c.throughput_per_1000_usd,
+        "tco_usd": c.tco_usd,
+        "reference_hours_per_usd": c.reference_hours_per_usd,
+    }

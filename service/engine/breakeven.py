@@ -1,0 +1,252 @@
+"""The break-even engine (design section 3): pure arithmetic, no Flask, no database.
+
+All work is measured in hours on the reference card the user names. For each rental offer
+with accelerator a, count n and hourly price p, on workload class k:
+
+    hours_o = hours * S(ref, k) / (n * eta(a, n, k) * S(a, k))    (x (1 + spot_overhead) if
+    cost_o  = hours_o * p                                           the offer is interruptible)
+
+Buying n reference cards costs capex - resale(hours) + energy(hours). Offers come from a
+columnar :class:`OfferTable`, so costing them is vector arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from hardware import Hardware, Workload
+from pricing.offer import StoredOffer
+from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from service.engine.offer_table import OfferTable
+
+HOURS_PER_YEAR = 8760.0
+BISECTION_STEPS = 100  # halves the bracket to well below a millionth of an hour
+
+
+class QuoteError(ValueError):
+    """A quote that cannot be answered as asked; ``parameter`` names the culprit."""
+
+    def __init__(self, parameter: str, message: str) -> None:
+        self.parameter = parameter
+        super().__init__(message)
+
+
+class NoMatchingOffers(QuoteError):
+    """No rental passes the filters and the memory gate, so there is nothing to compare."""
+
+
+@dataclass(frozen=True)
+class QuoteRequest:
+    reference: str  # canonical id of the card that would be bought
+    hours: float  # workload size in hours on one reference card
+    workload: Workload = Workload.TRANSFORMER
+    gpus: int = 1
+    memory_gb: float | None = None  # per accelerator; None = the reference card's memory
+    price_usd: float | None = None  # None = the card's sourced purchase price
+    watts: float | None = None  # None = the card's board power
+    providers: frozenset[str] | None = None
+    pricing: str = "any"  # on_demand, spot or any
+    region: str | None = None  # prefix: "us" matches us-east-1 and us-central1
+    top: int = 10
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS
+    reference_speed: float | None = None  # measured on the user's own card; None = published
+
+
+@dataclass(frozen=True)
+class BuyCost:
+    gpu: str
+    gpus: int
+    purchase_usd: float
+    host_usd: float
+    energy_usd: float
+    resale_usd: float
+    total_usd: float
+    hours: float  # busy hours of the local cards
+    price_source: str
+    watts: float
+
+
+@dataclass(frozen=True)
+class BuyModel:
+    """Buying as a function of workload H (reference-card hours), for charts and crossings:
+    cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H."""
+
+    capex_usd: float
+    energy_usd_per_hour: float
+    resale_start_usd: float
+    resale_decay_per_hour: float
+
+    def resale(self, hours: float) -> float:
+        return self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
+
+    def cost(self, hours: float) -> float:
+        return self.capex_usd - self.resale(hours) + self.energy_usd_per_hour * hours
+
+
+def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assumptions) -> BuyModel:
+    """What owning ``cards`` cards costs per hour of work, in hours of the reference card.
+
+    ``speed`` is how many reference-card hours of work the cards do per busy hour (n x eta
+    for n reference cards; S(card) / S(ref) for another card). Shared by quote() and /rank.
+    """
+    energy_per_busy_hour = (cards * watts * a.load + a.host_watts) / 1000 * a.pue
+    energy_per_busy_hour *= a.electricity
+    # resale(H) = resale_start * exp(-decay * H): value lost with calendar time, which is
+    # busy time (H / speed) over utilization
+    decay = -math.log1p(-a.depreciation) / (speed * a.utilization * HOURS_PER_YEAR)
+    return BuyModel(
+        capex_usd=cards * price_usd + a.host_cost,
+        energy_usd_per_hour=energy_per_busy_hour / speed,
+        resale_start_usd=cards * price_usd * a.resale,
+        resale_decay_per_hour=decay,
+    )
+
+
+@dataclass(frozen=True)
+class RentOption:
+    stored: StoredOffer
+    hours: float  # hours the offer runs to do the work
+    total_usd: float
+    usd_per_reference_hour: float  # total over the work, in hours of the reference card
+    breakeven_hours: float | None  # reference-card hours where buying gets cheaper
+    throughput_estimated: bool
+
+
+@dataclass(frozen=True)
+class Quote:
+    request: QuoteRequest
+    memory_gb: float
+    buy: BuyCost
+    rent: list[RentOption]
+    candidates: int  # offers that passed filters and the memory gate
+    verdict: str  # buy or rent
+    savings_usd: float
+    breakeven_hours: float | None  # against the cheapest rental; None = never
+    breakeven_days: float | None
+    buy_model: BuyModel
+
+
+def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
+    a = request.assumptions
+    ref = hardware.registry[request.reference]
+    k = request.workload
+    n = request.gpus
+    card = hardware.cards.get(ref.id)
+    if request.price_usd is not None:
+        price, price_source = request.price_usd, "price= parameter"
+    elif card is not None:
+        price = card.purchase_usd
+        price_source = f"{card.price_kind} {card.price_as_of}: {card.price_source}"
+    else:
+        raise QuoteError("price", f"no sourced purchase price for {ref.id}; pass price=USD")
+    watts = request.watts if request.watts is not None else ref.board_power_w
+    if watts is None:
+        raise QuoteError("watts", f"no sourced board power for {ref.id}; pass watts=W")
+    memory_gb = request.memory_gb if request.memory_gb is not None else ref.memory_gb
+
+    # Buy: n local reference cards; busy hours shrink with n, less the scaling loss.
+    s_ref = request.reference_speed or hardware.speed(ref.id, k).relative
+    local_speed = n * hardware.efficiency(ref.id, k, n)
+    busy_hours = request.hours / local_speed
+    model = buy_model(price, watts, n, local_speed, a)
+    resale = model.resale(request.hours)
+    energy = model.energy_usd_per_hour * request.hours
+    buy_total = model.cost(request.hours)
+    buy = BuyCost(
+        gpu=ref.id,
+        gpus=n,
+        purchase_usd=n * price,
+        host_usd=a.host_cost,
+        energy_usd=energy,
+        resale_usd=resale,
+        total_usd=buy_total,
+        hours=busy_hours,
+        price_source=price_source,
+        watts=watts,
+    )
+
+    # Rent: the shortlist of possible cheapest offers, costed and merged.
+    index, candidates = table.shortlist(request, memory_gb)
+    if candidates == 0:
+        raise NoMatchingOffers(
+            "memory" if request.memory_gb is not None else "gpu",
+            f"no rental offer with at least {memory_gb:g} GB per accelerator matches "
+            "the filters (providers, pricing, region)",
+        )
+    overhead = 1.0 + a.spot_overhead * table.interruptible[index]
+    offer_hours = request.hours * s_ref / table.speed[k][index] * overhead
+    totals = offer_hours * table.price[index]
+    best = np.lexsort((index, offer_hours, totals))[: request.top]
+
+    rent_per_ref_hour = totals[best] / request.hours
+    energy_per_ref_hour = model.energy_usd_per_hour
+    crossings = breakeven_hours(
+        model.capex_usd,
+        model.resale_start_usd,
+        model.resale_decay_per_hour,
+        energy_per_ref_hour,
+        rent_per_ref_hour,
+    )
+    rent = [
+        RentOption(
+            stored=table.rows[index[i]],
+            hours=float(offer_hours[i]),
+            total_usd=float(totals[i]),
+            usd_per_reference_hour=float(per_ref_hour),
+            breakeven_hours=None if math.isinf(h) else float(h),
+            throughput_estimated=bool(table.estimated[k][index[i]]),
+        )
+        for i, per_ref_hour, h in zip(best, rent_per_ref_hour, crossings, strict=True)
+    ]
+    cheapest = rent[0]
+    verdict = "buy" if buy_total < cheapest.total_usd else "rent"
+    days = None
+    if cheapest.breakeven_hours is not None:
+        days = cheapest.breakeven_hours / local_speed / (24 * a.utilization)
+    return Quote(
+        request=request,
+        memory_gb=memory_gb,
+        buy=buy,
+        rent=rent,
+        candidates=candidates,
+        verdict=verdict,
+        savings_usd=abs(cheapest.total_usd - buy_total),
+        breakeven_hours=cheapest.breakeven_hours,
+        breakeven_days=days,
+        buy_model=model,
+    )
+
+
+def breakeven_hours(
+    capex: float,
+    resale_start: float,
+    decay: float,
+    energy_per_hour: float,
+    rent_per_hour: np.ndarray,
+) -> np.ndarray:
+    """Workload H at which buying stops being dearer than renting; inf where it never does.
+
+    Buying costs capex - resale_start * exp(-decay * H) + energy_per_hour * H, renting
+    rent_per_hour * H. Their difference f(H) is convex with f(0) = resale_start - capex <= 0,
+    so there is one crossing, inside [0, capex / margin]: closed form without resale,
+    bisection with it.
+    """
+    margin = np.asarray(rent_per_hour, dtype=np.float64) - energy_per_hour
+    never = margin <= 0
+    safe = np.where(never, 1.0, margin)
+    if resale_start >= capex:
+        result = np.zeros_like(safe)
+    elif resale_start == 0 or decay == 0:
+        result = (capex - resale_start) / safe
+    else:
+        low, high = np.zeros_like(safe), capex / safe
+        for _ in range(BISECTION_STEPS):
+            mid = (low + high) / 2
+            above = safe * mid - capex + resale_start * np.exp(-decay * mid) >= 0
+            high = np.where(above, mid, high)
+            low = np.where(above, low, mid)
+        result = high
+    return np.where(never, np.inf, result)

@@ -1,0 +1,171 @@
+"""The current catalog as numpy columns, so a quote over 100,000 offers is a handful of
+vector operations rather than a Python loop.
+
+Built once per catalog: per workload class it holds each offer's effective speed and a
+cheapest-first order, and it remembers the shortlist of each filter set it was asked for.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+from hardware import Hardware, Workload
+from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
+
+if TYPE_CHECKING:
+    from service.engine.breakeven import QuoteRequest
+
+Key = TypeVar("Key", bound=Hashable)
+SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
+
+
+class OfferTable:
+    """The current catalog as columns, with per-class effective speed precomputed.
+
+    ``speed[k][i]`` is offer i's throughput in reference units: n * eta(a, n, k) * S(a, k).
+    Offers whose accelerator the hardware data does not know are left out (``unrated``).
+    """
+
+    def __init__(self, stored: Iterable[StoredOffer], hardware: Hardware) -> None:
+        everything = list(stored)
+        rows = [s for s in everything if s.offer.accelerator in hardware.registry]
+        self.rows: list[StoredOffer] = rows
+        self.unrated = len(everything) - len(rows)
+        self.price = np.array([s.offer.usd_per_hour for s in rows], dtype=np.float64)
+        # Speed depends on (accelerator, count) only: compute it once per distinct pair.
+        pairs, pair_code = _codes((s.offer.accelerator, s.offer.count) for s in rows)
+        self.memory = np.array(
+            [s.offer.memory_gb or hardware.registry[s.offer.accelerator].memory_gb for s in rows],
+            dtype=np.float64,
+        )
+        self.interruptible = np.array([s.offer.pricing in INTERRUPTIBLE for s in rows], bool)
+        self.accelerators, self.accelerator_code = _codes(s.offer.accelerator for s in rows)
+        self.providers, self.provider_code = _codes(s.offer.provider for s in rows)
+        self.regions, self.region_code = _codes(s.offer.region.lower() for s in rows)
+        self.pricings, self.pricing_code = _codes(str(s.offer.pricing) for s in rows)
+        self.speed: dict[Workload, np.ndarray] = {}
+        self.estimated: dict[Workload, np.ndarray] = {}
+        self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
+        self._shortlists: OrderedDict[tuple[object, ...], tuple[np.ndarray, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        groups = (np.flatnonzero(~self.interruptible), np.flatnonzero(self.interruptible))
+        for k in Workload:
+            speed = [
+                n * hardware.efficiency(acc, k, n) * hardware.speed(acc, k).relative
+                for acc, n in pairs
+            ]
+            estimated = [hardware.speed(acc, k).estimated for acc, _ in pairs]
+            self.speed[k] = np.array(speed, dtype=np.float64)[pair_code]
+            self.estimated[k] = np.array(estimated, dtype=bool)[pair_code]
+            # Cheapest-first orders per class, one per overhead group: a spot overhead scales
+            # a whole group alike, so a quote's top offers are the first candidates of each.
+            unit_cost = self.price / self.speed[k] if rows else self.price
+            self.by_cost[k] = tuple(
+                group[np.argsort(unit_cost[group], kind="stable")] for group in groups
+            )
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def shortlist(self, request: QuoteRequest, memory_gb: float) -> tuple[np.ndarray, int]:
+        """The offers that can be cheapest, and how many passed the filters.
+
+        The first ``top`` candidates of each cheapest-first order hold the ``top`` cheapest
+        whatever the hours or assumptions, so the shortlist depends on the filters alone
+        and is cached per filter set for the life of this catalog: a sweep over hours,
+        cards or prices costs O(top) per quote after its first.
+        """
+        key = (
+            request.workload,
+            request.pricing,
+            request.providers,
+            (request.region or "").lower(),
+            memory_gb,
+            request.top,
+        )
+        with self._lock:
+            cached = self._shortlists.get(key)
+            if cached is not None:
+                self._shortlists.move_to_end(key)
+                return cached
+        mask = self.candidates(request, memory_gb)
+        index = np.concatenate(
+            [
+                order[np.flatnonzero(mask[order])[: request.top]]
+                for order in self.by_cost[request.workload]
+            ]
+        )
+        result = (index, int(np.count_nonzero(mask)))
+        with self._lock:
+            self._shortlists[key] = result
+            if len(self._shortlists) > SHORTLIST_CACHE:
+                self._shortlists.popitem(last=False)
+        return result
+
+    def candidates(self, request: QuoteRequest, memory_gb: float) -> np.ndarray:
+        """Boolean mask of offers the request may rent."""
+        wanted = HOURLY if request.pricing == "any" else {PricingModel(request.pricing)}
+        mask = self.matching(
+            pricings={str(p) for p in wanted},
+            providers=request.providers,
+            region_prefix=request.region,
+        )
+        mask &= self.memory >= memory_gb
+        return mask
+
+    def select(
+        self,
+        accelerator: str | None = None,
+        provider: str | None = None,
+        pricing: str | None = None,
+        region_prefix: str | None = None,
+    ) -> np.ndarray:
+        """Row numbers of the offers matching every filter given, in catalog order."""
+        return np.flatnonzero(
+            self.matching(
+                accelerators=None if accelerator is None else {accelerator},
+                providers=None if provider is None else {provider},
+                pricings=None if pricing is None else {pricing},
+                region_prefix=region_prefix,
+            )
+        )
+
+    def matching(
+        self,
+        accelerators: Iterable[str] | None = None,
+        providers: Iterable[str] | None = None,
+        pricings: Iterable[str] | None = None,
+        region_prefix: str | None = None,
+    ) -> np.ndarray:
+        """Boolean mask: the offers within each filter given (None = no filter)."""
+        mask = np.ones(len(self.rows), dtype=bool)
+        if accelerators is not None:
+            mask &= _allowed(self.accelerators, accelerators)[self.accelerator_code]
+        if providers is not None:
+            mask &= _allowed(self.providers, providers)[self.provider_code]
+        if pricings is not None:
+            mask &= _allowed(self.pricings, pricings)[self.pricing_code]
+        if region_prefix:
+            prefix = region_prefix.lower()
+            regions = {name for name in self.regions if name.startswith(prefix)}
+            mask &= _allowed(self.regions, regions)[self.region_code]
+        return mask
+
+
+def _codes(values: Iterable[Key]) -> tuple[dict[Key, int], np.ndarray]:
+    """Small-integer codes for a column, so filters and lookups work on ints, not strings."""
+    names: dict[Key, int] = {}
+    codes = [names.setdefault(v, len(names)) for v in values]
+    return names, np.array(codes, dtype=np.int32)
+
+
+def _allowed(names: dict[str, int], wanted: Iterable[str]) -> np.ndarray:
+    """Lookup array over codes: indexing it with a code column gives the filter mask."""
+    allowed = np.zeros(len(names), dtype=bool)
+    allowed[[names[w] for w in wanted if w in names]] = True
+    return allowed

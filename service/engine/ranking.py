@@ -1,0 +1,137 @@
+"""Which card? Buyable cards and rentals ranked by what a dollar buys of one workload class.
+
+The classic GPU guides answer this with a static chart of old prices; this answers it from
+the same data as /breakeven. Buying is ranked by relative throughput per purchase dollar, or,
+given a workload size, by hours of work per dollar of total cost of ownership (price, host,
+energy, less resale). Renting is priced per hour of the same work, so both sides can share a
+scale: hours of the reference card's work per dollar.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from hardware import Accelerator, Card, Hardware, Workload
+from pricing.offer import StoredOffer
+from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from service.engine.breakeven import QuoteRequest, buy_model
+from service.engine.offer_table import OfferTable
+
+PER_DOLLARS = 1000.0  # throughput is shown per $1,000 of purchase price
+
+
+@dataclass(frozen=True)
+class RankRequest:
+    workload: Workload
+    reference: str  # the card `hours` are measured on; rentals are priced per its hour
+    memory_gb: float | None = None  # per accelerator; None = no memory need
+    budget_usd: float | None = None
+    hours: float | None = None
+    top: int = 10
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS
+
+
+@dataclass(frozen=True)
+class RankedCard:
+    accelerator: Accelerator
+    card: Card
+    relative: float
+    method: str
+    source: str
+    fits: bool
+    within_budget: bool
+    throughput_per_1000_usd: float
+    tco_usd: float | None  # over `hours` of work, when given
+    reference_hours_per_usd: float | None
+
+
+@dataclass(frozen=True)
+class RankedRental:
+    stored: StoredOffer
+    usd_per_reference_hour: float
+    throughput_estimated: bool
+
+
+@dataclass(frozen=True)
+class Ranking:
+    request: RankRequest
+    cards: list[RankedCard]  # fit the memory need: within budget first, best first
+    too_small: list[RankedCard]  # below the memory need, listed apart
+    rent: list[RankedRental]  # cheapest per hour of the reference card's work
+    candidates: int
+
+
+def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking:
+    k = request.workload
+    s_ref = hardware.speed(request.reference, k).relative
+    ranked = [_card(hardware, request, card, s_ref) for card in hardware.cards.values()]
+
+    def key(c: RankedCard) -> tuple[bool, float]:
+        metric = c.reference_hours_per_usd if request.hours else c.throughput_per_1000_usd
+        # None: owning costs nothing over `hours` (full resale, no host, no power): the best
+        return (not c.within_budget, -(math.inf if metric is None else metric))
+
+    cards = sorted((c for c in ranked if c.fits), key=key)
+    too_small = sorted((c for c in ranked if not c.fits), key=key)
+    rent, candidates = _rentals(hardware, table, request, s_ref)
+    return Ranking(request, cards, too_small, rent, candidates)
+
+
+def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) -> RankedCard:
+    acc = hardware.registry[card.accelerator]
+    speed = hardware.speed(acc.id, request.workload)
+    tco = per_usd = None
+    if request.hours:
+        # one card doing `hours` of the reference card's work, at its own speed
+        model = buy_model(
+            card.purchase_usd,
+            acc.board_power_w or 0.0,
+            1,
+            speed.relative / s_ref,
+            request.assumptions,
+        )
+        tco = model.cost(request.hours)
+        per_usd = request.hours / tco if tco > 0 else None  # tco=0 divided by zero: a 500
+    return RankedCard(
+        accelerator=acc,
+        card=card,
+        relative=speed.relative,
+        method=speed.method,
+        source=speed.source,
+        fits=request.memory_gb is None or acc.memory_gb >= request.memory_gb,
+        within_budget=request.budget_usd is None or card.purchase_usd <= request.budget_usd,
+        throughput_per_1000_usd=speed.relative / card.purchase_usd * PER_DOLLARS,
+        tco_usd=tco,
+        reference_hours_per_usd=per_usd,
+    )
+
+
+def _rentals(
+    hardware: Hardware, table: OfferTable, request: RankRequest, s_ref: float
+) -> tuple[list[RankedRental], int]:
+    probe = QuoteRequest(
+        reference=request.reference,
+        hours=1.0,
+        workload=request.workload,
+        memory_gb=request.memory_gb or 0.0,
+        top=request.top,
+        assumptions=request.assumptions,
+    )
+    index, candidates = table.shortlist(probe, request.memory_gb or 0.0)
+    if index.size == 0:
+        return [], candidates
+    k = request.workload
+    overhead = 1.0 + request.assumptions.spot_overhead * table.interruptible[index]
+    per_hour = table.price[index] * overhead * s_ref / table.speed[k][index]
+    best = np.lexsort((index, per_hour))[: request.top]
+    return [
+        RankedRental(
+            stored=table.rows[index[i]],
+            usd_per_reference_hour=float(per_hour[i]),
+            throughput_estimated=bool(table.estimated[k][index[i]]),
+        )
+        for i in best
+    ], candidates

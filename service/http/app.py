@@ -1,0 +1,63 @@
+"""The application factory: ``create_app(settings)`` wires settings, data and blueprints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIFlask
+
+from service.http import init_runtime, problems, schemas, security
+from service.http.routes import (
+    admin,
+    breakeven,
+    dashboard,
+    gpus,
+    health,
+    metrics,
+    offers,
+    providers,
+    rank,
+)
+from service.runtime import open_runtime
+from service.settings import Settings
+
+# The OpenAPI tags, each declared once; every operation names its own (@bp.doc(tags=...)).
+# Left to APIFlask, each blueprint would declare its tag, and tags two blueprints share
+# (Hardware, Prices) would be declared twice, which OpenAPI forbids.
+TAGS: list[dict[str, str]] = [
+    {"name": "Break-even", "description": "Rent or buy, for one workload."},
+    {"name": "Hardware", "description": "Accelerators, and which gives most work per dollar."},
+    {"name": "Prices", "description": "Rental offers, their history and their sources."},
+    {"name": "Operations", "description": "Liveness and metrics."},
+    {"name": "Admin", "description": "Refreshing prices; a bearer token is required."},
+]
+
+
+def create_app(settings: Settings | None = None) -> APIFlask:
+    settings = settings or Settings()
+    app = APIFlask(
+        __name__,
+        title="gpu-breakeven",
+        version="0.1.0",
+        spec_path="/openapi.json",
+        docs_path="/docs",
+    )
+    app.config["OPENAPI_VERSION"] = "3.1.0"
+    app.config["TAGS"] = [dict(tag) for tag in TAGS]
+    app.config["JSON_SORT_KEYS"] = False
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
+    problems.init_app(app)
+    security.init_app(app)
+    runtime = open_runtime(settings)
+    init_runtime(app, runtime)
+    metrics.init_app(app, runtime.store)
+    for module in (breakeven, gpus, offers, providers, health, admin, rank, dashboard):
+        app.register_blueprint(module.bp)
+
+    @app.spec_processor
+    def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
+        spec = problems.document_problems(spec, app.extensions[problems.EVERYWHERE])
+        return schemas.finish_components(spec)
+
+    return app

@@ -1,0 +1,30 @@
+"""GET /breakeven: rent or buy, for one workload."""
+
+from __future__ import annotations
+
+from apiflask import APIBlueprint
+from flask import Response
+
+from service.documents.breakeven import breakeven_document
+from service.documents.queries import BreakevenQuery
+from service.http import current_runtime, json_response
+from service.http.schemas import BreakevenAnswer
+
+bp = APIBlueprint("breakeven", __name__)
+
+
+@bp.get("/breakeven")
+@bp.input(BreakevenQuery, location="query", arg_name="query")
+@bp.output(BreakevenAnswer)
+@bp.doc(
+    summary="Rent or buy?",
+    tags=["Break-even"],
+    description=(
+        "Cost of buying `gpus` cards of type `gpu` against the cheapest rentals for `hours` "
+        "of training on one such card. Every assumption is echoed under `assumptions`."
+    ),
+    responses={400: "Invalid parameters", 404: "Unknown GPU", 422: "Nothing to compare"},
+)
+def get_breakeven(query: BreakevenQuery) -> Response:
+    # A Response skips APIFlask's re-validation of the output; BreakevenAnswer documents it.
+    return json_response(breakeven_document(query, current_runtime()))

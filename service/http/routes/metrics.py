@@ -1,0 +1,101 @@
+"""GET /metrics for Prometheus: refresh health from the store, requests from this process.
+
+Refresh figures are read from the database at scrape time, so they are the same whichever
+web worker answers and include runs made by the scheduler process. Request counts and
+latencies are per process (each gunicorn worker reports its own).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import generate_latest
+from prometheus_client.registry import Collector
+
+from pricing.store import Store
+
+METRICS = "breakeven.metrics"
+
+
+class StoreCollector(Collector):
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def collect(self) -> Iterator[Metric]:
+        runs = GaugeMetricFamily(
+            "breakeven_refresh_runs",
+            "Refresh runs kept in the store, by provider and status.",
+            labels=["provider", "status"],
+        )
+        for (adapter, status), count in sorted(self._store.run_counts().items()):
+            runs.add_metric([adapter, status], count)
+        last_success = GaugeMetricFamily(
+            "breakeven_last_success_timestamp_seconds",
+            "When each provider's current run finished (Unix time).",
+            labels=["provider"],
+        )
+        offers = GaugeMetricFamily(
+            "breakeven_offers", "Offers in each provider's current run.", labels=["provider"]
+        )
+        for adapter, run in sorted(self._store.current_runs().items()):
+            last_success.add_metric([adapter], run.finished_at.timestamp())
+            offers.add_metric([adapter], run.row_count)
+        yield from (runs, last_success, offers)
+
+
+def init_app(app: Flask, store: Store) -> None:
+    registry = CollectorRegistry()
+    registry.register(StoreCollector(store))
+    requests_total = Counter(
+        "breakeven_http_requests",
+        "HTTP requests by endpoint, method and status.",
+        ["endpoint", "method", "status"],
+        registry=registry,
+    )
+    latency = Histogram(
+        "breakeven_http_request_seconds",
+        "HTTP request latency by endpoint.",
+        ["endpoint"],
+        registry=registry,
+        buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+    )
+    app.extensions[METRICS] = registry
+
+    @app.before_request
+    def _start_timer() -> None:
+        g.started = time.perf_counter()
+
+    @functools.cache  # label children are looked up once per (endpoint, method, status)
+    def children(endpoint: str, method: str, status: int) -> tuple[Any, Any]:
+        return latency.labels(endpoint), requests_total.labels(endpoint, method, str(status))
+
+    @app.after_request
+    def _record(response: Response) -> Response:
+        endpoint = request.url_rule.rule if request.url_rule else "unmatched"
+        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+        histogram, counter = children(endpoint, request.method, response.status_code)
+        histogram.observe(elapsed)
+        counter.inc()
+        return response
+
+    @app.get("/metrics")
+    @app.doc(  # type: ignore[attr-defined]  # an APIFlask app
+        summary="Prometheus text format",
+        tags=["Operations"],
+        responses={
+            200: {
+                "description": "Prometheus text exposition format",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    def metrics() -> Response:
+        # content_type, not mimetype: CONTENT_TYPE_LATEST carries its charset already, and
+        # Flask would add a second one.
+        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,54 @@
+"""GET /offers and /offers/history: the current catalog and past prices, as JSON or CSV."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIBlueprint
+from flask import Response
+
+from service.documents.offers import history_document, offers_document, to_csv
+from service.documents.queries import HistoryQuery, OffersQuery
+from service.http import current_runtime
+from service.http.schemas import History, OfferList
+
+bp = APIBlueprint("offers", __name__)
+
+# `format=csv` answers text/csv; @bp.output documents the JSON form of the same 200.
+CSV_TOO = {
+    "description": "Successful response: JSON, or CSV rows (header line first; empty when "
+    "no rows) with `format=csv`",
+    "content": {"text/csv": {"schema": {"type": "string"}}},
+}
+
+
+@bp.get("/offers")
+@bp.input(OffersQuery, location="query", arg_name="query")
+@bp.output(OfferList)
+@bp.doc(
+    summary="Current rental offers",
+    tags=["Prices"],
+    description="`format=csv` returns the same rows as text/csv.",
+    responses={200: CSV_TOO, 404: "Unknown accelerator"},
+)
+def list_offers(query: OffersQuery) -> dict[str, Any] | Response:
+    document = offers_document(query, current_runtime())
+    if query.format == "csv":
+        return Response(to_csv(document["offers"]), mimetype="text/csv")
+    return document
+
+
+@bp.get("/offers/history")
+@bp.input(HistoryQuery, location="query", arg_name="query")
+@bp.output(History)
+@bp.doc(
+    summary="Price series of past runs",
+    tags=["Prices"],
+    description="Every stored run's prices since `since`, oldest first; `format=csv` too.",
+    responses={200: CSV_TOO, 404: "Unknown accelerator"},
+)
+def offer_history(query: HistoryQuery) -> dict[str, Any] | Response:
+    document = history_document(query, current_runtime())
+    if query.format == "csv":
+        return Response(to_csv(document["points"]), mimetype="text/csv")
+    return document

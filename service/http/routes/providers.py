@@ -1,0 +1,23 @@
+"""GET /providers: what each adapter serves and how old it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIBlueprint
+
+from service.documents.providers import provider_document
+from service.http import current_runtime
+from service.http.schemas import ProviderList
+
+bp = APIBlueprint("providers", __name__)
+
+
+@bp.get("/providers")
+@bp.output(ProviderList)
+@bp.doc(summary="Each price source: current run, row count, age, last error", tags=["Prices"])
+def list_providers() -> dict[str, Any]:
+    runtime = current_runtime()
+    hours = runtime.settings.stale_after_hours
+    statuses = runtime.store.provider_status()
+    return {"providers": [provider_document(status, hours) for status in statuses]}

@@ -1,0 +1,479 @@
+"""Pydantic models of the REST API's documents (the OpenAPI source).
+
+The questions (query models) live in :mod:`service.documents.queries`, shared with the CLI;
+here are the answers' shapes, the admin endpoint's own query, and the last touches to the
+OpenAPI components (:func:`finish_components`).
+
+Every member an answer carries is declared, so a generated client types all of it. Routes
+with ``@bp.output`` re-serialise their answer through the model: there, fields added since an
+answer was first served go after the older ones (the order it has always had on the wire),
+and numbers are :data:`Number`, which keeps an int an int.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema, models_json_schema
+
+from hardware import Workload
+from service.documents.queries import Query
+
+SCHEMAS = "#/components/schemas/"
+
+# A JSON number, passed through as it is: a float field would write an int 3 as 3.0.
+Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
+
+
+class RefreshQuery(Query):
+    provider: str | None = Field(None, max_length=64, description="One source; default all.")
+    force: bool = Field(False, description="Accept a run that drops many offers at once.")
+    wait: bool = Field(False, description="Answer when done (200) instead of at once (202).")
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    # An optional member that is left out, never null: "default": null would contradict
+    # its type (and OpenAPI validators check defaults against types).
+    schema.pop("default", None)
+
+
+class ProblemError(BaseModel):
+    parameter: str = Field(description="The query or path parameter to blame.")
+    reason: str = Field(description="What is wrong with it.")
+
+
+class ProblemDocument(_Out):
+    """RFC 9457 problem details: the body of every 4xx and 5xx, as application/problem+json.
+
+    ``errors`` and ``suggestions`` appear only where they apply, never as null.
+    """
+
+    type: str = Field(description="urn:gpu-breakeven:problem:<slug>, or about:blank.")
+    title: str = Field(description="The HTTP status phrase.")
+    status: int = Field(ge=400, le=599, description="The HTTP status code.")
+    detail: str = Field(description="What went wrong, for a person.")
+    instance: str = Field(description="The request path.")
+    errors: list[ProblemError] | SkipJsonSchema[None] = Field(
+        None, description="Each bad parameter and why.", json_schema_extra=_no_default
+    )
+    suggestions: list[str] | SkipJsonSchema[None] = Field(
+        None,
+        description="Closest known ids, for an unknown accelerator.",
+        json_schema_extra=_no_default,
+    )
+
+
+# -- shared parts ---------------------------------------------------------------------------
+
+
+class ThroughputOut(_Out):
+    """A card's speed on one workload class, relative to the reference of throughput.csv."""
+
+    relative: Number
+    method: str = Field(description="measured, measured-bridged, measured-derived, estimated ...")
+    source: str
+
+
+class ProviderFreshness(_Out):
+    age_seconds: Number | None = Field(description="Age of its oldest price; null: undated.")
+    stale: bool
+
+
+class Freshness(_Out):
+    """How old the prices behind an answer are: overall, and per provider."""
+
+    age_seconds: float | None
+    stale: bool
+    providers: dict[str, ProviderFreshness]
+
+
+# -- /breakeven -----------------------------------------------------------------------------
+
+
+class BuyModelOut(_Out):
+    """cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H, for H
+    hours of the reference card's work."""
+
+    capex_usd: float
+    energy_usd_per_hour: float
+    resale_start_usd: float
+    resale_decay_per_hour: float
+
+
+class BuyOut(_Out):
+    gpu: str
+    gpus: int
+    purchase_usd: float
+    host_usd: float
+    energy_usd: float
+    resale_usd: float
+    total_usd: float
+    hours: float
+    price_source: str
+    model: BuyModelOut
+
+
+class RentOut(_Out):
+    provider: str
+    product: str
+    region: str
+    accelerator: str
+    count: int
+    pricing: str
+    usd_per_hour: float
+    price_as_of: str
+    source: str
+    host_included: bool
+    confidence: str
+    notes: str
+    hours: float
+    total_usd: float
+    usd_per_reference_hour: float
+    breakeven_hours: float | None
+    throughput_estimated: bool
+
+
+class BreakevenPoint(_Out):
+    hours: float
+    days: float
+
+
+class PricesOut(_Out):
+    """The cheapest rental's price date and fetch time, and the freshness of all listed."""
+
+    as_of: str
+    fetched_at: str
+    age_seconds: float | None
+    stale: bool
+    providers: dict[str, ProviderFreshness]
+
+
+class BreakevenAnswer(_Out):
+    gpu: str
+    hours: float
+    workload: Workload
+    assumptions: dict[str, object]
+    buy: BuyOut
+    rent: list[RentOut]
+    candidates: int = Field(description="Offers that passed the filters and the memory need.")
+    verdict: Literal["buy", "rent"]
+    savings_usd: float
+    breakeven: BreakevenPoint | None
+    prices: PricesOut
+    throughput: ThroughputOut = Field(description="The bought card's speed the answer used.")
+
+
+# -- /offers and /offers/history (answers re-serialised through these models) ---------------
+
+
+class OfferOut(_Out):
+    model_config = ConfigDict(
+        json_schema_extra=lambda schema: schema["properties"].update(
+            usd_per_reference_hour={
+                "type": "number",
+                "title": "Usd Per Reference Hour",
+                "description": "With `workload` and `gpu` only: the price of one hour of "
+                "`gpu`'s work on this offer.",
+            }
+        )
+    )
+
+    provider: str
+    product: str
+    region: str
+    zone: str
+    accelerator: str
+    count: int
+    pricing: str
+    usd_per_hour: float
+    usd_per_accelerator_hour: float
+    price_as_of: str
+    source: str
+    fetched_at: str
+    host_included: bool
+    confidence: str
+    notes: str
+    service: str
+    memory_gb: Number | None
+    estimated: bool
+    suspect: bool
+    run_id: int
+
+
+class OfferList(_Out):
+    count: int
+    offers: list[OfferOut]
+    prices: Freshness
+
+
+class HistoryPoint(_Out):
+    at: str
+    provider: str
+    product: str
+    region: str
+    pricing: str
+    usd_per_hour: float
+    usd_per_accelerator_hour: float
+    zone: str
+    accelerator: str
+    count: int
+    suspect: bool
+    run_id: int
+
+
+class History(_Out):
+    count: int
+    since: str
+    points: list[HistoryPoint]
+
+
+# -- /gpus (re-serialised) ------------------------------------------------------------------
+
+
+class CardOut(_Out):
+    """The card's purchase price, with its kind, date and source."""
+
+    purchase_usd: Number
+    price_kind: str
+    price_as_of: str
+    price_source: str
+    consumer: bool
+    confidence: str
+
+
+class MeasurementOut(_Out):
+    """A speed measured with ``breakeven measure``."""
+
+    relative: Number | None = Field(description="On throughput.csv's scale; null: uncalibrated.")
+    samples_per_second: Number
+    spread: Number
+    size: str
+    device_name: str
+    host: str
+    software: str
+    measured_at: str
+    calibration: str
+
+
+class GpuOut(_Out):
+    id: str
+    name: str
+    kind: str
+    memory_gb: float
+    aliases: list[str]
+    buy: CardOut | None
+    throughput: dict[str, ThroughputOut]
+    board_power_w: Number | None
+    fp16_tensor_tflops: Number | None
+    mem_bw_gbps: Number | None
+    interconnect: str
+    spec_source: str
+    measured: dict[str, MeasurementOut] = Field(
+        description="This host's measurements, by workload."
+    )
+
+
+class GpuList(_Out):
+    count: int
+    gpus: list[GpuOut]
+
+
+# -- /providers and /health (re-serialised) -------------------------------------------------
+
+
+class RunOut(_Out):
+    id: int
+    finished_at: str
+    row_count: int
+    source_version: str
+    age_seconds: Number
+
+
+class ProviderOut(_Out):
+    name: str
+    status: str
+    current_run: RunOut | None
+    last_attempt_at: str
+    last_error: str
+    age_seconds: Number | None
+    stale: bool
+
+
+class ProviderList(_Out):
+    providers: list[ProviderOut]
+
+
+class Health(_Out):
+    status: str
+    catalog_version: int
+    offers: int
+
+
+# -- /refresh -------------------------------------------------------------------------------
+
+
+class RefreshStarted(_Out):
+    status: Literal["started"]
+    providers: list[str]
+    progress: str = Field(description="Where to watch it: /providers.")
+
+
+class RefreshResult(_Out):
+    provider: str
+    status: str = Field(description="ok, failed or skipped.")
+    offers: int
+    dropped: int = Field(description="Impossible prices removed by the sanity checks.")
+    suspect: int = Field(description="Offers flagged by the sanity checks.")
+    error: str
+    seconds: float
+
+
+class RefreshDone(_Out):
+    status: Literal["done"]
+    providers: list[str]
+    results: list[RefreshResult]
+
+
+# -- /rank ----------------------------------------------------------------------------------
+
+
+class RankedCardOut(_Out):
+    id: str
+    name: str
+    memory_gb: float
+    board_power_w: float | None
+    fits: bool
+    within_budget: bool
+    purchase_usd: float
+    price_kind: str
+    price_as_of: str
+    price_source: str
+    price_confidence: str
+    throughput: ThroughputOut
+    throughput_per_1000_usd: float
+    tco_usd: float | None = Field(description="Over `hours` of work; null without `hours`.")
+    reference_hours_per_usd: float | None = Field(
+        description="Null without `hours`, or when owning costs nothing (full resale, no "
+        "host, no power): such a card ranks first."
+    )
+
+
+class RankedRentalOut(_Out):
+    provider: str
+    product: str
+    region: str
+    accelerator: str
+    count: int
+    pricing: str
+    usd_per_hour: float
+    price_as_of: str
+    source: str
+    usd_per_reference_hour: float
+    reference_hours_per_usd: float
+    throughput_estimated: bool
+
+
+class RankAnswer(_Out):
+    workload: Workload
+    gpu: str
+    memory: float | None
+    budget: float | None
+    hours: float | None
+    ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
+    cards: list[RankedCardOut]
+    too_small: list[RankedCardOut]
+    rent: list[RankedRentalOut]
+    candidates: int
+    prices: Freshness
+
+
+# -- the OpenAPI components -----------------------------------------------------------------
+
+# Models that responses documented by hand (documented_response) refer to; APIFlask registers only
+# the models of @bp.input and @bp.output.
+_BY_HAND: dict[str, type[BaseModel]] = {}
+
+
+def documented_response(model: type[BaseModel], description: str) -> dict[str, Any]:
+    """An @bp.doc response whose JSON body is ``model``: for a view that answers more than one
+    shape (200 and 202, say), which one @bp.output cannot say."""
+    _BY_HAND[model.__name__] = model
+    schema = {"$ref": SCHEMAS + model.__name__}
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def add_models(spec: dict[str, Any], models: Iterable[type[BaseModel]]) -> None:
+    """Put ``models``, and the models they nest, in the components under their own names."""
+    models = list(models)
+    if not models:
+        return
+    _, document = models_json_schema(
+        [(model, "validation") for model in models], ref_template=SCHEMAS + "{model}"
+    )
+    components = spec.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in document.get("$defs", {}).items():
+        components.setdefault(name, schema)
+
+
+def finish_components(spec: dict[str, Any]) -> dict[str, Any]:
+    """The components a client generator accepts: every model once, each title its own.
+
+    APIFlask registers the models nested in each input or output model as "<Parent>.<Model>",
+    once per parent: Freshness as OfferList.Freshness and RankAnswer.Freshness, GpuOut again
+    as GpuList.GpuOut, Workload once per query. Generators name a class by its schema's
+    title, so the copies clash (openapi-python-client then drops the responses using them).
+    Copies that are the same become one component under the model's name; copies that differ
+    (two models of one name) keep their dotted names and get distinct titles.
+    """
+    add_models(spec, _BY_HAND.values())
+    schemas: dict[str, Any] = spec.get("components", {}).get("schemas", {})
+    renames = {name: name.rpartition(".")[2] for name in schemas if "." in name}
+    while True:
+        copies: dict[str, list[str]] = defaultdict(list)
+        for name in schemas:
+            copies[renames.get(name, name)].append(name)
+        differing = [
+            names
+            for names in copies.values()
+            if len({_canonical(_renamed(schemas[n], renames)) for n in names}) > 1
+        ]
+        if not differing:
+            break
+        for names in differing:
+            for name in names:
+                renames.pop(name, None)  # each pass drops one rename at least: this ends
+    spec = _renamed(spec, renames)
+    merged: dict[str, Any] = {}
+    for name, schema in spec.get("components", {}).get("schemas", {}).items():
+        merged.setdefault(renames.get(name, name), schema)
+    if merged:
+        spec["components"]["schemas"] = merged
+    titles = Counter(schema.get("title") for schema in merged.values())
+    for name, schema in merged.items():
+        if schema.get("title") is not None and titles[schema["title"]] > 1:
+            schema["title"] = name.replace(".", "")
+    return spec
+
+
+def _renamed(value: Any, renames: dict[str, str]) -> Any:
+    """``value`` with every reference to a renamed component pointing at its new name."""
+    if isinstance(value, dict):
+        ref = value.get("$ref")
+        if isinstance(ref, str) and ref.startswith(SCHEMAS) and ref[len(SCHEMAS) :] in renames:
+            value = {**value, "$ref": SCHEMAS + renames[ref[len(SCHEMAS) :]]}
+        return {key: _renamed(item, renames) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_renamed(item, renames) for item in value]
+    return value
+
+
+def _canonical(schema: Any) -> str:
+    return json.dumps(schema, sort_keys=True)

@@ -1,0 +1,1 @@
+"""Work that runs outside a request: scheduled refreshes and measuring a local card."""

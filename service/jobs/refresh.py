@@ -1,0 +1,70 @@
+"""The refresh wiring: which adapters this deployment runs, built from the one settings
+object, and the policy their runs follow."""
+
+from __future__ import annotations
+
+from pydantic import SecretStr
+
+from pricing.adapters import Adapter
+from pricing.adapters.aws import AwsAdapter, AwsConfig
+from pricing.adapters.azure import AzureAdapter, AzureConfig
+from pricing.adapters.bundled import BundledAdapter
+from pricing.adapters.colab import ColabAdapter
+from pricing.adapters.gcp import GcpAdapter, GcpConfig
+from pricing.adapters.kit import HttpConfig
+from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
+from pricing.refresh import RefreshPolicy
+from pricing.sanity import SanityPolicy
+from service.runtime import Runtime
+from service.settings import Settings
+
+
+def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
+    settings = runtime.settings
+    http = HttpConfig(
+        timeout_seconds=settings.http_timeout_seconds,
+        retries=settings.http_retries,
+        backoff_seconds=settings.http_backoff_seconds,
+    )
+    aws = AwsConfig(regions=settings.aws_regions, bulk_url=settings.aws_bulk_url, http=http)
+    gcp = GcpConfig(
+        billing_endpoint=settings.gcp_billing_endpoint,
+        compute_endpoint=settings.gcp_compute_endpoint,
+        project=settings.gcp_project,
+        api_key=_secret(settings.gcp_api_key),
+        http=http,
+    )
+    return {
+        "bundled": BundledAdapter(runtime.resolve_accelerator),
+        "aws": AwsAdapter(aws),
+        "gcp": GcpAdapter(gcp),
+        "colab": ColabAdapter(),
+        "azure": AzureAdapter(AzureConfig(prices_url=settings.azure_prices_url, http=http)),
+        "lambda": LambdaAdapter(
+            LambdaConfig(
+                url=settings.lambda_url, api_key=_secret(settings.lambda_api_key), http=http
+            ),
+            runtime.resolve_accelerator,
+        ),
+    }
+
+
+def _secret(value: SecretStr | None) -> str | None:
+    return value.get_secret_value() if value else None
+
+
+def refresh_policy(settings: Settings) -> RefreshPolicy:
+    return RefreshPolicy(
+        timeout_seconds=settings.refresh_timeout_seconds,
+        history_days=settings.history_days,
+        sanity=SanityPolicy(settings.price_jump_factor, settings.max_drop_share),
+    )
+
+
+def scheduled_adapters(runtime: Runtime) -> list[Adapter]:
+    """The live sources the scheduler refreshes (BREAKEVEN_REFRESH_PROVIDERS)."""
+    adapters = build_adapters(runtime)
+    unknown = sorted(set(runtime.settings.refresh_providers) - set(adapters))
+    if unknown:
+        raise ValueError(f"BREAKEVEN_REFRESH_PROVIDERS names unknown sources: {unknown}")
+    return [adapters[name] for name in runtime.settings.refresh_providers]

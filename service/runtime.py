@@ -1,0 +1,71 @@
+"""The runtime: what every entry point needs, built once from the settings.
+
+Hardware data, the store, the in-memory catalog, the user's measurements and the default
+cost assumptions. The web app, the CLI and the scheduler each open one and hand it down.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from hardware import Hardware, load_hardware
+from pricing.measurement_store import Measurement, latest_measurements
+from pricing.snapshot import ensure_snapshot
+from pricing.store import Store
+from service.catalog import Catalog
+from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, with_overrides
+from service.settings import Settings
+
+
+class Measured:
+    """The newest calibrated measurement per (card, workload), re-read every few seconds,
+    so answers that use one cost no database round trip."""
+
+    def __init__(self, store: Store, ttl_seconds: float) -> None:
+        self._store = store
+        self._ttl = ttl_seconds
+        self._read_at = float("-inf")
+        self._by_key: dict[tuple[str, str], Measurement] = {}
+
+    def all(self) -> dict[tuple[str, str], Measurement]:
+        if time.monotonic() - self._read_at >= self._ttl:
+            self._by_key = {
+                (m.accelerator, m.workload): m for m in latest_measurements(self._store)
+            }
+            self._read_at = time.monotonic()
+        return self._by_key
+
+    def get(self, accelerator: str, workload: str) -> Measurement | None:
+        found = self.all().get((accelerator, workload))
+        return found if found is not None and found.relative is not None else None
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    hardware: Hardware
+    store: Store
+    catalog: Catalog
+    measured: Measured
+    assumptions: Assumptions  # the deployment's defaults (BREAKEVEN_*), queries set on top
+
+    def resolve_accelerator(self, name: str) -> str | None:
+        return self.hardware.registry.canonical(name)
+
+
+def open_runtime(settings: Settings) -> Runtime:
+    """Load the data, create the schema if needed and the bundled prices on first start."""
+    hardware = load_hardware()
+    store = Store(settings.resolved_database_url())
+    store.create_schema()
+    runtime = Runtime(
+        settings,
+        hardware,
+        store,
+        Catalog(store, hardware, settings.catalog_check_seconds),
+        Measured(store, settings.catalog_check_seconds),
+        with_overrides(DEFAULT_ASSUMPTIONS, settings),
+    )
+    ensure_snapshot(store, runtime.resolve_accelerator)
+    return runtime

@@ -1,0 +1,133 @@
+"""Each cost assumption is defined once; every place that shows or takes it agrees.
+
+The queries (/breakeven, /rank), the CLI options, the settings, the echoed `assumptions`
+and the README table all derive from service/engine/assumptions.py: same names, same
+bounds, same defaults, same help.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import click
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from service.cli import cli
+from service.documents.queries import BreakevenQuery, RankQuery
+from service.engine.assumptions import DEFAULT_ASSUMPTIONS, FIELDS, NAMES, Assumptions, table_rows
+from service.settings import Settings, settings_table
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+QUERIES = {"breakeven": BreakevenQuery, "rank": RankQuery}
+REQUIRED = {BreakevenQuery: {"gpu": "rtx3090", "hours": 1}, RankQuery: {}}
+
+
+def edges(name: str) -> tuple[list[float], list[float]]:
+    """(values inside the bounds, values just outside), read from the one definition."""
+    inside, outside = [], []
+    for bound in FIELDS[name].metadata:
+        for attribute, closed in (("ge", True), ("le", True), ("gt", False), ("lt", False)):
+            edge = getattr(bound, attribute, None)
+            if edge is None:
+                continue
+            away = math.nextafter(edge, -math.inf if attribute in ("ge", "gt") else math.inf)
+            into = math.nextafter(edge, math.inf if attribute in ("ge", "gt") else -math.inf)
+            inside.append(edge if closed else into)
+            outside.append(away if closed else edge)
+    return inside, outside
+
+
+def accepts(make: type[BaseModel] | type, name: str, value: float, **required: object) -> bool:
+    try:
+        make(**required, **{name: value})
+    except ValidationError:
+        return False
+    return True
+
+
+def test_the_definition_is_complete() -> None:
+    assert NAMES == (
+        "electricity",
+        "pue",
+        "load",
+        "host_cost",
+        "host_watts",
+        "utilization",
+        "resale",
+        "depreciation",
+        "spot_overhead",
+    )
+    for name, info in FIELDS.items():
+        assert info.description, name
+        inside, outside = edges(name)
+        assert inside and outside, f"{name} has no bounds"
+        assert accepts(Assumptions, name, info.default)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_queries_take_each_assumption_with_its_bounds_and_help(name: str) -> None:
+    inside, outside = edges(name)
+    for query in QUERIES.values():
+        field = query.model_fields[name]
+        assert field.default is None  # unset: the deployment's default applies
+        assert field.description == FIELDS[name].description
+        assert all(accepts(query, name, v, **REQUIRED[query]) for v in inside)
+        assert not any(accepts(query, name, v, **REQUIRED[query]) for v in outside)
+    assert all(accepts(Assumptions, name, v) for v in inside)
+    assert not any(accepts(Assumptions, name, v) for v in outside)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_settings_hold_each_default_with_the_same_bounds(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BREAKEVEN_DATA_DIR", str(tmp_path))
+    assert getattr(Settings(), name) == FIELDS[name].default
+    assert FIELDS[name].description in Settings.model_fields[name].description
+    inside, outside = edges(name)
+
+    for value in inside:
+        monkeypatch.setenv(f"BREAKEVEN_{name.upper()}", repr(value))
+        assert getattr(Settings(), name) == value
+    for value in outside:
+        monkeypatch.setenv(f"BREAKEVEN_{name.upper()}", repr(value))
+        with pytest.raises(ValidationError):
+            Settings()
+    assert f"BREAKEVEN_{name.upper()}" in [row[0] for row in settings_table()]
+
+
+@pytest.mark.parametrize("command", ["quote", "rank"])
+def test_cli_options_are_the_query_fields(command: str) -> None:
+    options = {p.name: p for p in cli.commands[command].params if isinstance(p, click.Option)}
+    query = QUERIES["breakeven" if command == "quote" else "rank"]
+    for name in NAMES:
+        option = options[name]
+        assert option.opts == ["--" + name.replace("_", "-")]
+        assert option.help == FIELDS[name].description
+    assert set(query.model_fields) <= set(options)
+
+
+def test_answers_echo_every_assumption_at_its_default(client) -> None:  # type: ignore[no-untyped-def]
+    for url in ("/breakeven?gpu=rtx3090&hours=500",):
+        echoed = client.get(url).get_json()["assumptions"]
+        assert {n: echoed[n] for n in NAMES} == {n: getattr(DEFAULT_ASSUMPTIONS, n) for n in NAMES}
+
+
+def test_a_setting_moves_the_default_and_a_query_moves_it_again(tmp_path: Path) -> None:
+    from service.http.app import create_app
+
+    app = create_app(Settings(data_dir=tmp_path, pue=1.5, catalog_check_seconds=0))
+    client = app.test_client()
+    assert client.get("/breakeven?gpu=rtx3090&hours=500").get_json()["assumptions"]["pue"] == 1.5
+    answer = client.get("/breakeven?gpu=rtx3090&hours=500&pue=1.2").get_json()
+    assert answer["assumptions"]["pue"] == 1.2
+    app.extensions["breakeven"].store.dispose()
+
+
+def test_the_readme_table_is_generated_from_the_definition() -> None:
+    readme = README.read_text()
+    expected = [f"| `{name}` | {default} | {text} |" for name, default, text in table_rows()]
+    missing = [line for line in expected if line not in readme.splitlines()]
+    assert missing == [], "README.md: replace the cost rows with:\n" + "\n".join(expected)
