@@ -15,43 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Column, DateTime, Float, Integer, String, Table, Text, insert, select
+from sqlalchemy import insert, select
 
-from pricing.store import Store, metadata
-
-calibrations = Table(
-    "calibrations",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("accelerator", String(64), nullable=False),
-    Column("workload", String(16), nullable=False),
-    Column("size", String(16), nullable=False),
-    Column("samples_per_second", Float, nullable=False),
-    Column("published_relative", Float, nullable=False),
-    Column("device_name", String(200), nullable=False),
-    Column("host", String(200), nullable=False),
-    Column("software", String(200), nullable=False),
-    Column("measured_at", DateTime(timezone=True), nullable=False),
-)
-
-measurements = Table(
-    "measurements",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("accelerator", String(64), nullable=False, index=True),
-    Column("workload", String(16), nullable=False),
-    Column("size", String(16), nullable=False),
-    Column("samples_per_second", Float, nullable=False),
-    Column("spread", Float, nullable=False),
-    Column("relative", Float, nullable=True),
-    Column("calibration", Text, nullable=False),
-    Column("device_name", String(200), nullable=False),
-    Column("memory_gb", Float, nullable=True),
-    Column("power_limit_w", Float, nullable=True),
-    Column("host", String(200), nullable=False),
-    Column("software", String(200), nullable=False),
-    Column("measured_at", DateTime(timezone=True), nullable=False),
-)
+from pricing.store import Store, calibrations, measurements
 
 FILE_FORMAT = "gpu-breakeven measurements v1"
 

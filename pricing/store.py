@@ -84,6 +84,42 @@ offers = Table(
     Index("ix_offers_accelerator", "accelerator"),
 )
 
+# Users' own throughput measurements and the calibrations that put them on the published
+# scale (pricing/measurement_store.py reads and writes them).
+calibrations = Table(
+    "calibrations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("accelerator", String(64), nullable=False),
+    Column("workload", String(16), nullable=False),
+    Column("size", String(16), nullable=False),
+    Column("samples_per_second", Float, nullable=False),
+    Column("published_relative", Float, nullable=False),
+    Column("device_name", String(200), nullable=False),
+    Column("host", String(200), nullable=False),
+    Column("software", String(200), nullable=False),
+    Column("measured_at", DateTime(timezone=True), nullable=False),
+)
+
+measurements = Table(
+    "measurements",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("accelerator", String(64), nullable=False, index=True),
+    Column("workload", String(16), nullable=False),
+    Column("size", String(16), nullable=False),
+    Column("samples_per_second", Float, nullable=False),
+    Column("spread", Float, nullable=False),
+    Column("relative", Float, nullable=True),
+    Column("calibration", Text, nullable=False),
+    Column("device_name", String(200), nullable=False),
+    Column("memory_gb", Float, nullable=True),
+    Column("power_limit_w", Float, nullable=True),
+    Column("host", String(200), nullable=False),
+    Column("software", String(200), nullable=False),
+    Column("measured_at", DateTime(timezone=True), nullable=False),
+)
+
 _OFFER_FIELDS = tuple(f.name for f in fields(Offer))
 
 

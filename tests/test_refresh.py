@@ -10,7 +10,6 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from click.testing import CliRunner
 
-import pricing.measurement_store  # noqa: F401  (its tables belong to the schema too)
 from pricing.adapters import Batch
 from pricing.refresh import RefreshPolicy, run_adapter
 from pricing.store import Store, metadata, utcnow

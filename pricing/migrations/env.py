@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from alembic import context
 
-import pricing.measurement_store  # noqa: F401  (registers its tables on the metadata)
 from pricing.store import metadata
 
 connection = context.config.attributes["connection"]
