@@ -58,6 +58,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     @app.spec_processor
     def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
         spec = problems.document_problems(spec, app.extensions[problems.EVERYWHERE])
+        schemas.add_models(spec, schemas.BY_HAND.values())
         return schemas.finish_components(spec)
 
     return app

@@ -397,15 +397,15 @@ class RankAnswer(_Out):
 
 # -- the OpenAPI components -----------------------------------------------------------------
 
-# Models that responses documented by hand (documented_response) refer to; APIFlask registers only
-# the models of @bp.input and @bp.output.
-_BY_HAND: dict[str, type[BaseModel]] = {}
+# The models of responses documented by hand (documented_response), for add_models: APIFlask
+# registers only those of @bp.input and @bp.output.
+BY_HAND: dict[str, type[BaseModel]] = {}
 
 
 def documented_response(model: type[BaseModel], description: str) -> dict[str, Any]:
     """An @bp.doc response whose JSON body is ``model``: for a view that answers more than one
     shape (200 and 202, say), which one @bp.output cannot say."""
-    _BY_HAND[model.__name__] = model
+    BY_HAND[model.__name__] = model
     schema = {"$ref": SCHEMAS + model.__name__}
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
@@ -433,7 +433,6 @@ def finish_components(spec: dict[str, Any]) -> dict[str, Any]:
     Copies that are the same become one component under the model's name; copies that differ
     (two models of one name) keep their dotted names and get distinct titles.
     """
-    add_models(spec, _BY_HAND.values())
     schemas: dict[str, Any] = spec.get("components", {}).get("schemas", {})
     renames = {name: name.rpartition(".")[2] for name in schemas if "." in name}
     while True:
