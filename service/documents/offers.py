@@ -2,7 +2,8 @@
 
 ``/breakeven``'s rentals, ``/rank``'s rentals, ``/offers`` and ``/offers/history`` each show a
 different slice of the same offer record: each slice is a tuple of field names, and every
-field is written once, in :data:`OFFER_FIELDS`.
+field is written once, in :data:`OFFER_FIELDS`, with its JSON type: the OpenAPI models of
+these answers are made from the same slices.
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import WithJsonSchema
 
 from pricing.offer import StoredOffer
 from service.documents.errors import InvalidQuestion
@@ -20,59 +24,58 @@ from service.documents.gpus import resolve_gpu
 from service.documents.queries import HistoryQuery, OffersQuery
 from service.runtime import Runtime
 
-OFFER_FIELDS: dict[str, Callable[[StoredOffer], Any]] = {
-    "at": lambda s: iso(s.fetched_at),  # a history point: when the price was read
-    "provider": lambda s: s.offer.provider,
-    "product": lambda s: s.offer.product,
-    "region": lambda s: s.offer.region,
-    "zone": lambda s: s.offer.zone,
-    "accelerator": lambda s: s.offer.accelerator,
-    "count": lambda s: s.offer.count,
-    "pricing": lambda s: str(s.offer.pricing),
-    "usd_per_hour": lambda s: s.offer.usd_per_hour,
-    "usd_per_accelerator_hour": lambda s: s.offer.usd_per_accelerator_hour,
-    "price_as_of": lambda s: s.offer.price_as_of,
-    "source": lambda s: s.offer.source,
-    "host_included": lambda s: s.offer.host_included,
-    "confidence": lambda s: s.offer.confidence,
-    "notes": lambda s: s.offer.notes,
-    "service": lambda s: s.offer.service,
-    "memory_gb": lambda s: s.offer.memory_gb,
-    "estimated": lambda s: s.offer.estimated,
-    "suspect": lambda s: s.offer.suspect,
-    "fetched_at": lambda s: iso(s.fetched_at),
-    "run_id": lambda s: s.run_id,
+# A JSON number passed through as it is: a float field would write an int 3 as 3.0.
+Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
+
+
+@dataclass(frozen=True)
+class OfferField:
+    kind: Any  # its JSON type, for the OpenAPI models (service/http/schemas.py)
+    read: Callable[[StoredOffer], Any]
+
+
+OFFER_FIELDS: dict[str, OfferField] = {
+    "at": OfferField(str, lambda s: iso(s.fetched_at)),  # a history point: when it was read
+    "provider": OfferField(str, lambda s: s.offer.provider),
+    "product": OfferField(str, lambda s: s.offer.product),
+    "region": OfferField(str, lambda s: s.offer.region),
+    "zone": OfferField(str, lambda s: s.offer.zone),
+    "accelerator": OfferField(str, lambda s: s.offer.accelerator),
+    "count": OfferField(int, lambda s: s.offer.count),
+    "pricing": OfferField(str, lambda s: str(s.offer.pricing)),
+    "usd_per_hour": OfferField(float, lambda s: s.offer.usd_per_hour),
+    "usd_per_accelerator_hour": OfferField(float, lambda s: s.offer.usd_per_accelerator_hour),
+    "price_as_of": OfferField(str, lambda s: s.offer.price_as_of),
+    "source": OfferField(str, lambda s: s.offer.source),
+    "host_included": OfferField(bool, lambda s: s.offer.host_included),
+    "confidence": OfferField(str, lambda s: s.offer.confidence),
+    "notes": OfferField(str, lambda s: s.offer.notes),
+    "service": OfferField(str, lambda s: s.offer.service),
+    "memory_gb": OfferField(Number | None, lambda s: s.offer.memory_gb),
+    "estimated": OfferField(bool, lambda s: s.offer.estimated),
+    "suspect": OfferField(bool, lambda s: s.offer.suspect),
+    "fetched_at": OfferField(str, lambda s: iso(s.fetched_at)),
+    "run_id": OfferField(int, lambda s: s.run_id),
 }
+# Each answer's slice, in the order of its rows (and CSV columns).
 _PRICED = ("provider", "product", "region", "accelerator", "count", "pricing", "usd_per_hour")
 RANKED = (*_PRICED, "price_as_of", "source")  # /rank's rentals
 RENTED = (*RANKED, "host_included", "confidence", "notes")  # /breakeven's rentals
-# /offers: everything a row of the catalog holds
-CATALOG = (
+CATALOG = (  # /offers: everything a row of the catalog holds
     *RENTED,
-    "service",
-    "zone",
-    "memory_gb",
-    "usd_per_accelerator_hour",
-    "estimated",
-    "suspect",
-    "fetched_at",
-    "run_id",
+    *("service", "zone", "memory_gb", "usd_per_accelerator_hour", "estimated", "suspect"),
+    *("fetched_at", "run_id"),
 )
-HISTORY = (
-    "at",
-    *_PRICED[:3],
-    "zone",
-    *_PRICED[3:],
-    "usd_per_accelerator_hour",
-    "suspect",
-    "run_id",
+HISTORY = (  # /offers/history: a price and when it was read
+    *("at", "provider", "product", "region", "zone", "accelerator", "count", "pricing"),
+    *("usd_per_hour", "usd_per_accelerator_hour", "suspect", "run_id"),
 )
 
 DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
 
 
 def offer_fields(stored: StoredOffer, names: Iterable[str]) -> dict[str, Any]:
-    return {name: OFFER_FIELDS[name](stored) for name in names}
+    return {name: OFFER_FIELDS[name].read(stored) for name in names}
 
 
 def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:

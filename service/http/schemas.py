@@ -15,18 +15,16 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema, models_json_schema
 
 from hardware import Workload
+from service.documents.offers import CATALOG, HISTORY, OFFER_FIELDS, RANKED, RENTED, Number
 from service.documents.queries import Query
 
 SCHEMAS = "#/components/schemas/"
-
-# A JSON number, passed through as it is: a float field would write an int 3 as 3.0.
-Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 
 
 class RefreshQuery(Query):
@@ -121,24 +119,33 @@ class BuyOut(_Out):
     model: BuyModelOut
 
 
-class RentOut(_Out):
-    provider: str
-    product: str
-    region: str
-    accelerator: str
-    count: int
-    pricing: str
-    usd_per_hour: float
-    price_as_of: str
-    source: str
-    host_included: bool
-    confidence: str
-    notes: str
-    hours: float
-    total_usd: float
-    usd_per_reference_hour: float
-    breakeven_hours: float | None
-    throughput_estimated: bool
+def _offer_model(
+    name: str,
+    slice_: tuple[str, ...],
+    base: type[BaseModel] = _Out,
+    first: tuple[str, ...] = (),
+    **more: Any,
+) -> type[BaseModel]:
+    """The model of one slice of the offer record (service/documents/offers.py), then
+    ``more`` members of that answer's own.
+
+    ``first``: for answers APIFlask re-serialises through the model, which writes declared
+    members in declaration order: the members that have always led on the wire.
+    """
+    order = (*first, *(field for field in slice_ if field not in first))
+    fields: dict[str, Any] = {field: (OFFER_FIELDS[field].kind, ...) for field in order}
+    return create_model(name, __base__=base, **fields, **more)
+
+
+RentOut = _offer_model(
+    "RentOut",
+    RENTED,
+    hours=(float, ...),
+    total_usd=(float, ...),
+    usd_per_reference_hour=(float, ...),
+    breakeven_hours=(float | None, ...),
+    throughput_estimated=(bool, ...),
+)
 
 
 class BreakevenPoint(_Out):
@@ -174,7 +181,9 @@ class BreakevenAnswer(_Out):
 # -- /offers and /offers/history (answers re-serialised through these models) ---------------
 
 
-class OfferOut(_Out):
+class _ReferenceHourDocumented(_Out):
+    # `usd_per_reference_hour` comes with `workload` and `gpu` only: documented, but never a
+    # member set to null.
     model_config = ConfigDict(
         json_schema_extra=lambda schema: schema["properties"].update(
             usd_per_reference_hour={
@@ -186,26 +195,16 @@ class OfferOut(_Out):
         )
     )
 
-    provider: str
-    product: str
-    region: str
-    zone: str
-    accelerator: str
-    count: int
-    pricing: str
-    usd_per_hour: float
-    usd_per_accelerator_hour: float
-    price_as_of: str
-    source: str
-    fetched_at: str
-    host_included: bool
-    confidence: str
-    notes: str
-    service: str
-    memory_gb: Number | None
-    estimated: bool
-    suspect: bool
-    run_id: int
+
+OfferOut = _offer_model(
+    "OfferOut",
+    CATALOG,
+    base=_ReferenceHourDocumented,
+    first=(
+        *("provider", "product", "region", "zone", "accelerator", "count", "pricing"),
+        *("usd_per_hour", "usd_per_accelerator_hour", "price_as_of", "source", "fetched_at"),
+    ),
+)
 
 
 class OfferList(_Out):
@@ -214,19 +213,14 @@ class OfferList(_Out):
     prices: Freshness
 
 
-class HistoryPoint(_Out):
-    at: str
-    provider: str
-    product: str
-    region: str
-    pricing: str
-    usd_per_hour: float
-    usd_per_accelerator_hour: float
-    zone: str
-    accelerator: str
-    count: int
-    suspect: bool
-    run_id: int
+HistoryPoint = _offer_model(
+    "HistoryPoint",
+    HISTORY,
+    first=(
+        *("at", "provider", "product", "region", "pricing", "usd_per_hour"),
+        "usd_per_accelerator_hour",
+    ),
+)
 
 
 class History(_Out):
@@ -366,19 +360,13 @@ class RankedCardOut(_Out):
     )
 
 
-class RankedRentalOut(_Out):
-    provider: str
-    product: str
-    region: str
-    accelerator: str
-    count: int
-    pricing: str
-    usd_per_hour: float
-    price_as_of: str
-    source: str
-    usd_per_reference_hour: float
-    reference_hours_per_usd: float
-    throughput_estimated: bool
+RankedRentalOut = _offer_model(
+    "RankedRentalOut",
+    RANKED,
+    usd_per_reference_hour=(float, ...),
+    reference_hours_per_usd=(float, ...),
+    throughput_estimated=(bool, ...),
+)
 
 
 class RankAnswer(_Out):
