@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import Any, Literal
+from dataclasses import fields as dataclass_fields
+from typing import Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema, models_json_schema
@@ -23,6 +24,7 @@ from pydantic.json_schema import SkipJsonSchema, models_json_schema
 from hardware import Workload
 from service.documents.offers import CATALOG, HISTORY, OFFER_FIELDS, RANKED, RENTED, Number
 from service.documents.queries import Query
+from service.engine.breakeven import BuyCost, BuyModel
 
 SCHEMAS = "#/components/schemas/"
 
@@ -96,27 +98,31 @@ class Freshness(_Out):
 # -- /breakeven -----------------------------------------------------------------------------
 
 
-class BuyModelOut(_Out):
-    """cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H, for H
-    hours of the reference card's work."""
+def _model_of(
+    record: type, name: str, doc: str, drop: tuple[str, ...] = (), **more: Any
+) -> type[BaseModel]:
+    """The answer model of an engine record (a dataclass): its fields, less ``drop``, then
+    ``more``; so a member added to the record is documented by adding it there."""
+    hints = get_type_hints(record)
+    fields: dict[str, Any] = {
+        f.name: (hints[f.name], ...) for f in dataclass_fields(record) if f.name not in drop
+    }
+    return create_model(name, __base__=_Out, __doc__=doc, **fields, **more)
 
-    capex_usd: float
-    energy_usd_per_hour: float
-    resale_start_usd: float
-    resale_decay_per_hour: float
 
-
-class BuyOut(_Out):
-    gpu: str
-    gpus: int
-    purchase_usd: float
-    host_usd: float
-    energy_usd: float
-    resale_usd: float
-    total_usd: float
-    hours: float
-    price_source: str
-    model: BuyModelOut
+BuyModelOut = _model_of(
+    BuyModel,
+    "BuyModelOut",
+    "cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H, for H "
+    "hours of the reference card's work.",
+)
+BuyOut = _model_of(
+    BuyCost,
+    "BuyOut",
+    "What buying costs over the work: cards, host, energy, less resale.",
+    drop=("watts",),  # echoed under assumptions instead
+    model=(BuyModelOut, ...),
+)
 
 
 def _offer_model(
