@@ -6,6 +6,8 @@ INSTALLED := $(VENV)/.installed
 # The dashboard's browser tests drive the system Chromium (Debian's package): `make test`
 # installs it when it is missing, so the test command works on a fresh machine by itself.
 CHROMIUM ?= /usr/bin/chromium
+# The HTTP benchmark's load generator (Debian's wrk); without it a slower Python client runs.
+WRK ?= /usr/bin/wrk
 
 .PHONY: run test lint bench clean
 
@@ -24,21 +26,21 @@ test: $(INSTALLED) $(CHROMIUM)  ## lint, check the import rules, run every test 
 	$(BIN)/lint-imports --no-cache
 	BREAKEVEN_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
 
-$(CHROMIUM):
-	@echo "installing Debian's chromium for the browser tests (apt-get)"
-	@if [ "$$(id -u)" -ne 0 ]; then \
-		echo "run 'sudo apt-get install chromium' (or set CHROMIUM=/path/to/chromium)"; exit 1; \
-	fi
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 
-bench: $(INSTALLED)  ## run the benchmarks and rewrite bench/results.md
+bench: $(INSTALLED) $(WRK)  ## run the benchmarks and rewrite bench/results.md
 	$(BIN)/python -m bench.run
+
+$(CHROMIUM) $(WRK):
+	@echo "installing Debian's $(notdir $@) (apt-get)"
+	@if [ "$$(id -u)" -ne 0 ]; then \
+		echo "run 'sudo apt-get install $(notdir $@)'"; exit 1; \
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(notdir $@) >/dev/null
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -35,6 +35,19 @@ DURATION_S = 5  # per round
 ROUNDS = 4  # /health and /breakeven alternate, so drift in machine load hits both alike
 BREAKEVEN = "/breakeven?gpu=rtx3090&hours=500"
 HEALTH = "/health"
+# The same question with a new `hours` on every request: the runtime's memo of answers never
+# hits (the engine's shortlist still does: the filters are the same).
+NEW_QUESTIONS = "/breakeven?gpu=rtx3090&hours=<new>"
+# wrk runs one Lua state per thread: each thread asks its own series of hours.
+NEW_QUESTIONS_LUA = """
+local threads = 0
+function setup(thread) thread:set("id", threads); threads = threads + 1 end
+local n = 0
+function request()
+  n = n + 1
+  return wrk.format(nil, "/breakeven?gpu=rtx3090&hours=" .. (500 + 2 * n + id))
+end
+"""
 IN_PROCESS_REQUESTS = 2_000
 
 
@@ -69,12 +82,14 @@ def _serve(data_dir: Path, workers: int) -> tuple[subprocess.Popen, str, float]:
 
 
 def _wrk(url: str) -> dict[str, float]:
-    out = subprocess.run(
-        ["wrk", "-t2", f"-c{CONCURRENCY}", f"-d{DURATION_S}s", "--latency", url],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    command = ["wrk", "-t2", f"-c{CONCURRENCY}", f"-d{DURATION_S}s", "--latency"]
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        if url.endswith(NEW_QUESTIONS):
+            script.write(NEW_QUESTIONS_LUA)
+            script.flush()
+            command += ["-s", script.name]
+            url = url.removesuffix(NEW_QUESTIONS) + BREAKEVEN
+        out = subprocess.run([*command, url], check=True, capture_output=True, text=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
 
     def percentile(p: str) -> float:
@@ -96,9 +111,10 @@ def _python_load(url: str) -> dict[str, float]:
 import json, threading, time, requests
 latencies, errors, stop = [], [0], time.monotonic() + {DURATION_S}
 def worker():
-    s = requests.Session()
+    s = requests.Session(); n = 0
     while time.monotonic() < stop:
-        t = time.perf_counter(); r = s.get({url!r})
+        n += 1; url = {url!r}.replace("<new>", f"{{500 + n + threading.get_ident() % 997}}")
+        t = time.perf_counter(); r = s.get(url)
         latencies.append((time.perf_counter() - t) * 1000)
         errors[0] += r.status_code != 200
 threads = [threading.Thread(target=worker) for _ in range({CONCURRENCY})]
@@ -125,7 +141,8 @@ def _median_round(rounds: list[dict[str, float]]) -> dict[str, float]:
 
 def _in_process_p50(settings: Settings, vary_filters: bool, base: str = BREAKEVEN) -> float:
     """Median handling time in the app, no HTTP. With ``vary_filters`` every request asks a
-    new memory need, so the engine's per-filter shortlist cache never hits."""
+    new memory need, so neither the engine's per-filter shortlist cache nor the runtime's
+    memo of answers ever hits."""
     client = create_app(settings).test_client()
     client.get(base)
     times = []
@@ -164,18 +181,20 @@ def run() -> dict[str, float | str]:
             for path in (HEALTH, BREAKEVEN):  # warm both workers' catalogs
                 for _ in range(20):
                     requests.get(url + path, timeout=10)
-            rounds: dict[str, list[dict[str, float]]] = {HEALTH: [], BREAKEVEN: []}
+            paths = (HEALTH, BREAKEVEN, NEW_QUESTIONS)
+            rounds: dict[str, list[dict[str, float]]] = {path: [] for path in paths}
             for _ in range(ROUNDS):
-                for path in (HEALTH, BREAKEVEN):
+                for path in paths:
                     rounds[path].append(_load(url + path))
-            health, breakeven = (_median_round(rounds[path]) for path in (HEALTH, BREAKEVEN))
+            health, breakeven, new = (_median_round(rounds[path]) for path in paths)
         finally:
             process.terminate()
             process.wait(timeout=30)
-    for name, figures in (("health", health), ("breakeven", breakeven)):
+    for name, figures in (("health", health), ("breakeven", breakeven), ("new", new)):
         for key, value in figures.items():
             results[f"{name}_{key}"] = value
     results["ratio"] = breakeven["rps"] / health["rps"]
+    results["new_ratio"] = new["rps"] / health["rps"]
     return results
 
 

@@ -7,7 +7,9 @@ cost assumptions. The web app, the CLI and the scheduler each open one and hand 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
 
 from hardware import Hardware, load_hardware
 from pricing.measurement_store import Measurement, latest_measurements
@@ -15,7 +17,10 @@ from pricing.snapshot import ensure_snapshot
 from pricing.store import Store
 from service.catalog import Catalog
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, with_overrides
+from service.engine.lru import Lru
 from service.settings import Settings
+
+ANSWERS_REMEMBERED = 256  # distinct questions per worker; a document is a few kB
 
 
 class Measured:
@@ -49,6 +54,9 @@ class Runtime:
     catalog: Catalog
     measured: Measured
     assumptions: Assumptions  # the deployment's defaults (BREAKEVEN_*), queries set on top
+    # Answers to questions asked again on the same catalog (dashboards poll): documents less
+    # their price ages, which are recomputed on every answer.
+    answers: Lru[Hashable, Any] = field(default_factory=lambda: Lru(ANSWERS_REMEMBERED))
 
     def resolve_accelerator(self, name: str) -> str | None:
         return self.hardware.registry.canonical(name)

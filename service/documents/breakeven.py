@@ -7,6 +7,7 @@ from typing import Any
 
 from hardware import Workload
 from pricing.measurement_store import Measurement
+from pricing.offer import StoredOffer
 from service.documents.errors import Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -14,6 +15,7 @@ from service.documents.offers import RENTED, offer_fields
 from service.documents.queries import BreakevenQuery
 from service.engine.assumptions import as_dict, with_overrides
 from service.engine.breakeven import NoMatchingOffers, Quote, QuoteError, QuoteRequest, quote
+from service.engine.offer_table import OfferTable
 from service.runtime import Runtime
 
 
@@ -21,11 +23,34 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
     gpu = resolve_gpu(runtime.hardware, query.gpu)
     workload = Workload(query.workload)
     measured = _measurement(query, runtime, gpu.id, workload)
+    table = runtime.catalog.table()
+    stale_after = runtime.settings.stale_after_hours
+    # The same question on the same catalog has the same answer, all but the price ages.
+    key = ("breakeven", query, table.generation, measured)
+    # Each caller gets a top level of its own; what lies below is shared: read, don't write.
+    remembered = runtime.answers.get(key)
+    if remembered is not None:
+        document, used = remembered
+        return {**document, "prices": _prices(used, stale_after)}  # ages as of now
+    document, used = _answer(query, runtime, gpu.id, workload, measured, table)
+    runtime.answers.put(key, (document, used))
+    return {**document}
+
+
+def _answer(
+    query: BreakevenQuery,
+    runtime: Runtime,
+    gpu: str,
+    workload: Workload,
+    measured: Measurement | None,
+    table: OfferTable,
+) -> tuple[dict[str, Any], list[StoredOffer]]:
+    """The document, and the offers whose prices it used."""
     providers = None
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
     request = QuoteRequest(
-        reference=gpu.id,
+        reference=gpu,
         hours=query.hours,
         workload=workload,
         gpus=query.gpus,
@@ -40,13 +65,13 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
         reference_speed=measured.relative if measured is not None else None,
     )
     try:
-        result = quote(runtime.catalog.table(), runtime.hardware, request)
+        result = quote(table, runtime.hardware, request)
     except QuoteError as exc:
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         raise Unanswerable(slug, str(exc), exc.parameter, str(exc)) from exc
     document = _quote_document(result, runtime.settings.stale_after_hours)
     document["throughput"] = _throughput_used(runtime, request, measured)
-    return document
+    return document, [option.stored for option in result.rent]
 
 
 def _measurement(
@@ -84,7 +109,6 @@ def _throughput_used(
 
 def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
     request = result.request
-    cheapest = result.rent[0].stored
     assumptions = {
         "gpus": request.gpus,
         "memory": result.memory_gb,
@@ -123,11 +147,17 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
         "verdict": result.verdict,
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
-        "prices": {
-            "as_of": cheapest.offer.price_as_of,
-            "fetched_at": iso(cheapest.fetched_at),
-            **freshness([r.stored for r in result.rent], stale_after_hours),
-        },
+        "prices": _prices([r.stored for r in result.rent], stale_after_hours),
+    }
+
+
+def _prices(used: list[StoredOffer], stale_after_hours: float) -> dict[str, Any]:
+    """The cheapest rental's price date, and how old the prices of every listed rental are."""
+    cheapest = used[0]
+    return {
+        "as_of": cheapest.offer.price_as_of,
+        "fetched_at": iso(cheapest.fetched_at),
+        **freshness(used, stale_after_hours),
     }
 
 

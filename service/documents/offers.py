@@ -9,10 +9,12 @@ these answers are made from the same slices.
 from __future__ import annotations
 
 import csv
+import functools
 import io
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 from typing import Annotated, Any
 
 from pydantic import WithJsonSchema
@@ -31,31 +33,32 @@ Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 @dataclass(frozen=True)
 class OfferField:
     kind: Any  # its JSON type, for the OpenAPI models (service/http/schemas.py)
-    read: Callable[[StoredOffer], Any]
+    path: str  # where it is on a StoredOffer: "offer.region", "run_id"
+    convert: Callable[[Any], Any] | None = None
 
 
 OFFER_FIELDS: dict[str, OfferField] = {
-    "at": OfferField(str, lambda s: iso(s.fetched_at)),  # a history point: when it was read
-    "provider": OfferField(str, lambda s: s.offer.provider),
-    "product": OfferField(str, lambda s: s.offer.product),
-    "region": OfferField(str, lambda s: s.offer.region),
-    "zone": OfferField(str, lambda s: s.offer.zone),
-    "accelerator": OfferField(str, lambda s: s.offer.accelerator),
-    "count": OfferField(int, lambda s: s.offer.count),
-    "pricing": OfferField(str, lambda s: str(s.offer.pricing)),
-    "usd_per_hour": OfferField(float, lambda s: s.offer.usd_per_hour),
-    "usd_per_accelerator_hour": OfferField(float, lambda s: s.offer.usd_per_accelerator_hour),
-    "price_as_of": OfferField(str, lambda s: s.offer.price_as_of),
-    "source": OfferField(str, lambda s: s.offer.source),
-    "host_included": OfferField(bool, lambda s: s.offer.host_included),
-    "confidence": OfferField(str, lambda s: s.offer.confidence),
-    "notes": OfferField(str, lambda s: s.offer.notes),
-    "service": OfferField(str, lambda s: s.offer.service),
-    "memory_gb": OfferField(Number | None, lambda s: s.offer.memory_gb),
-    "estimated": OfferField(bool, lambda s: s.offer.estimated),
-    "suspect": OfferField(bool, lambda s: s.offer.suspect),
-    "fetched_at": OfferField(str, lambda s: iso(s.fetched_at)),
-    "run_id": OfferField(int, lambda s: s.run_id),
+    "at": OfferField(str, "fetched_at", iso),  # a history point: when the price was read
+    "provider": OfferField(str, "offer.provider"),
+    "product": OfferField(str, "offer.product"),
+    "region": OfferField(str, "offer.region"),
+    "zone": OfferField(str, "offer.zone"),
+    "accelerator": OfferField(str, "offer.accelerator"),
+    "count": OfferField(int, "offer.count"),
+    "pricing": OfferField(str, "offer.pricing", str),
+    "usd_per_hour": OfferField(float, "offer.usd_per_hour"),
+    "usd_per_accelerator_hour": OfferField(float, "offer.usd_per_accelerator_hour"),
+    "price_as_of": OfferField(str, "offer.price_as_of"),
+    "source": OfferField(str, "offer.source"),
+    "host_included": OfferField(bool, "offer.host_included"),
+    "confidence": OfferField(str, "offer.confidence"),
+    "notes": OfferField(str, "offer.notes"),
+    "service": OfferField(str, "offer.service"),
+    "memory_gb": OfferField(Number | None, "offer.memory_gb"),
+    "estimated": OfferField(bool, "offer.estimated"),
+    "suspect": OfferField(bool, "offer.suspect"),
+    "fetched_at": OfferField(str, "fetched_at", iso),
+    "run_id": OfferField(int, "run_id"),
 }
 # Each answer's slice, in the order of its rows (and CSV columns).
 _PRICED = ("provider", "product", "region", "accelerator", "count", "pricing", "usd_per_hour")
@@ -74,8 +77,28 @@ HISTORY = (  # /offers/history: a price and when it was read
 DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
 
 
-def offer_fields(stored: StoredOffer, names: Iterable[str]) -> dict[str, Any]:
-    return {name: OFFER_FIELDS[name].read(stored) for name in names}
+def offer_fields(stored: StoredOffer, names: tuple[str, ...]) -> dict[str, Any]:
+    read, conversions = _reader(names)
+    values = read(stored)
+    if conversions:
+        values = list(values)
+        for i, convert in conversions:
+            values[i] = convert(values[i])
+    return dict(zip(names, values, strict=True))
+
+
+@functools.cache  # one per slice: every answer lists offers, so this is on the hot path
+def _reader(
+    names: tuple[str, ...],
+) -> tuple[Callable[[StoredOffer], tuple[Any, ...]], list[tuple[int, Callable[[Any], Any]]]]:
+    """All of a slice's members read in one C-level call, then the few converted."""
+    fields = [OFFER_FIELDS[name] for name in names]
+    read = attrgetter(*(f.path for f in fields))
+    if len(fields) == 1:  # attrgetter of one path returns the value, not a 1-tuple
+        single = read
+        read = lambda stored: (single(stored),)  # noqa: E731
+    conversions = [(i, f.convert) for i, f in enumerate(fields) if f.convert is not None]
+    return read, conversions
 
 
 def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:

@@ -190,16 +190,27 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         energy_per_ref_hour,
         rent_per_ref_hour,
     )
+    chosen = index[best]
+    # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
+    columns = zip(
+        chosen.tolist(),
+        offer_hours[best].tolist(),
+        totals[best].tolist(),
+        rent_per_ref_hour.tolist(),
+        crossings.tolist(),
+        table.estimated[k][chosen].tolist(),
+        strict=True,
+    )
     rent = [
         RentOption(
-            stored=table.rows[index[i]],
-            hours=float(offer_hours[i]),
-            total_usd=float(totals[i]),
-            usd_per_reference_hour=float(per_ref_hour),
-            breakeven_hours=None if math.isinf(h) else float(h),
-            throughput_estimated=bool(table.estimated[k][index[i]]),
+            stored=table.rows[row],
+            hours=hours,
+            total_usd=total,
+            usd_per_reference_hour=per_ref_hour,
+            breakeven_hours=None if math.isinf(crossing) else crossing,
+            throughput_estimated=estimated,
         )
-        for i, per_ref_hour, h in zip(best, rent_per_ref_hour, crossings, strict=True)
+        for row, hours, total, per_ref_hour, crossing, estimated in columns
     ]
     cheapest = rent[0]
     verdict = "buy" if buy_total < cheapest.total_usd else "rent"

@@ -7,8 +7,7 @@ cheapest-first order, and it remembers the shortlist of each filter set it was a
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+import itertools
 from collections.abc import Hashable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -16,12 +15,14 @@ import numpy as np
 
 from hardware import Hardware, Workload
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
+from service.engine.lru import Lru
 
 if TYPE_CHECKING:
     from service.engine.breakeven import QuoteRequest
 
 Key = TypeVar("Key", bound=Hashable)
 SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
+_GENERATIONS = itertools.count(1)  # tells tables apart for caches keyed on "this catalog"
 
 
 class OfferTable:
@@ -32,6 +33,7 @@ class OfferTable:
     """
 
     def __init__(self, stored: Iterable[StoredOffer], hardware: Hardware) -> None:
+        self.generation = next(_GENERATIONS)
         everything = list(stored)
         rows = [s for s in everything if s.offer.accelerator in hardware.registry]
         self.rows: list[StoredOffer] = rows
@@ -51,8 +53,7 @@ class OfferTable:
         self.speed: dict[Workload, np.ndarray] = {}
         self.estimated: dict[Workload, np.ndarray] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
-        self._shortlists: OrderedDict[tuple[object, ...], tuple[np.ndarray, int]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._shortlists: Lru[tuple[object, ...], tuple[np.ndarray, int]] = Lru(SHORTLIST_CACHE)
         groups = (np.flatnonzero(~self.interruptible), np.flatnonzero(self.interruptible))
         for k in Workload:
             speed = [
@@ -88,11 +89,9 @@ class OfferTable:
             memory_gb,
             request.top,
         )
-        with self._lock:
-            cached = self._shortlists.get(key)
-            if cached is not None:
-                self._shortlists.move_to_end(key)
-                return cached
+        cached = self._shortlists.get(key)
+        if cached is not None:
+            return cached
         mask = self.candidates(request, memory_gb)
         index = np.concatenate(
             [
@@ -101,10 +100,7 @@ class OfferTable:
             ]
         )
         result = (index, int(np.count_nonzero(mask)))
-        with self._lock:
-            self._shortlists[key] = result
-            if len(self._shortlists) > SHORTLIST_CACHE:
-                self._shortlists.popitem(last=False)
+        self._shortlists.put(key, result)
         return result
 
     def candidates(self, request: QuoteRequest, memory_gb: float) -> np.ndarray:
