@@ -34,8 +34,8 @@ from service.documents.offers import CATALOG, offer_fields, to_csv
 from service.documents.providers import describe_result
 from service.documents.queries import BreakevenQuery, RankQuery
 from service.documents.rank import rank_document
-from service.jobs import measure_card as measuring
 from service.jobs import scheduler as scheduling
+from service.jobs.measure_card import CannotMeasure, measure_card
 from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
 from service.runtime import Runtime, open_runtime
 from service.settings import Settings, settings_table
@@ -169,15 +169,12 @@ def refresh_command(ctx: click.Context, names: Sequence[str], force: bool) -> No
     chosen = [adapters[n] for n in names] if names else scheduled_adapters(runtime)
 
     def report(result: RunResult) -> None:
+        bar.update(1)
         click.echo(describe_result(result), err=True)
 
     with click.progressbar(length=len(chosen), label="refreshing", file=sys.stderr) as bar:
         results = refresh(
-            runtime.store,
-            chosen,
-            refresh_policy(runtime.settings),
-            on_result=lambda r: (bar.update(1), report(r)),
-            force=force,
+            runtime.store, chosen, refresh_policy(runtime.settings), on_result=report, force=force
         )
     if any(r.status == "failed" for r in results):
         ctx.exit(1)
@@ -250,8 +247,8 @@ def measure(
     except ValueError as exc:
         raise click.UsageError(f"--classes: {exc}") from exc
     try:
-        report = measuring.measure_card(runtime, workloads, seconds, device, size, card, calibrate)
-    except measuring.CannotMeasure as exc:
+        report = measure_card(runtime, workloads, seconds, device, size, card, calibrate)
+    except CannotMeasure as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(report)
 
