@@ -59,6 +59,18 @@ def _call(config: GcpConfig, call: Callable[[], Any]) -> Any:
         raise AdapterError(f"Google Cloud API: {exc}") from exc
 
 
+def _pages(config: GcpConfig, list_page: Callable[[str, float], Any]) -> Iterator[Any]:
+    """Every page of a list call, each with the retries of :func:`_call`; ``list_page``
+    takes the page token and the timeout."""
+    token = ""
+    while True:
+        page = _call(config, lambda t=token: list_page(t, config.http.timeout_seconds))
+        yield page
+        token = page.next_page_token
+        if not token:
+            return
+
+
 def skus(config: GcpConfig, creds: Any, service: str) -> Iterator[dict]:
     """Every SKU of a service, page by page, as its JSON wire form."""
     client = billing_v1.CloudCatalogClient(
@@ -66,20 +78,14 @@ def skus(config: GcpConfig, creds: Any, service: str) -> Iterator[dict]:
         credentials=creds,
         client_options=_options(config, config.billing_endpoint),
     )
-    token = ""
-    while True:
+
+    def list_page(token: str, timeout: float) -> Any:
         request = billing_v1.ListSkusRequest(parent=service, currency_code="USD", page_token=token)
-        page = _call(
-            config,
-            lambda r=request: client.list_skus(
-                request=r, retry=None, timeout=config.http.timeout_seconds
-            ),
-        )
+        return client.list_skus(request=request, retry=None, timeout=timeout)
+
+    for page in _pages(config, list_page):
         for sku in page.skus:
             yield json.loads(billing_v1.Sku.to_json(sku))
-        token = page.next_page_token
-        if not token:
-            return
 
 
 def accelerator_types(config: GcpConfig, creds: Any) -> Iterator[tuple[str, dict]]:
@@ -89,19 +95,13 @@ def accelerator_types(config: GcpConfig, creds: Any) -> Iterator[tuple[str, dict
         credentials=creds,
         client_options=_options(config, config.compute_endpoint),
     )
-    token = ""
-    while True:
+
+    def list_page(token: str, timeout: float) -> Any:
         request = compute_v1.AggregatedListAcceleratorTypesRequest(
             project=config.project, page_token=token
         )
-        page = _call(
-            config,
-            lambda r=request: client.aggregated_list(
-                request=r, retry=None, timeout=config.http.timeout_seconds
-            ),
-        )
+        return client.aggregated_list(request=request, retry=None, timeout=timeout)
+
+    for page in _pages(config, list_page):
         for scope, scoped in page.items.items():
             yield scope, json.loads(compute_v1.AcceleratorTypesScopedList.to_json(scoped))
-        token = page.next_page_token
-        if not token:
-            return
