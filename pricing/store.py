@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,9 +163,11 @@ def _aware(moment: datetime) -> datetime:
 class Store:
     """Runs and offers behind one SQLAlchemy engine; safe to share across threads."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, statement_timeout_seconds: float | None = None) -> None:
+        """``statement_timeout_seconds`` bounds every statement (PostgreSQL) and every wait
+        for a lock (SQLite's busy timeout), so a held lock fails a request, never hangs it."""
         self.url = url
-        self.engine: Engine = _make_engine(url)
+        self.engine: Engine = _make_engine(url, statement_timeout_seconds)
 
     def create_schema(self) -> None:
         """Migrate to the current schema (Alembic): see pricing/schema.py."""
@@ -245,7 +247,9 @@ class Store:
         bundled_run = current.get(BUNDLED)
         if bundled_run is None:
             return stored
-        live = {s.offer.provider for s in stored if s.run_id != bundled_run.id}
+        # A cloud counts as live when its own adapter's run has rows: never by a row's
+        # provider text, which a custom import or any other source could set to "aws".
+        live = {by_run[s.run_id].adapter for s in stored if s.run_id != bundled_run.id}
         return [s for s in stored if s.run_id != bundled_run.id or s.offer.provider not in live]
 
     def history(
@@ -256,6 +260,7 @@ class Store:
         region_prefix: str | None = None,
         pricing: str | None = None,
         limit: int = 10_000,
+        offset: int = 0,
     ) -> list[StoredOffer]:
         """Offers of every ok run finished since ``since``, oldest first: the price series."""
         query = (
@@ -263,6 +268,7 @@ class Store:
             .join(runs, runs.c.id == offers.c.run_id)
             .where(runs.c.status == "ok", runs.c.finished_at >= since)
             .order_by(runs.c.finished_at, offers.c.id)
+            .offset(offset)
             .limit(limit)
         )
         if accelerator:
@@ -319,13 +325,28 @@ def _insert_run(
     return Run(id=run_id, **values)  # type: ignore[arg-type]
 
 
-def _make_engine(url: str) -> Engine:
+# Without a statement timeout: how long SQLite waits for another writer's lock (as before).
+SQLITE_BUSY_TIMEOUT_S = 30.0
+# A database that does not answer a connection attempt is away; no request waits longer.
+CONNECT_TIMEOUT_S = 5
+# How long a request waits for a pooled connection when all are busy.
+POOL_TIMEOUT_S = 10.0
+
+
+def _make_engine(url: str, statement_timeout_seconds: float | None = None) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, hide_parameters=True)
+        return create_engine(
+            url,
+            pool_pre_ping=True,
+            pool_timeout=POOL_TIMEOUT_S,
+            hide_parameters=True,
+            connect_args=_postgres_options(parsed.get_backend_name(), statement_timeout_seconds),
+        )
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30}, hide_parameters=True)
+    busy = SQLITE_BUSY_TIMEOUT_S if statement_timeout_seconds is None else statement_timeout_seconds
+    engine = create_engine(url, connect_args={"timeout": busy}, hide_parameters=True)
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -336,6 +357,16 @@ def _make_engine(url: str) -> Engine:
         cursor.close()
 
     return engine
+
+
+def _postgres_options(backend: str, statement_timeout_seconds: float | None) -> dict[str, Any]:
+    if backend != "postgresql":
+        return {}
+    options: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S}
+    if statement_timeout_seconds is not None:
+        milliseconds = max(1, round(statement_timeout_seconds * 1000))
+        options["options"] = f"-c statement_timeout={milliseconds}"
+    return options
 
 
 def _offer_row(run_id: int, offer: Offer) -> dict[str, object]:
@@ -363,3 +394,47 @@ def _run(row: Row[Any]) -> Run:
         source_version=row.source_version,
         worker=row.worker,
     )
+
+
+# -- serialized read-merge-write runs (custom imports) -----------------------------------------
+
+# Arbitrary constant naming "a read-merge-write run" among this database's advisory locks
+# (pricing/schema.py holds 7_260_001, service/jobs/scheduler.py 7_260_002).
+MERGE_LOCK = 7_260_003
+
+# The next run from the adapter's current offers: (offers, source_version).
+NextRun = Callable[[list[Offer]], tuple[Sequence[Offer], str]]
+
+
+def record_merged_run(store: Store, adapter: str, build: NextRun, started_at: datetime) -> Run:
+    """Read the adapter's current offers, build the next run from them and write it in one
+    transaction under a per-database lock, so two imports at once both land: without it
+    each reads the same old run and the later commit drops the other's rows."""
+    with store.engine.connect() as conn:
+        _lock_merges(conn)
+        batch, version = build(_current_offers_of(conn, adapter))
+        run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", version)
+        if batch:
+            conn.execute(insert(offers), [_offer_row(run.id, o) for o in batch])
+        conn.commit()
+    return run
+
+
+def _lock_merges(conn: Connection) -> None:
+    """Take the lock before the read; the transaction's end releases it."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_advisory_xact_lock(MERGE_LOCK)))
+    else:
+        # SQLite: the write lock, taken now rather than at the first INSERT, so no other
+        # writer can commit between this read and this write (waits up to the busy timeout).
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _current_offers_of(conn: Connection, adapter: str) -> list[Offer]:
+    latest = (
+        select(func.max(runs.c.id))
+        .where(runs.c.adapter == adapter, runs.c.status == "ok")
+        .scalar_subquery()
+    )
+    query = select(offers).where(offers.c.run_id == latest).order_by(offers.c.id)
+    return [_offer(row) for row in conn.execute(query).all()]

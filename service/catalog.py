@@ -1,19 +1,65 @@
 """The current catalog held in memory by each web worker, reloaded when a new run lands.
 
 Workers ask the store for its catalog version at most every ``catalog_check_seconds``; a
-quote between checks costs no database round trip at all.
+quote between checks costs no database round trip at all. When the store fails, the last
+good catalog keeps serving and the failure is remembered (:class:`Degraded`), so answers
+can say so; the next successful check clears it.
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from hardware import Hardware
-from pricing.store import Store
+from pricing.store import Store, utcnow
 from service.engine.offer_table import OfferTable
+
+log = logging.getLogger(__name__)
+
+REASON_CHARS = 200  # a driver's message can be long; the marker keeps its first line's head
+
+
+@dataclass(frozen=True, slots=True)
+class Degraded:
+    """Serving from memory since ``since``, because the store failed with ``reason``."""
+
+    since: datetime
+    reason: str
+
+    def document(self) -> dict[str, str]:
+        return {"since": self.since.isoformat(timespec="seconds"), "reason": self.reason}
+
+
+def describe(error: BaseException) -> str:
+    """The error's class and first line: no SQL, no parameters, no credentials."""
+    original = getattr(error, "orig", None) or error
+    first = (str(original).strip().splitlines() or [""])[0]
+    return f"{type(original).__name__}: {first}"[:REASON_CHARS]
+
+
+class Health:
+    """Whether the last attempt to read the store failed, and since when."""
+
+    def __init__(self) -> None:
+        self.degraded: Degraded | None = None
+
+    def failed(self, error: BaseException, what: str) -> None:
+        if self.degraded is None:
+            self.degraded = Degraded(utcnow(), describe(error))
+            log.warning("store unavailable, %s served from memory: %s", what, describe(error))
+
+    def recovered(self, what: str) -> None:
+        if self.degraded is not None:
+            log.warning("store back; %s read again", what)
+            self.degraded = None
 
 
 class Catalog:
@@ -32,22 +78,44 @@ class Catalog:
         self._checked_at = float("-inf")
         self.version = -1
         self._table: OfferTable | None = None
+        self.health = Health()
 
     def table(self) -> OfferTable:
-        if self._table is None or self._clock() - self._checked_at >= self._check_seconds:
-            with self._lock:
+        """The current table. Raises only when the store fails before any table is loaded."""
+        due = self._table is None or self._clock() - self._checked_at >= self._check_seconds
+        # With a table in hand, a request never queues behind another's check: a store that
+        # hangs (a held lock) would otherwise stall every request at once.
+        if due and self._lock.acquire(blocking=self._table is None):
+            try:
                 self._reload_if_moved()
+            finally:
+                self._lock.release()
         assert self._table is not None
         return self._table
 
+    def loaded(self) -> OfferTable | None:
+        """The table in memory, without asking the store (liveness)."""
+        return self._table
+
     def _reload_if_moved(self) -> None:
-        version = self._store.catalog_version()
+        try:
+            version = self._store.catalog_version()
+            if version != self.version or self._table is None:
+                self._load(version)
+        except SQLAlchemyError as error:
+            self._checked_at = self._clock()  # try again after check_seconds, not at once
+            if self._table is None:
+                raise
+            self.health.failed(error, "the catalog")
+            return
         self._checked_at = self._clock()
-        if version != self.version or self._table is None:
-            self._table = OfferTable(self._store.current_offers(), self._hardware)
-            self.version = version
-            # The catalog is hundreds of thousands of long-lived objects; left in the
-            # collector's generations, every full collection a request triggers walks them
-            # all. Freezing moves them out of its way (the old catalog is freed as usual).
-            gc.collect()
-            gc.freeze()
+        self.health.recovered("the catalog")
+
+    def _load(self, version: int) -> None:
+        self._table = OfferTable(self._store.current_offers(), self._hardware)
+        self.version = version
+        # The catalog is hundreds of thousands of long-lived objects; left in the
+        # collector's generations, every full collection a request triggers walks them
+        # all. Freezing moves them out of its way (the old catalog is freed as usual).
+        gc.collect()
+        gc.freeze()

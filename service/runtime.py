@@ -11,11 +11,13 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from hardware import Hardware, load_hardware
 from pricing.measurement_store import Measurement, latest_measurements
 from pricing.snapshot import ensure_snapshot
 from pricing.store import Store
-from service.catalog import Catalog
+from service.catalog import Catalog, Degraded, Health
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, with_overrides
 from service.engine.lru import Lru
 from service.settings import Settings
@@ -25,20 +27,26 @@ ANSWERS_REMEMBERED = 256  # distinct questions per worker; a document is a few k
 
 class Measured:
     """The newest calibrated measurement per (card, workload), re-read every few seconds,
-    so answers that use one cost no database round trip."""
+    so answers that use one cost no database round trip. A failed read keeps the last."""
 
     def __init__(self, store: Store, ttl_seconds: float) -> None:
         self._store = store
         self._ttl = ttl_seconds
         self._read_at = float("-inf")
         self._by_key: dict[tuple[str, str], Measurement] = {}
+        self.health = Health()
 
     def all(self) -> dict[tuple[str, str], Measurement]:
         if time.monotonic() - self._read_at >= self._ttl:
-            self._by_key = {
-                (m.accelerator, m.workload): m for m in latest_measurements(self._store)
-            }
+            self._read_at = time.monotonic()  # one reader at a time tries; the rest use these
+            try:
+                latest = latest_measurements(self._store)
+            except SQLAlchemyError as error:
+                self.health.failed(error, "measurements")
+                return self._by_key
+            self._by_key = {(m.accelerator, m.workload): m for m in latest}
             self._read_at = time.monotonic()
+            self.health.recovered("measurements")
         return self._by_key
 
     def get(self, accelerator: str, workload: str) -> Measurement | None:
@@ -61,12 +69,23 @@ class Runtime:
     def resolve_accelerator(self, name: str) -> str | None:
         return self.hardware.registry.canonical(name)
 
+    def degraded(self) -> Degraded | None:
+        """The oldest store failure the in-memory data is covering for, if any."""
+        found = [h.degraded for h in (self.catalog.health, self.measured.health) if h.degraded]
+        return min(found, key=lambda d: d.since) if found else None
 
-def open_runtime(settings: Settings) -> Runtime:
-    """Load the data, create the schema if needed and the bundled prices on first start."""
+
+def open_runtime(settings: Settings, prepare_store: bool = True) -> Runtime:
+    """Load the data, create the schema if needed and the bundled prices on first start.
+
+    ``prepare_store=False`` touches no database: for web workers, whose master prepared the
+    store before forking, so a worker (re)started while the database is away still boots
+    and serves what it can (a worker that failed to boot would stop the whole server).
+    """
     hardware = load_hardware()
-    store = Store(settings.resolved_database_url())
-    store.create_schema()
+    store = Store(settings.resolved_database_url(), settings.database_timeout_seconds)
+    if prepare_store:
+        store.create_schema()
     runtime = Runtime(
         settings,
         hardware,
@@ -75,5 +94,6 @@ def open_runtime(settings: Settings) -> Runtime:
         Measured(store, settings.catalog_check_seconds),
         with_overrides(DEFAULT_ASSUMPTIONS, settings),
     )
-    ensure_snapshot(store, runtime.resolve_accelerator)
+    if prepare_store:
+        ensure_snapshot(store, runtime.resolve_accelerator)
     return runtime

@@ -62,6 +62,46 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     web_workers: int = Field(
         default=2, ge=1, le=64, description="gunicorn worker processes for `breakeven serve`."
     )
+    web_keepalive_seconds: int = Field(
+        default=5,
+        gt=0,
+        le=300,
+        description=(
+            "An idle, slow or half-sent connection is closed after this many seconds "
+            "without a complete request."
+        ),
+    )
+    web_worker_timeout_seconds: int = Field(
+        default=60,
+        gt=0,
+        description="A gunicorn worker whose event loop is stuck this long is restarted.",
+    )
+    web_graceful_timeout_seconds: int = Field(
+        default=30,
+        ge=0,
+        description="On stop or restart, how long a worker may finish requests in flight.",
+    )
+    web_worker_connections: int = Field(
+        default=1000,
+        ge=10,
+        description="Connections one gunicorn worker holds at once (idle ones included).",
+    )
+    database_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description=(
+            "Longest statement (PostgreSQL statement_timeout) or lock wait (SQLite busy "
+            "timeout); past it the request answers from memory or 503."
+        ),
+    )
+    refresh_wait_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description=(
+            "POST /refresh?wait=true waits this long, then answers 202 while the refresh "
+            "goes on; kept below the worker timeout."
+        ),
+    )
     stale_after_hours: float = Field(
         default=48.0,
         gt=0,

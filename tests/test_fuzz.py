@@ -65,6 +65,7 @@ OPERATIONS = [
     ("GET", "/offers/history"),
     ("GET", "/providers"),
     ("GET", "/health"),
+    ("GET", "/ready"),
     ("GET", "/metrics"),
     ("POST", "/refresh"),
     ("GET", "/rank"),
@@ -83,6 +84,7 @@ MIN_OK = {
     "/offers/history": 30,
     "/providers": 1,
     "/health": 1,
+    "/ready": 1,
     "/metrics": 1,
     "/refresh": 0,
     "/rank": 30,
@@ -332,9 +334,13 @@ def _expect_documented(case: Any, response: Any, mode: GenerationMode | str) -> 
 def _modes(operation: Any) -> list[GenerationMode | str]:
     # A schema that constrains nothing (no parameters, or one free-form path string) has no
     # invalid request to generate; Hypothesis would report it unsatisfiable.
-    constrained = operation.path not in {"/gpus", "/health", "/metrics", "/providers"} and (
-        operation.path != "/gpus/{gpu_id}"
-    )
+    constrained = operation.path not in {
+        "/gpus",
+        "/health",
+        "/ready",
+        "/metrics",
+        "/providers",
+    } and (operation.path != "/gpus/{gpu_id}")
     return [
         GenerationMode.POSITIVE,
         *([GenerationMode.NEGATIVE] if constrained else []),

@@ -25,7 +25,10 @@ from service.settings import Settings
 
 GOLDEN = Path(__file__).parent / "golden" / "answers.json"
 CLOCK_KEYS = frozenset({"fetched_at", "age_seconds", "at", "since", "last_attempt_at"})
-CLOCK_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+# A moment in text, in a URL too (`since=` of a next-page link: colons as %3A).
+CLOCK_TEXT = re.compile(
+    r"\d{4}-\d{2}-\d{2}T\d{2}(:|%3A)\d{2}(:|%3A)\d{2}(\.\d+)?(Z|[+-]\d{2}(:|%3A)\d{2})"
+)
 
 # (name, path and query) for REST; (name, arguments) for the CLI.
 REST = [

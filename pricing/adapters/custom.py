@@ -1,39 +1,94 @@
 """Offers a user imports: negotiated rates, quotes, an on-prem cluster's internal price.
 
 ``breakeven offers import FILE.csv`` merges the file into the current custom offers (a row
-with the same provider, product, region, accelerator and pricing replaces the old one) and
-writes the result as one new run, so an import is all-or-nothing and older imports survive.
+with the same product, region, zone, accelerator, count and pricing replaces the old one)
+and writes the result as one new run, so an import is all-or-nothing and older imports
+survive. Imported rows are always provider ``custom``: a file may not speak for a cloud, so
+it can never hide or replace another source's offers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import date
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import date, timedelta
 from pathlib import Path
 
 from pricing.adapters import Batch
-from pricing.adapters.tabular import parse_offers_csv
+from pricing.adapters.tabular import RowRule, decode_utf8, parse_offers_csv
 from pricing.offer import Offer
 
 CUSTOM = "custom"
 
+# A user east of UTC may date a quote by a local today that is already UTC's tomorrow.
+CLOCK_SLACK = timedelta(days=1)
+# Oldest year price_date() reads (pricing/offer.py); an older as-of would read as undated.
+EARLIEST_YEAR = 1990
+# ISO day or month: the forms price_date() reads exactly, so age and staleness are right.
+_ISO_AS_OF = re.compile(r"([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?")
 
-def _key(offer: Offer) -> tuple[str, str, str, str, str]:
-    return (offer.provider, offer.product, offer.region, offer.accelerator, offer.pricing)
+
+def _key(offer: Offer) -> tuple[object, ...]:
+    """What one offer is: the same key the parser's duplicate check uses."""
+    return (
+        offer.product,
+        offer.region,
+        offer.zone,
+        offer.accelerator,
+        offer.count,
+        offer.pricing,
+    )
 
 
 def read_custom_file(
     path: Path, resolve_accelerator: Callable[[str], str | None], today: date
 ) -> list[Offer]:
     """Parse an import file; rows without source or date get the file name and today."""
-    text = path.read_text(encoding="utf-8-sig")
+    text = decode_utf8(path.read_bytes())
     defaults = {
         "provider": CUSTOM,
         "source": f"imported from {path.name}",
         "price_as_of": today.isoformat(),
         "confidence": "user",
     }
-    return parse_offers_csv(text, resolve_accelerator, defaults)
+    rules: list[RowRule] = [_provider_is_custom, _price_as_of_rule(today)]
+    return parse_offers_csv(text, resolve_accelerator, defaults, rules)
+
+
+def _provider_is_custom(values: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """A cloud's name would make the row pass for that cloud's own offers."""
+    if values["provider"] != CUSTOM:
+        yield (
+            "provider",
+            f"imported offers are always provider {CUSTOM!r}, got {values['provider']!r} "
+            "(name the seller in service or notes, or leave the column out)",
+        )
+
+
+def _price_as_of_rule(today: date) -> RowRule:
+    def rule(values: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+        problem = _as_of_problem(values["price_as_of"], today)
+        if problem:
+            yield "price_as_of", f"{problem}, got {values['price_as_of']!r}"
+
+    return rule
+
+
+def _as_of_problem(text: str, today: date) -> str:
+    """Why an as-of is unusable ('' if fine): a free or future date would read as fresh."""
+    match = _ISO_AS_OF.fullmatch(text)
+    if match is None:
+        return "must be an ISO date, YYYY-MM-DD or YYYY-MM"
+    year, month, day = (int(part) if part else 1 for part in match.groups())
+    try:
+        start = date(year, month, day)
+    except ValueError:
+        return "is not a calendar date"
+    if year < EARLIEST_YEAR:
+        return f"must not be before {EARLIEST_YEAR}"
+    if start > today + CLOCK_SLACK:
+        return f"lies in the future (today is {today.isoformat()})"
+    return ""
 
 
 def merge(current: Sequence[Offer], imported: Sequence[Offer], replace: bool) -> Batch:

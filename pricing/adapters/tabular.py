@@ -1,15 +1,18 @@
 """Offers from CSV text: the shared parser of the bundled snapshot and of custom imports.
 
 Both are tables a person edits, so errors name the line and the column, and every bad row
-is reported at once instead of the first one only.
+is reported at once instead of the first one only. The bounds here hold for any source; a
+caller adds its own rules (custom imports: provider and date) through ``rules``.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
-import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Protocol
 
 from pricing.errors import ImportRejected, RowError
 from pricing.offer import HOURLY, TEXT_LIMITS, Offer, PricingModel
@@ -29,76 +32,188 @@ OPTIONAL_COLUMNS = (
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
+# Most accelerators one offer may hold: a whole cluster's quote, never more.
+MAX_COUNT = 100_000
+# Ceiling of a whole offer's price. The largest cloud instances (8 x H200/B200) list near
+# 100 USD/h; 10,000 leaves room for a negotiated cluster quote while every total the engine
+# multiplies from it stays far from float overflow (1.7e308 gave null answers).
+MAX_USD_PER_HOUR = 10_000.0
+# Floor of a whole offer's price, a hundredth of a cent an hour: below it hours-per-dollar
+# overflows (5e-324 was ranked first with a null figure).
+MIN_USD_PER_HOUR = 0.0001
+# Memory per accelerator: the same bound the API puts on `memory` (service/documents/queries.py).
+MAX_MEMORY_GB = 4096.0
+
+# Plain decimal numbers only: float() would also take "nan", "inf", "1_000" and " 5\n".
+_DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_WHOLE = re.compile(r"[0-9]+")
+
+
+class _Reader(Protocol):
+    line_num: int  # physical lines read so far
+
+    def __next__(self) -> list[str]: ...
+
+
+# A caller's own rule on one row: the row's values (defaults filled) -> (column, message)s.
+RowRule = Callable[[Mapping[str, str]], Iterable[tuple[str, str]]]
+
 
 def parse_offers_csv(
     text: str,
     resolve_accelerator: Callable[[str], str | None],
     defaults: dict[str, str],
+    rules: Sequence[RowRule] = (),
 ) -> list[Offer]:
     """Parse every row or none: raises :class:`ImportRejected` listing all bad rows.
 
     ``resolve_accelerator`` maps any spelling to a canonical id (None if unknown);
     ``defaults`` fills optional columns a file leaves out (provider, source, price_as_of ...).
     """
-    reader = csv.DictReader(io.StringIO(text))
-    header = [name.strip() for name in reader.fieldnames or []]
+    reader = csv.reader(io.StringIO(text))
+    errors: list[RowError] = []
+    header = _header(reader, errors)
+    parsed: list[tuple[int, Offer]] = []
+    for line, row in _records(reader, header, errors):
+        offer = _parse_row(line, row, resolve_accelerator, defaults, rules, errors)
+        if offer is not None:
+            parsed.append((line, offer))
+    errors.extend(_duplicates(parsed))
+    if errors:
+        raise ImportRejected(sorted(errors, key=lambda e: e.line))
+    if not parsed:
+        raise ImportRejected([RowError(2, "(file)", "no offer rows")])
+    return [offer for _, offer in parsed]
+
+
+def decode_utf8(data: bytes) -> str:
+    """The file's text; a file that is not UTF-8 is rejected naming each bad line and byte."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise ImportRejected([RowError(1, "(file)", "UTF-16 text: save the file as UTF-8")])
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    lines = data.split(b"\n")  # a newline byte never occurs inside a UTF-8 sequence
+    header = _split(lines[0].decode("utf-8-sig", "replace"))
+    errors = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            where = "(header)" if number == 1 else _column_at(header, line[: exc.start])
+            bad = f"byte {exc.start + 1} of the line (0x{line[exc.start]:02x}) is not UTF-8"
+            errors.append(RowError(number, where, f"{bad}: save the file as UTF-8"))
+    raise ImportRejected(errors)
+
+
+def _split(line: str) -> list[str]:
+    return next(csv.reader([line]), [])
+
+
+def _column_at(header: list[str], before: bytes) -> str:
+    """The column a byte falls in, from the cells the line holds before it."""
+    index = max(len(_split(before.decode("utf-8", "replace"))) - 1, 0)
+    return header[index].strip() if index < len(header) else f"column {index + 1}"
+
+
+def _header(reader: _Reader, errors: list[RowError]) -> list[str]:
+    """The column names; missing, repeated or NUL-holding names are errors on line 1."""
+    try:
+        header = [name.strip() for name in next(reader, [])]
+    except csv.Error as exc:
+        raise ImportRejected([RowError(1, "(header)", f"not valid CSV: {exc}")]) from exc
     missing = [name for name in REQUIRED_COLUMNS if name not in header]
     if missing:
         raise ImportRejected([RowError(1, c, "required column is missing") for c in missing])
-    reader.fieldnames = header
-    offers: list[Offer] = []
-    errors: list[RowError] = []
-    for line, row in enumerate(reader, start=2):
-        if None in row:
-            errors.append(RowError(line, "(row)", "more fields than the header has"))
+    for index, name in enumerate(header):
+        if "\x00" in name:
+            errors.append(RowError(1, f"column {index + 1}", "holds a NUL byte"))
+        elif name in header[:index]:
+            errors.append(RowError(1, name, "column appears more than once"))
+    return header
+
+
+def _records(
+    reader: _Reader, header: list[str], errors: list[RowError]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Each row with the line it starts on (quoted cells may span lines; blank lines skip)."""
+    line = reader.line_num
+    while True:
+        start = line + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            errors.append(RowError(start, "(row)", f"not valid CSV: {exc}"))
+            return
+        line = reader.line_num
+        if not cells:
             continue
-        offer = _parse_row(line, row, resolve_accelerator, defaults, errors)
-        if offer is not None:
-            offers.append(offer)
-    if errors:
-        raise ImportRejected(errors)
-    if not offers:
-        raise ImportRejected([RowError(2, "(file)", "no offer rows")])
-    return offers
+        if len(cells) > len(header):
+            errors.append(RowError(start, "(row)", "more fields than the header has"))
+            continue
+        yield start, dict(zip(header, cells, strict=False))
 
 
 def _parse_row(
     line: int,
-    row: dict[str, str | None],
+    row: dict[str, str],
     resolve_accelerator: Callable[[str], str | None],
     defaults: dict[str, str],
+    rules: Sequence[RowRule],
     errors: list[RowError],
 ) -> Offer | None:
+    values = {
+        name: (row.get(name) or "").strip() or defaults.get(name, "")
+        for name in REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+    }
+
     def value(name: str) -> str:
-        return (row.get(name) or "").strip() or defaults.get(name, "")
+        return values[name]
 
     def fail(column: str, message: str) -> None:
         errors.append(RowError(line, column, message))
 
     before = len(errors)
+    for name, cell in row.items():
+        if "\x00" in cell:
+            fail(name, "holds a NUL byte")
     for name in ("product", "region", "provider", "source", "price_as_of"):
         if not value(name):
             fail(name, "must not be empty")
     for name, limit in TEXT_LIMITS.items():
         if len(value(name)) > limit:
             fail(name, f"longer than {limit} characters")
+    for rule in rules:
+        for column, message in rule(values):
+            fail(column, message)
     accelerator = resolve_accelerator(value("accelerator"))
     if accelerator is None:
         fail("accelerator", f"unknown accelerator {value('accelerator')!r}")
     count = _integer(value("count"))
-    if count is None or not 1 <= count <= 100_000:
-        fail("count", f"must be a whole number from 1 to 100000, got {value('count')!r}")
+    if count is None or not 1 <= count <= MAX_COUNT:
+        fail("count", f"must be a whole number from 1 to {MAX_COUNT}, got {value('count')!r}")
+    price = _number(value("usd_per_hour"))
+    if price is None or not MIN_USD_PER_HOUR <= price <= MAX_USD_PER_HOUR:
+        fail(
+            "usd_per_hour",
+            f"must be a number of USD from {MIN_USD_PER_HOUR:g} to {MAX_USD_PER_HOUR:g} "
+            f"for the whole offer, got {value('usd_per_hour')!r}",
+        )
     pricing = value("pricing")
     if pricing not in {str(p) for p in HOURLY}:
         fail("pricing", f"must be one of {', '.join(sorted(HOURLY))}, got {pricing!r}")
-    price = _positive(value("usd_per_hour"))
-    if price is None:
-        fail("usd_per_hour", f"must be a positive number of USD, got {value('usd_per_hour')!r}")
     memory = None
     if value("memory_gb"):
-        memory = _positive(value("memory_gb"))
-        if memory is None:
-            fail("memory_gb", f"must be a positive number, got {value('memory_gb')!r}")
+        memory = _number(value("memory_gb"))
+        if memory is None or not 0 < memory <= MAX_MEMORY_GB:
+            fail(
+                "memory_gb",
+                f"must be a number of GB above 0 and at most {MAX_MEMORY_GB:g} per "
+                f"accelerator, got {value('memory_gb')!r}",
+            )
     host = value("host_included").lower() or "true"
     if host not in _TRUE | _FALSE:
         fail("host_included", f"must be true or false, got {host!r}")
@@ -124,16 +239,34 @@ def _parse_row(
     )
 
 
+def _duplicates(parsed: Sequence[tuple[int, Offer]]) -> list[RowError]:
+    """A row offering what an earlier row offers: the import would silently keep one."""
+    first: dict[tuple[object, ...], int] = {}
+    errors = []
+    for line, offer in parsed:
+        key = (
+            offer.provider,
+            offer.product,
+            offer.region,
+            offer.zone,
+            offer.accelerator,
+            offer.count,
+            offer.pricing,
+        )
+        if key in first:
+            message = (
+                f"duplicates line {first[key]} (same product, region, zone, accelerator, "
+                "count and pricing)"
+            )
+            errors.append(RowError(line, "(row)", message))
+        else:
+            first[key] = line
+    return errors
+
+
 def _integer(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
+    return int(text) if _WHOLE.fullmatch(text) else None
 
 
-def _positive(text: str) -> float | None:
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) and number > 0 else None
+def _number(text: str) -> float | None:
+    return float(text) if _DECIMAL.fullmatch(text) else None

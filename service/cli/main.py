@@ -12,14 +12,16 @@ from typing import Any
 
 import click
 from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import OperationalError
 
 from hardware import Workload
 from pricing import schema
 from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.errors import ImportRejected
 from pricing.measurement_store import add_measurements, export_file, read_file
+from pricing.offer import Offer
 from pricing.refresh import RunResult, refresh
-from pricing.store import Store, utcnow
+from pricing.store import Store, record_merged_run, utcnow
 from service.cli.text import (
     describe_gpus,
     describe_offers,
@@ -202,9 +204,19 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
         for error in exc.errors:
             click.echo(f"  {error}", err=True)
         ctx.exit(1)
-    current = [s.offer for s in runtime.store.current_offers(CUSTOM)]
-    batch = merge(current, imported, replace)
-    run = runtime.store.record_run(CUSTOM, batch.offers, started, batch.source_version)
+
+    def next_run(current: list[Offer]) -> tuple[Sequence[Offer], str]:
+        batch = merge(current, imported, replace)
+        return batch.offers, batch.source_version
+
+    # Read, merge and write under one per-database lock: a concurrent import is not lost.
+    try:
+        run = record_merged_run(runtime.store, CUSTOM, next_run, started)
+    except OperationalError as exc:  # the lock or the database past its timeout
+        raise click.ClickException(
+            f"nothing imported: the database did not answer in time, or another import "
+            f"still holds its lock; try again ({type(exc.orig).__name__})"
+        ) from exc
     click.echo(f"imported {len(imported)} offers; custom now has {run.row_count} (run {run.id})")
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from pydantic import WithJsonSchema
 
@@ -113,6 +114,8 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         pricing=query.pricing,
         region_prefix=query.region,
     )
+    total = len(picked)
+    picked = picked[query.offset : query.offset + query.limit]
     chosen = [table.rows[i] for i in picked]
     rows = [offer_fields(stored, CATALOG) for stored in chosen]
     if query.workload is not None or query.gpu is not None:
@@ -126,7 +129,13 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
                 row["usd_per_hour"] * s_ref / (table.speed[query.workload][i])
             )
     prices = freshness(chosen, runtime.settings.stale_after_hours)
-    return {"count": len(rows), "offers": rows, "prices": prices}
+    return {
+        "count": len(rows),
+        "offers": rows,
+        "prices": prices,
+        "total": total,
+        "next": next_page("/offers", query, query.offset + query.limit < total),
+    }
 
 
 def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
@@ -145,17 +154,68 @@ def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
             provider=query.provider.lower() if query.provider else None,
             region_prefix=query.region.lower() if query.region else None,
             pricing=query.pricing,
-            limit=query.limit,
+            limit=query.limit + 1,  # one more says whether a next page exists
+            offset=query.offset,
         )
     ]
-    return {"count": len(points), "since": since.isoformat(), "points": points}
+    more = len(points) > query.limit
+    points = points[: query.limit]
+    # The next page keeps this page's window: `since` as resolved now, not "30 days ago" later.
+    window = query.model_copy(update={"since": since})
+    return {
+        "count": len(points),
+        "since": since.isoformat(),
+        "points": points,
+        "next": next_page("/offers/history", window, more),
+    }
+
+
+def next_page(path: str, query: OffersQuery | HistoryQuery, more: bool) -> str | None:
+    """The link to the page after ``query``'s (None on the last page): every parameter the
+    query set is kept, so the next page asks the same question."""
+    if not more:
+        return None
+    given = query.model_dump(exclude_defaults=True, mode="json")
+    return f"{path}?{urlencode({**given, 'offset': query.offset + query.limit})}"
+
+
+# Text a spreadsheet would read as a formula (OWASP CSV injection): `=`, `+`, `-`, `@`, and
+# tab or carriage return, which some spreadsheets strip before looking at the rest.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
-    """Rows as CSV, header first; no rows, no text."""
+    """Rows as CSV, header first; no rows, no text.
+
+    Every CSV the product writes (server and CLI) goes through here, so a formula-like text
+    cell, from an imported offer say, gets OWASP's leading `'` and a spreadsheet shows it as
+    text instead of running it. Numbers are written as they are: -1.5 is a value, not a formula.
+    """
     out = io.StringIO()
     if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        fields = list(rows[0])
+        writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        for row in rows:
+            cells = {key: _inert(value) for key, value in row.items()}
+            if any(isinstance(value, str) and "\r" in value for value in cells.values()):
+                out.write(_quoting_cr(fields, cells))
+            else:
+                writer.writerow(cells)
     return out.getvalue()
+
+
+def _inert(value: Any) -> Any:
+    """A text cell a spreadsheet would evaluate, prefixed with `'`; anything else unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _quoting_cr(fields: list[str], cells: dict[str, Any]) -> str:
+    """One row whose text holds a carriage return, with that cell quoted. The csv module
+    quotes only the line terminator's characters, so with "\n" a bare "\r" went out as is:
+    a spreadsheet ends the row there and reads the rest, `=...` perhaps, as a new row."""
+    line = io.StringIO()
+    csv.DictWriter(line, fieldnames=fields, lineterminator="\r\n").writerow(cells)
+    return line.getvalue().removesuffix("\r\n") + "\n"

@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
 
 from hardware import Workload
+from pricing.offer import PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
 
 # Upper bounds keep absurd inputs (1e308 hours) out of the arithmetic; each is far past
@@ -21,6 +31,11 @@ MAX_HOURS = 10_000_000  # ~1,140 years of one card
 # Lower bounds do the same for vanishing inputs: hours=5e-324 rounded every rental's cost
 # to 0 (break-even "never").
 MIN_HOURS = 0.001  # 3.6 seconds of one card
+# List endpoints answer a page at a time, so no client makes a worker build megabytes
+# (a 100,000-offer catalog was 44 MB in one answer).
+PAGE_DEFAULT = 1_000  # rows per page unless `limit` asks for another size
+PAGE_MAX = 10_000  # the largest page: a few MB of JSON
+MAX_OFFSET = 10_000_000  # past any catalog or history this service holds
 
 
 # An ISO 8601 date, or date and time with an optional offset. Only this: pydantic alone also
@@ -32,9 +47,57 @@ ISO_MOMENT = (
 IsoMoment = Annotated[datetime, WithJsonSchema({"type": "string", "pattern": ISO_MOMENT})]
 
 
+# A number as a query string writes it: optional sign, digits, optional decimal point and
+# exponent. Python's float() and int(), so pydantic's too, also read `1_000` and ` 5\n`.
+STRICT_NUMBER = r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"
+NOT_A_NUMBER = "expected a number: digits, an optional sign, decimal point and exponent"
+
+
+def _numeric(annotation: Any) -> bool:
+    """Whether a field takes a number (float, int, or either or None)."""
+    if get_origin(annotation) in (Union, UnionType):
+        return any(_numeric(arg) for arg in get_args(annotation))
+    if get_origin(annotation) is Annotated:  # the cost parameters: bounded floats
+        return _numeric(get_args(annotation)[0])
+    return annotation in (float, int)
+
+
 class Query(BaseModel):
     # Unknown parameters are an error: a typo (hour=500) must not silently use a default.
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strict_number(cls, value: object, info: ValidationInfo) -> object:
+        """A number as nothing but a number: pydantic reads `hours=1_000` or a trailing
+        newline as 1000 or 5, a mistake to refuse (400 naming the parameter). A parameter
+        given twice is the HTTP layer's to refuse (service/http/security.py)."""
+        name = info.field_name
+        if name is None:
+            return value
+        if (
+            isinstance(value, str)
+            and _numeric(cls.model_fields[name].annotation)
+            and not re.fullmatch(STRICT_NUMBER, value)
+        ):
+            raise ValueError(NOT_A_NUMBER)
+        return value
+
+
+# The pricing models a catalog row can have: /offers and /offers/history filter on them, and
+# a typo (pricing=spto) is refused with the list instead of answering nothing.
+PRICINGS = tuple(str(p) for p in PricingModel)
+
+
+def _known_pricing(value: str) -> str:
+    if value not in PRICINGS:
+        raise ValueError(f"expected one of: {', '.join(PRICINGS)}")
+    return value
+
+
+PricingFilter = Annotated[
+    str, AfterValidator(_known_pricing), WithJsonSchema({"type": "string", "enum": list(PRICINGS)})
+]
 
 
 class _BreakevenQuestion(Query):
@@ -92,7 +155,7 @@ RankQuery = overrides_model(
 class OffersQuery(Query):
     accelerator: str | None = Field(None, max_length=100, description="Accelerator, any alias.")
     provider: str | None = Field(None, max_length=64, description="Provider (aws, gcp ...).")
-    pricing: str | None = Field(None, max_length=32, description="Pricing model.")
+    pricing: PricingFilter | None = Field(None, description="Pricing model.")
     region: str | None = Field(None, max_length=100, description="Region prefix.")
     workload: Workload | None = Field(
         None,
@@ -101,17 +164,20 @@ class OffersQuery(Query):
     )
     gpu: str | None = Field(None, max_length=100, description="Reference card for workload.")
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
+    limit: int = Field(PAGE_DEFAULT, ge=1, le=PAGE_MAX, description="Rows in one page.")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Rows skipped: `next` gives it.")
 
 
 class HistoryQuery(Query):
     accelerator: str | None = Field(None, max_length=100, description="Accelerator, any alias.")
     provider: str | None = Field(None, max_length=64, description="Provider (aws, gcp ...).")
     region: str | None = Field(None, max_length=100, description="Region prefix.")
-    pricing: str | None = Field(None, max_length=32, description="Pricing model.")
+    pricing: PricingFilter | None = Field(None, description="Pricing model.")
     since: IsoMoment | None = Field(
         None, description="ISO date or time (UTC if no offset); default 30 days ago."
     )
-    limit: int = Field(10_000, ge=1, le=100_000, description="Most points returned.")
+    limit: int = Field(PAGE_MAX, ge=1, le=PAGE_MAX, description="Points in one page.")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Points skipped: `next` gives it.")
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
 
     @field_validator("since", mode="before")

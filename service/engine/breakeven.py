@@ -171,6 +171,13 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     # Rent: the shortlist of possible cheapest offers, costed and merged.
     index, candidates = table.shortlist(request, memory_gb)
     if candidates == 0:
+        if request.providers is not None and not request.providers & table.providers.keys():
+            # None of the providers asked for has an offer: the list is to blame, not the card.
+            raise NoMatchingOffers(
+                "providers",
+                f"no rental offer from {', '.join(sorted(request.providers)) or 'no provider'}; "
+                f"known providers: {', '.join(sorted(table.providers))}",
+            )
         raise NoMatchingOffers(
             "memory" if request.memory_gb is not None else "gpu",
             f"no rental offer with at least {memory_gb:g} GB per accelerator matches "

@@ -33,23 +33,27 @@ TAGS: list[dict[str, str]] = [
 ]
 
 
-def create_app(settings: Settings | None = None) -> APIFlask:
+def create_app(settings: Settings | None = None, prepare_store: bool = True) -> APIFlask:
     settings = settings or Settings()
     app = APIFlask(
         __name__,
         title="gpu-breakeven",
         version="0.1.0",
         spec_path="/openapi.json",
-        docs_path="/docs",
+        docs_path=None,  # /docs is ours (routes/dashboard.py): vendored Swagger UI under a CSP
     )
     app.config["OPENAPI_VERSION"] = "3.1.0"
+    # Relative to where the spec is served. APIFlask's default is the first request's Host
+    # header, cached for every later reader: a forged Host would point /docs' "Try it out",
+    # bearer token and all, at another server.
+    app.config["SERVERS"] = [{"url": "/"}]
     app.config["TAGS"] = [dict(tag) for tag in TAGS]
     app.config["JSON_SORT_KEYS"] = False
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
     problems.init_app(app)
     security.init_app(app)
-    runtime = open_runtime(settings)
+    runtime = open_runtime(settings, prepare_store)
     init_runtime(app, runtime)
     metrics.init_app(app, runtime.store)
     for module in (breakeven, gpus, offers, providers, health, admin, rank, dashboard):

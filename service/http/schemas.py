@@ -214,9 +214,11 @@ OfferOut = _offer_model(
 
 
 class OfferList(_Out):
-    count: int
+    count: int = Field(description="Offers in this page.")
     offers: list[OfferOut]
-    prices: Freshness
+    prices: Freshness = Field(description="How old the prices in this page are.")
+    total: int = Field(description="Offers matching the filters, in all pages.")
+    next: str | None = Field(description="The next page's path and query; null: the last.")
 
 
 HistoryPoint = _offer_model(
@@ -230,9 +232,10 @@ HistoryPoint = _offer_model(
 
 
 class History(_Out):
-    count: int
+    count: int = Field(description="Points in this page.")
     since: str
     points: list[HistoryPoint]
+    next: str | None = Field(description="The next page's path and query; null: the last.")
 
 
 # -- /gpus (re-serialised) ------------------------------------------------------------------

@@ -2,17 +2,26 @@
 
 With no BREAKEVEN_ADMIN_TOKEN configured the endpoint is disabled (403), never open. The
 token is never logged, echoed or put in an error document.
+
+A refresh always runs in the background: ``wait=true`` waits at most
+BREAKEVEN_REFRESH_WAIT_SECONDS (below the worker timeout), then answers 202, so a slow
+source never gets a worker killed, and the run records its own outcome. One refresh per
+provider per database: a PostgreSQL advisory lock, or a file lock next to SQLite's file.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hmac
 import threading
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 from apiflask import APIBlueprint
 from flask import current_app, request
+from sqlalchemy import Connection, text
+from sqlalchemy.engine import make_url
 
 from pricing.adapters import Adapter
 from pricing.refresh import RunResult, refresh
@@ -20,44 +29,120 @@ from service.documents.providers import result_document
 from service.http import current_runtime
 from service.http.problems import Problem
 from service.http.schemas import RefreshDone, RefreshQuery, RefreshStarted, documented_response
+from service.http.security import refuse_repeated_parameters
 from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
 from service.runtime import Runtime
+from service.settings import Settings
 
 bp = APIBlueprint("admin", __name__)
 
 REFRESHER = "breakeven.refresher"
+# Arbitrary constant naming "a provider's HTTP refresh" among this database's advisory
+# locks (the scheduler's is 7_260_002); the provider's name is hashed into the second key.
+REFRESH_LOCK = 7_260_003
+
+
+class ProviderLock:
+    """Held while one provider refreshes; released by the OS or the server if we die."""
+
+    def __init__(self, settings: Settings, store: Any, name: str) -> None:
+        self._store = store
+        self._name = name
+        url = make_url(store.url)
+        self._postgres = url.get_backend_name() == "postgresql"
+        database = url.database or str(settings.data_dir / "breakeven.sqlite3")
+        self._path = Path(database).with_suffix(f".refresh-{name}.lock")
+        self._conn: Connection | None = None
+        self._file: IO[str] | None = None
+
+    def try_acquire(self) -> bool:
+        if self._postgres:
+            conn = self._store.engine.connect()
+            query = text("SELECT pg_try_advisory_lock(:k, hashtext(:name))")
+            if conn.execute(query, {"k": REFRESH_LOCK, "name": self._name}).scalar():
+                conn.commit()
+                self._conn = conn
+                return True
+            conn.close()
+            return False
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        handle = self._path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return False
+        self._file = handle
+        return True
+
+    def release(self) -> None:
+        if self._conn is not None:
+            try:  # closing the session releases the lock even if this fails
+                self._conn.execute(
+                    text("SELECT pg_advisory_unlock(:k, hashtext(:name))"),
+                    {"k": REFRESH_LOCK, "name": self._name},
+                )
+                self._conn.commit()
+            finally:
+                self._conn.close()
+                self._conn = None
+        if self._file is not None:
+            self._file.close()  # drops the flock
+            self._file = None
 
 
 class Refresher:
-    """Refreshes started over HTTP: in a background thread, one at a time per provider."""
+    """Refreshes started over HTTP: in a background thread, one per provider per database."""
 
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
-        self._lock = threading.Lock()
-        self._running: set[str] = set()
 
-    def _claim(self, adapters: Sequence[Adapter]) -> None:
-        names = {a.name for a in adapters}
-        with self._lock:
-            busy = sorted(names & self._running)
-            if busy:
-                raise Problem(409, "refresh-running", f"already refreshing: {', '.join(busy)}")
-            self._running |= names
+    def _claim(self, adapters: Sequence[Adapter]) -> list[ProviderLock]:
+        held: list[ProviderLock] = []
+        busy: list[str] = []
+        try:
+            for adapter in adapters:
+                lock = ProviderLock(self._runtime.settings, self._runtime.store, adapter.name)
+                if lock.try_acquire():
+                    held.append(lock)
+                else:
+                    busy.append(adapter.name)
+        except BaseException:
+            _release(held)
+            raise
+        if busy:
+            _release(held)
+            raise Problem(409, "refresh-running", f"already refreshing: {', '.join(busy)}")
+        return held
 
-    def run(self, adapters: Sequence[Adapter], force: bool) -> list[RunResult]:
+    def run(
+        self, adapters: Sequence[Adapter], force: bool, locks: Sequence[ProviderLock]
+    ) -> list[RunResult]:
         try:
             policy = refresh_policy(self._runtime.settings)
             return refresh(self._runtime.store, adapters, policy, force=force)
         finally:
-            with self._lock:
-                self._running -= {a.name for a in adapters}
+            _release(locks)
 
-    def start(self, adapters: Sequence[Adapter], force: bool, wait: bool) -> list[RunResult]:
-        self._claim(adapters)
-        if wait:
-            return self.run(adapters, force)
-        threading.Thread(target=self.run, args=(adapters, force), daemon=True).start()
-        return []
+    def start(self, adapters: Sequence[Adapter], force: bool, wait: bool) -> list[RunResult] | None:
+        """The results when done within the wait (``wait``), else None: still running."""
+        locks = self._claim(adapters)
+        outcome: list[list[RunResult]] = []
+
+        def target() -> None:
+            outcome.append(self.run(adapters, force, locks))
+
+        thread = threading.Thread(target=target, name="http-refresh", daemon=True)
+        thread.start()
+        if not wait:
+            return None
+        thread.join(self._runtime.settings.refresh_wait_seconds)
+        return outcome[0] if outcome else None
+
+
+def _release(locks: Sequence[ProviderLock]) -> None:
+    for lock in locks:
+        lock.release()
 
 
 def authorize(runtime: Runtime) -> None:
@@ -80,6 +165,7 @@ def _admin_only() -> None:
     # Before the view, so before its input validation: a caller without the token learns
     # nothing about the parameters, only 401 or 403.
     authorize(current_runtime())
+    refuse_repeated_parameters()
 
 
 @bp.post("/refresh")
@@ -88,7 +174,8 @@ def _admin_only() -> None:
     summary="Refresh prices now (admin)",
     tags=["Admin"],
     description="Starts a refresh of one source or all scheduled ones. 202 at once, or 200 "
-    "with the results when `wait=true`.",
+    "with the results when `wait=true` and it ends within BREAKEVEN_REFRESH_WAIT_SECONDS "
+    "(202 otherwise: it goes on, see /providers).",
     security="BearerAuth",
     responses={
         200: documented_response(RefreshDone, "Refresh finished (`wait=true`)"),
@@ -105,7 +192,8 @@ def _admin_only() -> None:
         },
         403: "Admin endpoints disabled",
         404: "Unknown source",
-        409: "Already refreshing",
+        409: "Already refreshing (anywhere on this database)",
+        503: "The price store is not answering (Retry-After)",
     },
 )
 def post_refresh(query: RefreshQuery) -> tuple[dict[str, Any], int]:
@@ -125,7 +213,7 @@ def post_refresh(query: RefreshQuery) -> tuple[dict[str, Any], int]:
     refresher = current_app.extensions.setdefault(REFRESHER, Refresher(runtime))
     results = refresher.start(chosen, query.force, query.wait)
     names = [a.name for a in chosen]
-    if not query.wait:
+    if results is None:
         return {"status": "started", "providers": names, "progress": "/providers"}, 202
     return {
         "status": "done",

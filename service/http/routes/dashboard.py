@@ -1,7 +1,8 @@
-"""The pricing dashboard at ``/``: one page over the same REST API, every asset local.
+"""The pricing dashboard at ``/`` and the API browser at ``/docs``: pages over the same REST
+API, every asset local (Chart.js and Swagger UI are vendored under static/vendor/).
 
 A strict Content Security Policy allows only this origin: no CDN, no inline script or
-style, so the page works with no network and nothing on it can talk to a third party.
+style, so the pages work with no network and nothing on them can talk to a third party.
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ CONTENT_SECURITY_POLICY = "; ".join(
 
 @bp.get("/")
 def index() -> Response:
-    response = Response(render_template("index.html"), mimetype="text/html")
+    return _page("index.html")
+
+
+@bp.get("/docs")
+def docs() -> Response:
+    """Swagger UI over /openapi.json, in place of APIFlask's page (a CDN and inline script)."""
+    return _page("docs.html")
+
+
+def _page(template: str) -> Response:
+    response = Response(render_template(template), mimetype="text/html")
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY  # the rest: security.py
     return response

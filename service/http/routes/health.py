@@ -1,15 +1,59 @@
-"""GET /health: cheap liveness for load balancers; answers from memory."""
+"""GET /health (liveness, from memory) and GET /ready (the store answers), and what every
+answer does while the store is away: in-memory answers are marked, the rest are 503.
+
+Liveness never touches the database: a load balancer that restarted workers because the
+database is down would only take away the answers the in-memory catalog can still give.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import orjson
 from apiflask import APIBlueprint
+from flask import Response, current_app, request
+from flask.blueprints import BlueprintSetupState
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import SQLAlchemyError
 
-from service.http import current_runtime
+from service.catalog import describe
+from service.http import EXTENSION, current_runtime
+from service.http.problems import Problem
 from service.http.schemas import Health
 
 bp = APIBlueprint("health", __name__)
+log = logging.getLogger(__name__)
+
+RETRY_AFTER_S = 5  # what a 503 tells clients to wait: about one catalog check and a reconnect
+MARKER = "served_without_database"  # top-level member, present only while degraded
+# Answers computed from the in-memory catalog and measurements: served, and marked.
+FROM_MEMORY = frozenset({"/breakeven", "/rank", "/offers", "/gpus", "/gpus/<gpu_id>"})
+
+
+class Ready(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    status: str = Field(description="ready: the store answered.")
+    catalog_version: int = Field(description="The store's current catalog version.")
+
+
+def database_unavailable(error: BaseException) -> Problem:
+    return Problem(
+        503,
+        "database-unavailable",
+        f"the price store is not answering ({describe(error)}); retry later",
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+    )
+
+
+@bp.record_once
+def _warm(state: BlueprintSetupState) -> None:
+    # Load the catalog as the worker starts, so /health reports it from the first request
+    # on; a store that is down now is read again on the first answer that needs it.
+    try:
+        state.app.extensions[EXTENSION].catalog.table()
+    except SQLAlchemyError as error:
+        log.warning("catalog not loaded at start: %s", describe(error))
 
 
 @bp.get("/health")
@@ -17,5 +61,45 @@ bp = APIBlueprint("health", __name__)
 @bp.doc(summary="Liveness and the catalog version this worker serves", tags=["Operations"])
 def health() -> dict[str, Any]:
     catalog = current_runtime().catalog
-    table = catalog.table()
-    return {"status": "ok", "catalog_version": catalog.version, "offers": len(table)}
+    table = catalog.loaded()
+    return {
+        "status": "ok",
+        "catalog_version": catalog.version,
+        "offers": 0 if table is None else len(table),
+    }
+
+
+@bp.get("/ready")
+@bp.output(Ready)
+@bp.doc(
+    summary="Readiness: 200 when the price store answers, 503 otherwise",
+    tags=["Operations"],
+    responses={503: "The price store is not answering"},
+)
+def ready() -> dict[str, Any]:
+    try:
+        version = current_runtime().store.catalog_version()
+    except SQLAlchemyError as error:
+        raise database_unavailable(error) from None
+    return {"status": "ready", "catalog_version": version}
+
+
+@bp.app_errorhandler(SQLAlchemyError)
+def _store_failed(error: SQLAlchemyError) -> Response:
+    log.warning("store unavailable on %s: %s", request.path, describe(error))
+    return current_app.handle_user_exception(database_unavailable(error))  # type: ignore[return-value]
+
+
+@bp.after_app_request
+def _mark_if_degraded(response: Response) -> Response:
+    rule = request.url_rule.rule if request.url_rule else None
+    if rule not in FROM_MEMORY or response.status_code != 200:
+        return response
+    degraded = current_runtime().degraded()
+    if degraded is None or response.mimetype != "application/json":
+        return response
+    document = orjson.loads(response.get_data())
+    if isinstance(document, dict):
+        document[MARKER] = degraded.document()
+        response.set_data(orjson.dumps(document))
+    return response

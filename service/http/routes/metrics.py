@@ -1,13 +1,17 @@
-"""GET /metrics for Prometheus: refresh health from the store, requests from this process.
+"""GET /metrics for Prometheus: refresh health from the store, requests from every worker.
 
 Refresh figures are read from the database at scrape time, so they are the same whichever
-web worker answers and include runs made by the scheduler process. Request counts and
-latencies are per process (each gunicorn worker reports its own).
+web worker answers and include runs made by the scheduler process. Under `breakeven serve`
+request counts and latencies are summed over all workers (prometheus_client's multiprocess
+mode, PROMETHEUS_MULTIPROC_DIR set by service/http/server.py before the workers fork), so a
+counter never goes backwards between scrapes; in a single process they are its own.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -16,11 +20,15 @@ from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
+from sqlalchemy.exc import SQLAlchemyError
 
 from pricing.store import Store
 
 METRICS = "breakeven.metrics"
+MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's own variable
+log = logging.getLogger(__name__)
 
 
 class StoreCollector(Collector):
@@ -28,6 +36,18 @@ class StoreCollector(Collector):
         self._store = store
 
     def collect(self) -> Iterator[Metric]:
+        up = GaugeMetricFamily("breakeven_database_up", "1 when the price store answered.")
+        try:
+            families = list(self._families())
+        except SQLAlchemyError as error:
+            # Request metrics stay scrapeable while the store is away.
+            log.warning("store metrics unavailable: %s", type(error).__name__)
+            families = []
+        up.add_metric([], 1.0 if families else 0.0)
+        yield up
+        yield from families
+
+    def _families(self) -> Iterator[Metric]:
         runs = GaugeMetricFamily(
             "breakeven_refresh_runs",
             "Refresh runs kept in the store, by provider and status.",
@@ -49,9 +69,21 @@ class StoreCollector(Collector):
         yield from (runs, last_success, offers)
 
 
+def _exposed(registry: CollectorRegistry, store: Store) -> CollectorRegistry:
+    """What a scrape reads: every worker's files in multiprocess mode, else this process."""
+    directory = os.environ.get(MULTIPROC_DIR)
+    if not directory:
+        registry.register(StoreCollector(store))
+        return registry
+    exposed = CollectorRegistry()
+    MultiProcessCollector(exposed, path=directory)
+    exposed.register(StoreCollector(store))
+    return exposed
+
+
 def init_app(app: Flask, store: Store) -> None:
     registry = CollectorRegistry()
-    registry.register(StoreCollector(store))
+    exposed = _exposed(registry, store)
     requests_total = Counter(
         "breakeven_http_requests",
         "HTTP requests by endpoint, method and status.",
@@ -65,7 +97,7 @@ def init_app(app: Flask, store: Store) -> None:
         registry=registry,
         buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
     )
-    app.extensions[METRICS] = registry
+    app.extensions[METRICS] = exposed
 
     @app.before_request
     def _start_timer() -> None:
@@ -98,4 +130,4 @@ def init_app(app: Flask, store: Store) -> None:
     def metrics() -> Response:
         # content_type, not mimetype: CONTENT_TYPE_LATEST carries its charset already, and
         # Flask would add a second one.
-        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+        return Response(generate_latest(exposed), content_type=CONTENT_TYPE_LATEST)

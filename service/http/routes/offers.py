@@ -17,7 +17,7 @@ bp = APIBlueprint("offers", __name__)
 # `format=csv` answers text/csv; @bp.output documents the JSON form of the same 200.
 CSV_TOO = {
     "description": "Successful response: JSON, or CSV rows (header line first; empty when "
-    "no rows) with `format=csv`",
+    "no rows) with `format=csv`; a `Link` header with rel=next while pages remain",
     "content": {"text/csv": {"schema": {"type": "string"}}},
 }
 
@@ -31,11 +31,11 @@ CSV_TOO = {
     description="`format=csv` returns the same rows as text/csv.",
     responses={200: CSV_TOO, 404: "Unknown accelerator"},
 )
-def list_offers(query: OffersQuery) -> dict[str, Any] | Response:
+def list_offers(query: OffersQuery) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
     document = offers_document(query, current_runtime())
     if query.format == "csv":
-        return Response(to_csv(document["offers"]), mimetype="text/csv")
-    return document
+        return Response(to_csv(document["offers"]), mimetype="text/csv", headers=_link(document))
+    return document, 200, _link(document)
 
 
 @bp.get("/offers/history")
@@ -45,10 +45,19 @@ def list_offers(query: OffersQuery) -> dict[str, Any] | Response:
     summary="Price series of past runs",
     tags=["Prices"],
     description="Every stored run's prices since `since`, oldest first; `format=csv` too.",
-    responses={200: CSV_TOO, 404: "Unknown accelerator"},
+    responses={
+        200: CSV_TOO,
+        404: "Unknown accelerator",
+        503: "The price store is not answering (Retry-After)",
+    },
 )
-def offer_history(query: HistoryQuery) -> dict[str, Any] | Response:
+def offer_history(query: HistoryQuery) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
     document = history_document(query, current_runtime())
     if query.format == "csv":
-        return Response(to_csv(document["points"]), mimetype="text/csv")
-    return document
+        return Response(to_csv(document["points"]), mimetype="text/csv", headers=_link(document))
+    return document, 200, _link(document)
+
+
+def _link(document: dict[str, Any]) -> dict[str, str]:
+    """RFC 8288 `Link: <...>; rel="next"` while pages remain: CSV has no body to say it in."""
+    return {"Link": f'<{document["next"]}>; rel="next"'} if document["next"] else {}

@@ -1,4 +1,4 @@
-"""GET /providers: what each adapter serves and how old it is."""
+"""GET /providers: what each adapter serves and how old it is (503 while the store is away)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,11 @@ bp = APIBlueprint("providers", __name__)
 
 @bp.get("/providers")
 @bp.output(ProviderList)
-@bp.doc(summary="Each price source: current run, row count, age, last error", tags=["Prices"])
+@bp.doc(
+    summary="Each price source: current run, row count, age, last error",
+    tags=["Prices"],
+    responses={503: "The price store is not answering (Retry-After)"},
+)
 def list_providers() -> dict[str, Any]:
     runtime = current_runtime()
     hours = runtime.settings.stale_after_hours

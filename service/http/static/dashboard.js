@@ -103,7 +103,7 @@ function fillSelect(select, values) {
 async function loadPrices() {
   const form = $("#prices-form");
   if (!state.loaded.pricesOptions) {
-    const all = await getJSON("offers");
+    const all = await getJSON("offers?limit=10000"); // the largest page: options to pick from
     fillSelect(form.elements.accelerator, [...new Set(all.offers.map((o) => o.accelerator))].sort());
     fillSelect(form.elements.provider, [...new Set(all.offers.map((o) => o.provider))].sort());
     fillForm(form, ["accelerator", "provider", "region", "pricing", "workload", "ref"]);
@@ -119,12 +119,14 @@ async function loadPrices() {
     if (values[key]) params.set(key, values[key]);
   }
   params.set("gpu", values.ref || "rtx3090");
+  params.set("limit", "10000"); // the largest page; the status says when there are more
   const body = await getJSON(`offers?${params.toString()}`);
   state.offers = body.offers;
   const age = body.prices.age_seconds;
   $("#prices-status").classList.remove("error");
   $("#prices-status").textContent =
-    `${body.count} offers · oldest price ${ago(age)}${body.prices.stale ? " (stale)" : ""}`;
+    `${body.count < body.total ? `first ${body.count} of ${body.total}` : body.count} offers` +
+    ` · oldest price ${ago(age)}${body.prices.stale ? " (stale)" : ""}`;
   renderPrices();
 }
 
@@ -171,9 +173,13 @@ function sortBy(key) {
   renderPrices();
 }
 
+// Text a spreadsheet would run as a formula (OWASP CSV injection); numbers stay as they are.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 function csvCell(value) {
-  const text = value === null || value === undefined ? "" : String(value);
-  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  let text = value === null || value === undefined ? "" : String(value);
+  if (typeof value === "string" && FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 function downloadCsv() {

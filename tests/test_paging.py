@@ -1,0 +1,83 @@
+"""List endpoints answer a page at a time, with a link to the next page (hostile run: one
+/offers answer was 44 MB for a 100,000-offer catalog, and four clients looping on it starved
+/health)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pricing.offer import PricingModel
+from pricing.store import utcnow
+from service.documents.queries import PAGE_DEFAULT, PAGE_MAX
+from tests.helpers import offer
+
+EXTRA = 2_500  # custom offers on top of the bundled snapshot: three default pages
+
+
+def _many(app) -> int:  # type: ignore[no-untyped-def]
+    store = app.extensions["breakeven"].store
+    rows = [
+        offer(
+            product=f"box-{i}",
+            accelerator="rtx3090",
+            usd_per_hour=1 + i / 1000,
+            pricing=PricingModel.ON_DEMAND,
+        )
+        for i in range(EXTRA)
+    ]
+    store.record_run("custom", rows, utcnow(), "test")
+    return len(store.current_offers())
+
+
+def test_offers_come_in_pages_that_walk_the_catalog_once(app, client) -> None:  # type: ignore[no-untyped-def]
+    total = _many(app)
+    response = client.get("/offers")
+    first = response.get_json()
+    assert first["count"] == PAGE_DEFAULT and first["total"] == total
+    seen, page, pages = [], first, 0
+    while True:
+        pages += 1
+        seen += [(o["provider"], o["product"], o["region"], o["pricing"]) for o in page["offers"]]
+        if page["next"] is None:
+            assert "Link" not in response.headers
+            break
+        assert response.headers["Link"] == f'<{page["next"]}>; rel="next"'
+        response = client.get(page["next"])
+        page = response.get_json()
+    assert pages == -(-total // PAGE_DEFAULT)
+    assert len(seen) == total == len(set(seen))
+
+
+def test_the_next_link_keeps_the_filters_and_the_link_header_says_it(app, client) -> None:  # type: ignore[no-untyped-def]
+    _many(app)
+    response = client.get("/offers?provider=custom&limit=1000&format=csv")
+    assert response.headers["Link"] == (
+        '</offers?provider=custom&format=csv&offset=1000>; rel="next"'
+    )
+    assert len(response.get_data(as_text=True).splitlines()) == 1 + 1000
+    last = client.get("/offers?provider=custom&offset=2000").get_json()
+    assert last["count"] == EXTRA - 2000 and last["next"] is None
+    assert "Link" not in client.get("/offers?provider=custom&offset=2000").headers
+
+
+def test_a_page_larger_than_the_maximum_is_refused(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(f"/offers?limit={PAGE_MAX + 1}")
+    assert response.status_code == 400
+    assert response.get_json()["errors"][0]["parameter"] == "limit"
+    assert client.get(f"/offers/history?limit={PAGE_MAX + 1}").status_code == 400
+
+
+def test_history_pages_keep_their_window(app, client) -> None:  # type: ignore[no-untyped-def]
+    _many(app)
+    since = (utcnow() - timedelta(days=1)).isoformat()
+    first = client.get("/offers/history", query_string={"provider": "custom", "limit": 1000})
+    body = first.get_json()
+    assert body["count"] == 1000 and body["next"] is not None
+    assert "since=" in body["next"]  # the window resolved on the first page, not "30 days ago"
+    points = body["points"]
+    while body["next"]:
+        body = client.get(body["next"]).get_json()
+        points += body["points"]
+    assert len(points) == EXTRA
+    assert len({p["product"] for p in points}) == EXTRA
+    assert client.get("/offers/history", query_string={"since": since}).status_code == 200
