@@ -49,6 +49,9 @@ function request()
 end
 """
 IN_PROCESS_REQUESTS = 2_000
+# gunicorn's graceful stop waits up to 30 s (BREAKEVEN_WEB_GRACEFUL_TIMEOUT_SECONDS) for a
+# worker that is still booting when it is told to stop.
+STOP_TIMEOUT_S = 60
 
 
 def _free_port() -> int:
@@ -160,7 +163,7 @@ def run() -> dict[str, float | str]:
     with tempfile.TemporaryDirectory() as fresh:
         process, _, start_s = _serve(Path(fresh), workers=2)
         process.terminate()
-        process.wait(timeout=30)
+        process.wait(timeout=STOP_TIMEOUT_S)
         results["start_to_first_answer_s"] = start_s
 
     with tempfile.TemporaryDirectory() as folder:
@@ -189,7 +192,7 @@ def run() -> dict[str, float | str]:
             health, breakeven, new = (_median_round(rounds[path]) for path in paths)
         finally:
             process.terminate()
-            process.wait(timeout=30)
+            process.wait(timeout=STOP_TIMEOUT_S)
     for name, figures in (("health", health), ("breakeven", breakeven), ("new", new)):
         for key, value in figures.items():
             results[f"{name}_{key}"] = value
