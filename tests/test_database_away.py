@@ -227,3 +227,36 @@ def test_a_worker_restarted_during_an_outage_boots_and_the_server_stays_up(
 
 def _children(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+
+@pytest.mark.parametrize(
+    ("table", "needs_it"),
+    [("runs", "/providers"), ("offers", "/offers/history?limit=5")],
+    ids=["runs-renamed", "offers-renamed"],
+)
+def test_a_broken_schema_is_a_database_fault_too(
+    proxied: tuple[Server, Proxy, str], table: str, needs_it: str
+) -> None:
+    """The hostile run renamed a table: every endpoint, /health included, answered 500.
+    Now what needs the table is a 503, the rest answers (from memory when the catalog check
+    itself fails: runs), and all recover once the table is back."""
+    fault = f"ALTER TABLE {table} RENAME TO {table}_gone"
+    repair = f"ALTER TABLE {table}_gone RENAME TO {table}"
+    server, _, postgres_url = proxied
+    direct = make_url(postgres_url).set(drivername="postgresql")
+    with psycopg.connect(direct.render_as_string(hide_password=False), autocommit=True) as admin:
+        admin.execute(fault)
+        try:
+            time.sleep(1.0)  # past a catalog check
+            for _ in range(10):
+                assert _get(server, BREAKEVEN).status_code == 200
+                assert _is_unavailable(_get(server, needs_it))
+                assert _get(server, "/health").status_code == 200
+            if table == "runs":  # the catalog check reads runs: answers say they are memory
+                assert MARKER in _get(server, BREAKEVEN).json()
+        finally:
+            admin.execute(repair)
+    deadline = time.monotonic() + RECOVERY_BUDGET_S
+    while _get(server, needs_it).status_code != 200 or MARKER in _get(server, BREAKEVEN).json():
+        assert time.monotonic() < deadline, "did not recover"
+        time.sleep(0.2)
