@@ -400,7 +400,7 @@ def _run(row: Row[Any]) -> Run:
 
 # Arbitrary constant naming "a read-merge-write run" among this database's advisory locks
 # (pricing/schema.py holds 7_260_001, service/jobs/scheduler.py 7_260_002).
-MERGE_LOCK = 7_260_003
+MERGE_LOCK = 7_260_004
 
 # The next run from the adapter's current offers: (offers, source_version).
 NextRun = Callable[[list[Offer]], tuple[Sequence[Offer], str]]

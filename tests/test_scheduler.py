@@ -105,3 +105,56 @@ def test_cron_accepts_five_or_six_fields() -> None:
     assert "second='*/2'" in str(cron_trigger("*/2 * * * * *", 0))
     with pytest.raises(ValueError, match="5 or 6 fields"):
         cron_trigger("every six hours", 0)
+
+
+class _Counting:
+    """An adapter that only counts its fetches."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.fetches = 0
+
+    def fetch(self):  # type: ignore[no-untyped-def]
+        from pricing.adapters import Batch
+        from tests.helpers import offer
+
+        self.fetches += 1
+        return Batch([offer(provider="counting")], "v1")
+
+
+class _Leader:
+    def try_acquire(self) -> bool:
+        return True
+
+    def still_held(self) -> bool:
+        return True
+
+
+def test_a_scheduled_refresh_waits_its_turn_behind_one_started_elsewhere(
+    database_url: str, tmp_path: Path
+) -> None:
+    """One refresh per provider per database: the scheduler skips a provider that a
+    refresh over HTTP (another process, the same lock) is refreshing now."""
+    from pricing.refresh import RefreshPolicy
+    from service.jobs.refresh import ProviderLock
+    from service.jobs.scheduler import refresh_job
+
+    settings = Settings(data_dir=tmp_path, database_url=database_url)
+    store = Store(database_url)
+    store.create_schema()
+    adapter = _Counting()
+    elsewhere = ProviderLock(settings, store, adapter.name)
+    assert elsewhere.try_acquire()
+    try:
+        refresh_job(
+            store, adapter, RefreshPolicy(), _Leader(), ProviderLock(settings, store, "counting")
+        )
+        assert adapter.fetches == 0 and runs_of(store, adapter.name) == []
+    finally:
+        elsewhere.release()
+    refresh_job(
+        store, adapter, RefreshPolicy(), _Leader(), ProviderLock(settings, store, "counting")
+    )
+    assert adapter.fetches == 1 and len(runs_of(store, adapter.name)) == 1
+    store.dispose()

@@ -27,7 +27,7 @@ from pricing.adapters import Adapter
 from pricing.refresh import RefreshPolicy, run_adapter
 from pricing.store import Store
 from service.documents.providers import describe_result
-from service.jobs.refresh import refresh_policy, scheduled_adapters
+from service.jobs.refresh import ProviderLock, refresh_policy, scheduled_adapters
 from service.runtime import Runtime
 from service.settings import Settings
 
@@ -129,14 +129,26 @@ def wait_for_leadership(leadership: Leadership, poll_seconds: float, stop: threa
 
 
 def refresh_job(
-    store: Store, adapter: Adapter, policy: RefreshPolicy, leadership: Leadership
+    store: Store,
+    adapter: Adapter,
+    policy: RefreshPolicy,
+    leadership: Leadership,
+    lock: ProviderLock | None = None,
 ) -> None:
     if not leadership.still_held():
         # Lost the database connection that held the lock: another scheduler may be active.
         log.error("leadership lost; exiting so a supervisor restarts this scheduler")
         os.kill(os.getpid(), signal.SIGTERM)
         return
-    log.info("refresh %s", describe_result(run_adapter(store, adapter, policy)))
+    if lock is not None and not lock.try_acquire():
+        # One refresh per provider per database: one started over HTTP is running now.
+        log.info("refresh %s: skipped, already refreshing elsewhere", adapter.name)
+        return
+    try:
+        log.info("refresh %s", describe_result(run_adapter(store, adapter, policy)))
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def build_scheduler(runtime: Runtime, leadership: Leadership) -> BlockingScheduler:
@@ -154,7 +166,13 @@ def build_scheduler(runtime: Runtime, leadership: Leadership) -> BlockingSchedul
         scheduler.add_job(
             refresh_job,
             cron_trigger(settings.refresh_cron, settings.refresh_jitter_seconds),
-            args=(runtime.store, adapter, policy, leadership),
+            args=(
+                runtime.store,
+                adapter,
+                policy,
+                leadership,
+                ProviderLock(settings, runtime.store, adapter.name),
+            ),
             id=f"refresh-{adapter.name}",
             name=f"refresh {adapter.name}",
         )

@@ -11,17 +11,13 @@ provider per database: a PostgreSQL advisory lock, or a file lock next to SQLite
 
 from __future__ import annotations
 
-import fcntl
 import hmac
 import threading
 from collections.abc import Sequence
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from apiflask import APIBlueprint
 from flask import current_app, request
-from sqlalchemy import Connection, text
-from sqlalchemy.engine import make_url
 
 from pricing.adapters import Adapter
 from pricing.refresh import RunResult, refresh
@@ -30,65 +26,17 @@ from service.http import current_runtime
 from service.http.problems import Problem
 from service.http.schemas import RefreshDone, RefreshQuery, RefreshStarted, documented_response
 from service.http.security import refuse_repeated_parameters
-from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
+from service.jobs.refresh import (
+    ProviderLock,
+    build_adapters,
+    refresh_policy,
+    scheduled_adapters,
+)
 from service.runtime import Runtime
-from service.settings import Settings
 
 bp = APIBlueprint("admin", __name__)
 
 REFRESHER = "breakeven.refresher"
-# Arbitrary constant naming "a provider's HTTP refresh" among this database's advisory
-# locks (the scheduler's is 7_260_002); the provider's name is hashed into the second key.
-REFRESH_LOCK = 7_260_003
-
-
-class ProviderLock:
-    """Held while one provider refreshes; released by the OS or the server if we die."""
-
-    def __init__(self, settings: Settings, store: Any, name: str) -> None:
-        self._store = store
-        self._name = name
-        url = make_url(store.url)
-        self._postgres = url.get_backend_name() == "postgresql"
-        database = url.database or str(settings.data_dir / "breakeven.sqlite3")
-        self._path = Path(database).with_suffix(f".refresh-{name}.lock")
-        self._conn: Connection | None = None
-        self._file: IO[str] | None = None
-
-    def try_acquire(self) -> bool:
-        if self._postgres:
-            conn = self._store.engine.connect()
-            query = text("SELECT pg_try_advisory_lock(:k, hashtext(:name))")
-            if conn.execute(query, {"k": REFRESH_LOCK, "name": self._name}).scalar():
-                conn.commit()
-                self._conn = conn
-                return True
-            conn.close()
-            return False
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self._path.open("a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
-            return False
-        self._file = handle
-        return True
-
-    def release(self) -> None:
-        if self._conn is not None:
-            try:  # closing the session releases the lock even if this fails
-                self._conn.execute(
-                    text("SELECT pg_advisory_unlock(:k, hashtext(:name))"),
-                    {"k": REFRESH_LOCK, "name": self._name},
-                )
-                self._conn.commit()
-            finally:
-                self._conn.close()
-                self._conn = None
-        if self._file is not None:
-            self._file.close()  # drops the flock
-            self._file = None
 
 
 class Refresher:
