@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
+import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+import requests
+from playwright.sync_api import Browser, sync_playwright
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -97,6 +102,61 @@ def _no_real_cloud_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "no-gcp-credentials"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "no-gcloud"))
+
+
+# -- a real server and a browser, for the tests that drive them ---------------------------
+
+CHROMIUM = os.environ.get("BREAKEVEN_CHROMIUM", "/usr/bin/chromium")  # `make test` installs it
+# Flags for a sandboxed root CI machine with no network: no first-run or background traffic.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `breakeven serve` (gunicorn, one worker) for the module's tests."""
+    data = tmp_path_factory.mktemp("served")
+    port = _free_port()
+    env = {**os.environ, "BREAKEVEN_DATA_DIR": str(data), "NO_PROXY": "127.0.0.1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", "1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if requests.get(f"{url}/health", timeout=1).ok:
+                break
+        except requests.ConnectionError:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.1)
+    yield url
+    server.terminate()
+    server.wait(timeout=60)  # gunicorn's graceful stop may wait 30 s for a booting worker
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 # -- secrets never reach the logs ------------------------------------------------------------

