@@ -5,10 +5,11 @@ Imports flow one way: ``hardware`` <- ``pricing`` <- ``service``; this package i
 
 from hardware.cards import Card
 from hardware.load import Hardware, load_hardware
-from hardware.registry import Accelerator, Registry, UnknownAccelerator
+from hardware.registry import PLATFORMS, Accelerator, Registry, UnknownAccelerator
 from hardware.throughput import Scaling, Throughput, Workload
 
 __all__ = [
+    "PLATFORMS",
     "Accelerator",
     "Card",
     "Hardware",

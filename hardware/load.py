@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from hardware.cards import Card
-from hardware.registry import Accelerator, Registry
+from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 
 
@@ -80,6 +80,7 @@ def _accelerator(row: dict[str, str]) -> Accelerator:
         fp16_tensor_tflops=_number(row["fp16_tensor_tflops"]),
         mem_bw_gbps=_number(row["mem_bw_gbps"]),
         interconnect=row["interconnect"],
+        platform=_platform(row),
         spec_source=row["spec_source"],
         aliases=tuple(a.strip() for a in row["aliases"].split("|") if a.strip()),
     )
@@ -95,3 +96,9 @@ def _card(row: dict[str, str]) -> Card:
         consumer=row["consumer"].strip().lower() == "true",
         confidence=row["confidence"],
     )
+
+
+def _platform(row: dict[str, str]) -> str:
+    if row["platform"] not in PLATFORMS:
+        raise ValueError(f"{row['id']}: platform {row['platform']!r} is none of {PLATFORMS}")
+    return row["platform"]

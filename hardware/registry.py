@@ -24,6 +24,14 @@ class Accelerator:
     interconnect: str  # "nvlink", "pcie" or "ici": picks the multi-GPU scaling row
     spec_source: str
     aliases: tuple[str, ...] = ()
+    # The software stack a training job is written for: code for one runs unchanged on
+    # another only by porting it, so offers compete only within a platform unless asked.
+    platform: str = "cuda"
+
+
+# cuda: NVIDIA GPUs (CUDA/cuDNN); rocm: AMD GPUs (ROCm/HIP); xla: Google TPUs (JAX or
+# PyTorch/XLA); neuron: AWS Trainium and Inferentia (Neuron SDK).
+PLATFORMS = ("cuda", "rocm", "xla", "neuron")
 
 
 class UnknownAccelerator(LookupError):

@@ -54,14 +54,21 @@ def toy_hardware() -> Hardware:
     ref: 24 GB, 300 W, $1,000, speed 1.0 in every class.
     fast: 80 GB, speed 2.0 (cnn, transformer) and 1.5 (rnn), nvlink.
     small: 16 GB, speed 1.0.
+    chip: 32 GB, speed 2.0, platform xla (a TPU-like chip: CUDA code does not run on it).
     Scaling: pcie 0.9 at 2 cards, 0.8 at 4; nvlink 0.95 at 2, 0.9 at 8.
     """
     accelerators = [
         Accelerator("ref", "Ref Card", "gpu", 24, 300, 100, 1000, "pcie", "toy"),
         Accelerator("fast", "Fast Card", "gpu", 80, 700, 400, 3000, "nvlink", "toy"),
         Accelerator("small", "Small Card", "gpu", 16, 70, 60, 300, "pcie", "toy"),
+        Accelerator("chip", "Toy Chip", "tpu", 32, 200, 200, 1600, "pcie", "toy", platform="xla"),
     ]
-    speeds = {"ref": (1.0, 1.0, 1.0), "fast": (2.0, 2.0, 1.5), "small": (1.0, 1.0, 1.0)}
+    speeds = {
+        "ref": (1.0, 1.0, 1.0),
+        "fast": (2.0, 2.0, 1.5),
+        "small": (1.0, 1.0, 1.0),
+        "chip": (2.0, 2.0, 2.0),
+    }
     throughput = {
         (acc, k): Throughput(acc, k, value, "measured", "toy")
         for acc, values in speeds.items()

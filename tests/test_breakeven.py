@@ -17,6 +17,7 @@ from pricing.offer import PricingModel
 from service.engine.assumptions import Assumptions
 from service.engine.breakeven import (
     NoMatchingOffers,
+    Quote,
     QuoteError,
     QuoteRequest,
     breakeven_hours,
@@ -229,3 +230,42 @@ def test_buy_model_reproduces_the_buy_total_and_meets_renting_at_breakeven() -> 
     assert model.cost(3000.0) == pytest.approx(result.buy.total_usd)
     h = result.breakeven_hours
     assert h is not None and model.cost(h) == pytest.approx(0.50 * h, rel=1e-9)
+
+
+# -- the platform gate: only offers the user's code runs on compete, unless asked -----------
+
+PLATFORM_OFFERS = stored(
+    offer(product="ref box", accelerator="ref", usd_per_hour=0.50),  # cuda, speed 1
+    offer(product="chip box", accelerator="chip", usd_per_hour=0.40),  # xla, speed 2
+)
+
+
+def _gated(platforms: frozenset[str] | None) -> Quote:
+    table = OfferTable(PLATFORM_OFFERS, HW)
+    request = QuoteRequest("ref", 1000, assumptions=PLAIN, platforms=platforms)
+    return quote(table, HW, request)
+
+
+def test_only_the_cards_own_platform_competes_and_the_best_left_out_is_named() -> None:
+    result = _gated(frozenset({"cuda"}))
+    # 1000 h of ref work: the ref box runs 1000 h at 0.50 = 500; the chip (2x) 500 h at 0.40
+    assert [r.stored.offer.product for r in result.rent] == ["ref box"]
+    assert result.rent[0].total_usd == pytest.approx(500.0)
+    assert result.left_out is not None
+    assert result.left_out.platforms == frozenset({"xla"}) and result.left_out.offers == 1
+    assert result.left_out.best.stored.offer.product == "chip box"
+    assert result.left_out.best.hours == pytest.approx(500.0)
+    assert result.left_out.best.total_usd == pytest.approx(200.0)
+
+
+def test_every_platform_competes_when_asked_and_nothing_is_left_out() -> None:
+    result = _gated(None)
+    assert result.rent[0].stored.offer.product == "chip box"
+    assert result.rent[0].total_usd == pytest.approx(200.0)
+    assert result.left_out is None
+
+
+def test_the_other_platform_alone_leaves_out_the_cards_own() -> None:
+    result = _gated(frozenset({"xla"}))
+    assert [r.stored.offer.product for r in result.rent] == ["chip box"]
+    assert result.left_out is not None and result.left_out.best.total_usd == pytest.approx(500.0)

@@ -40,6 +40,13 @@ def describe_quote(d: dict[str, Any]) -> str:
         )
     else:
         lines.append("Buying never pays off: the cheapest rental costs less than the power.")
+    if d.get("left_out"):
+        left, best = d["left_out"], d["left_out"]["best"]
+        lines.append(
+            f"Left out ({', '.join(left['platforms'])}: {left['offers']} offers; your code "
+            f"would need porting): best {best['provider']} {best['product']} "
+            f"{best['total_usd']:,.2f} USD. Ask with --platforms all."
+        )
     stale = " (STALE)" if d["prices"]["stale"] else ""
     lines.append(f"Cheapest rental priced as of {d['prices']['as_of']}{stale}.")
     lines.append("Assumptions: " + ", ".join(f"{k}={v}" for k, v in a.items()))

@@ -14,7 +14,15 @@ from service.documents.gpus import resolve_gpu
 from service.documents.offers import RENTED, offer_fields
 from service.documents.queries import BreakevenQuery
 from service.engine.assumptions import as_dict, with_overrides
-from service.engine.breakeven import NoMatchingOffers, Quote, QuoteError, QuoteRequest, quote
+from service.engine.breakeven import (
+    LeftOut,
+    NoMatchingOffers,
+    Quote,
+    QuoteError,
+    QuoteRequest,
+    RentOption,
+    quote,
+)
 from service.engine.offer_table import OfferTable
 from service.runtime import Runtime
 
@@ -50,6 +58,7 @@ def _answer(
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
     request = QuoteRequest(
+        platforms=_platforms(query, runtime.hardware.registry[gpu].platform),
         reference=gpu,
         hours=query.hours,
         workload=workload,
@@ -72,6 +81,16 @@ def _answer(
     document = _quote_document(result, runtime.settings.stale_after_hours)
     document["throughput"] = _throughput_used(runtime, request, measured)
     return document, [option.stored for option in result.rent]
+
+
+def _platforms(query: BreakevenQuery, own: str) -> frozenset[str] | None:
+    """The platforms whose offers compete: the card's own unless the query names them
+    (`all`: None, every platform). The query's pattern admits known platforms only."""
+    if query.platforms is None:
+        return frozenset({own})
+    if query.platforms == "all":
+        return None
+    return frozenset(query.platforms.split(","))
 
 
 def _measurement(
@@ -113,6 +132,7 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
         "gpus": request.gpus,
         "memory": result.memory_gb,
         "providers": sorted(request.providers) if request.providers else "all",
+        "platforms": sorted(request.platforms) if request.platforms is not None else "all",
         "pricing": request.pricing,
         "region": request.region or "all",
         "top": request.top,
@@ -132,22 +152,35 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
         "workload": str(request.workload),
         "assumptions": assumptions,
         "buy": buy,
-        "rent": [
-            {
-                **offer_fields(option.stored, RENTED),
-                "hours": option.hours,
-                "total_usd": option.total_usd,
-                "usd_per_reference_hour": option.usd_per_reference_hour,
-                "breakeven_hours": option.breakeven_hours,
-                "throughput_estimated": option.throughput_estimated,
-            }
-            for option in result.rent
-        ],
+        "rent": [_rent_line(option) for option in result.rent],
         "candidates": result.candidates,
+        "left_out": _left_out(result.left_out),
         "verdict": result.verdict,
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
         "prices": _prices([r.stored for r in result.rent], stale_after_hours),
+    }
+
+
+def _rent_line(option: RentOption) -> dict[str, Any]:
+    return {
+        **offer_fields(option.stored, RENTED),
+        "hours": option.hours,
+        "total_usd": option.total_usd,
+        "usd_per_reference_hour": option.usd_per_reference_hour,
+        "breakeven_hours": option.breakeven_hours,
+        "throughput_estimated": option.throughput_estimated,
+    }
+
+
+def _left_out(left_out: LeftOut | None) -> dict[str, Any] | None:
+    """Offers the platform gate kept out, and the cheapest of them: nothing is hidden."""
+    if left_out is None:
+        return None
+    return {
+        "platforms": sorted(left_out.platforms),
+        "offers": left_out.offers,
+        "best": _rent_line(left_out.best),
     }
 
 

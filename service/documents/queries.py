@@ -21,7 +21,7 @@ from pydantic import (
     field_validator,
 )
 
-from hardware import Workload
+from hardware import PLATFORMS, Workload
 from pricing.offer import PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
 
@@ -100,6 +100,11 @@ PricingFilter = Annotated[
 ]
 
 
+# `all`, or a comma list of known platforms (hardware.PLATFORMS): the OpenAPI document says
+# which values a client may send.
+PLATFORM_LIST = rf"^(all|({'|'.join(PLATFORMS)})(,({'|'.join(PLATFORMS)}))*)$"
+
+
 class _BreakevenQuestion(Query):
     gpu: str = Field(min_length=1, max_length=100, description="Card to buy, any alias (rtx3090).")
     hours: float = Field(
@@ -112,6 +117,13 @@ class _BreakevenQuestion(Query):
     )
     providers: str | None = Field(
         None, max_length=500, description="Comma-separated providers to rent from (all)."
+    )
+    platforms: str | None = Field(
+        None,
+        max_length=100,
+        pattern=PLATFORM_LIST,
+        description="Comma-separated software platforms whose offers compete (cuda, rocm, "
+        "xla, neuron), or `all`; default: the card's own, so your code runs unchanged.",
     )
     pricing: Literal["on_demand", "spot", "any"] = Field("any", description="Rental pricing.")
     region: str | None = Field(

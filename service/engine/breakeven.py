@@ -13,7 +13,7 @@ columnar :class:`OfferTable`, so costing them is vector arithmetic.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -53,6 +53,7 @@ class QuoteRequest:
     top: int = 10
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
     reference_speed: float | None = None  # measured on the user's own card; None = published
+    platforms: frozenset[str] | None = None  # software platforms that compete; None = all
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,15 @@ class RentOption:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """Offers on platforms the question did not ask for (the code would need porting)."""
+
+    platforms: frozenset[str]  # the other platforms that have candidates
+    offers: int  # candidates on them, past every other filter
+    best: RentOption  # the cheapest of them for the same work
+
+
+@dataclass(frozen=True)
 class Quote:
     request: QuoteRequest
     memory_gb: float
@@ -127,6 +137,7 @@ class Quote:
     breakeven_hours: float | None  # against the cheapest rental; None = never
     breakeven_days: float | None
     buy_model: BuyModel
+    left_out: LeftOut | None = None  # None: no platform gate, or nothing behind it
 
 
 def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
@@ -183,7 +194,37 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
             f"no rental offer with at least {memory_gb:g} GB per accelerator matches "
             "the filters (providers, pricing, region)",
         )
-    overhead = 1.0 + a.spot_overhead * table.interruptible[index]
+    rent = _rent_options(table, request, index, s_ref, model)
+    cheapest = rent[0]
+    verdict = "buy" if buy_total < cheapest.total_usd else "rent"
+    days = None
+    if cheapest.breakeven_hours is not None:
+        days = cheapest.breakeven_hours / local_speed / (24 * a.utilization)
+    return Quote(
+        request=request,
+        memory_gb=memory_gb,
+        buy=buy,
+        rent=rent,
+        candidates=candidates,
+        verdict=verdict,
+        savings_usd=abs(cheapest.total_usd - buy_total),
+        breakeven_hours=cheapest.breakeven_hours,
+        breakeven_days=days,
+        buy_model=model,
+        left_out=_left_out(table, request, memory_gb, s_ref, model),
+    )
+
+
+def _rent_options(
+    table: OfferTable,
+    request: QuoteRequest,
+    index: np.ndarray,
+    s_ref: float,
+    model: BuyModel,
+) -> list[RentOption]:
+    """The shortlisted offers costed for the work, cheapest first, at most ``top``."""
+    k = request.workload
+    overhead = 1.0 + request.assumptions.spot_overhead * table.interruptible[index]
     offer_hours = request.hours * s_ref / table.speed[k][index] * overhead
     totals = offer_hours * table.price[index]
     best = np.lexsort((index, offer_hours, totals))[: request.top]
@@ -219,23 +260,24 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         )
         for row, hours, total, per_ref_hour, crossing, estimated in columns
     ]
-    cheapest = rent[0]
-    verdict = "buy" if buy_total < cheapest.total_usd else "rent"
-    days = None
-    if cheapest.breakeven_hours is not None:
-        days = cheapest.breakeven_hours / local_speed / (24 * a.utilization)
-    return Quote(
-        request=request,
-        memory_gb=memory_gb,
-        buy=buy,
-        rent=rent,
-        candidates=candidates,
-        verdict=verdict,
-        savings_usd=abs(cheapest.total_usd - buy_total),
-        breakeven_hours=cheapest.breakeven_hours,
-        breakeven_days=days,
-        buy_model=model,
-    )
+    return rent
+
+
+def _left_out(
+    table: OfferTable, request: QuoteRequest, memory_gb: float, s_ref: float, model: BuyModel
+) -> LeftOut | None:
+    """What the platform gate kept out: how many offers, and the cheapest of them."""
+    if request.platforms is None:
+        return None
+    others = frozenset(table.platforms) - request.platforms
+    if not others:
+        return None
+    asked = replace(request, platforms=others, top=1)
+    index, candidates = table.shortlist(asked, memory_gb)
+    if candidates == 0:
+        return None
+    (best,) = _rent_options(table, asked, index, s_ref, model)
+    return LeftOut(platforms=others, offers=candidates, best=best)
 
 
 def breakeven_hours(

@@ -47,6 +47,9 @@ class OfferTable:
         )
         self.interruptible = np.array([s.offer.pricing in INTERRUPTIBLE for s in rows], bool)
         self.accelerators, self.accelerator_code = _codes(s.offer.accelerator for s in rows)
+        self.platforms, self.platform_code = _codes(
+            hardware.registry[s.offer.accelerator].platform for s in rows
+        )
         self.providers, self.provider_code = _codes(s.offer.provider for s in rows)
         self.regions, self.region_code = _codes(s.offer.region.lower() for s in rows)
         self.pricings, self.pricing_code = _codes(str(s.offer.pricing) for s in rows)
@@ -85,6 +88,7 @@ class OfferTable:
             request.workload,
             request.pricing,
             request.providers,
+            request.platforms,
             (request.region or "").lower(),
             memory_gb,
             request.top,
@@ -110,6 +114,7 @@ class OfferTable:
             pricings={str(p) for p in wanted},
             providers=request.providers,
             region_prefix=request.region,
+            platforms=request.platforms,
         )
         mask &= self.memory >= memory_gb
         return mask
@@ -137,9 +142,12 @@ class OfferTable:
         providers: Iterable[str] | None = None,
         pricings: Iterable[str] | None = None,
         region_prefix: str | None = None,
+        platforms: Iterable[str] | None = None,
     ) -> np.ndarray:
         """Boolean mask: the offers within each filter given (None = no filter)."""
         mask = np.ones(len(self.rows), dtype=bool)
+        if platforms is not None:
+            mask &= _allowed(self.platforms, platforms)[self.platform_code]
         if accelerators is not None:
             mask &= _allowed(self.accelerators, accelerators)[self.accelerator_code]
         if providers is not None:

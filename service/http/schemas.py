@@ -169,6 +169,14 @@ class PricesOut(_Out):
     providers: dict[str, ProviderFreshness]
 
 
+class LeftOutOut(_Out):
+    """Offers on platforms the question did not ask for, and the cheapest of them."""
+
+    platforms: list[str]
+    offers: int = Field(description="Offers on those platforms past every other filter.")
+    best: RentOut
+
+
 class BreakevenAnswer(_Out):
     gpu: str
     hours: float
@@ -177,6 +185,9 @@ class BreakevenAnswer(_Out):
     buy: BuyOut
     rent: list[RentOut]
     candidates: int = Field(description="Offers that passed the filters and the memory need.")
+    left_out: LeftOutOut | None = Field(
+        description="What the platform gate kept out (`platforms`); null when nothing was."
+    )
     verdict: Literal["buy", "rent"]
     savings_usd: float
     breakeven: BreakevenPoint | None
