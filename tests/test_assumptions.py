@@ -58,6 +58,7 @@ def test_the_definition_is_complete() -> None:
         "resale",
         "depreciation",
         "spot_overhead",
+        "lifetime_years",
     )
     for name, info in FIELDS.items():
         assert info.description, name

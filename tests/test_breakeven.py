@@ -269,3 +269,38 @@ def test_the_other_platform_alone_leaves_out_the_cards_own() -> None:
     result = _gated(frozenset({"xla"}))
     assert [r.stored.offer.product for r in result.rent] == ["chip box"]
     assert result.left_out is not None and result.left_out.best.total_usd == pytest.approx(500.0)
+
+
+# -- useful life: a crossing after it is no payoff ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("years", "life_hours", "within"),
+    [
+        (4.0, 4 * 8760 * 0.5, True),  # 17,520 h of work in 4 years at 50 %: 2,272.7 h is inside
+        (0.5, 0.5 * 8760 * 0.5, False),  # 2,190 h: the crossing at 2,272.7 h lies past it
+    ],
+)
+def test_a_breakeven_past_the_useful_life_is_not_a_payoff(
+    years: float, life_hours: float, within: bool
+) -> None:
+    from dataclasses import replace
+
+    from service.documents.breakeven import _quote_document
+
+    result = run([offer(usd_per_hour=0.50)], assumptions=replace(PLAIN, lifetime_years=years))
+    assert result.life_hours == pytest.approx(life_hours)
+    point = _quote_document(result, 48.0)["breakeven"]
+    assert point["within_life"] is within
+    assert point["crossing_hours"] == pytest.approx(1000 / 0.44)
+    assert point["life_years"] == years
+    if within:
+        assert point["hours"] == pytest.approx(1000 / 0.44)
+    else:
+        assert point["hours"] is None and point["days"] is None
+
+
+def test_two_cards_do_twice_the_work_in_their_life() -> None:
+    # 2 ref cards on pcie scale at 0.9: 1.8 reference-card hours of work per busy hour
+    result = run([offer(usd_per_hour=0.50)], gpus=2)
+    assert result.life_hours == pytest.approx(4 * 8760 * 0.5 * 1.8)

@@ -32,11 +32,17 @@ def describe_quote(d: dict[str, Any]) -> str:
     lines += ["", "RENT (cheapest first)", table(header, rows), ""]
     verdict = d["verdict"].upper()
     lines.append(f"VERDICT: {verdict}, saving {d['savings_usd']:,.2f} USD")
-    if d["breakeven"]:
-        be = d["breakeven"]
+    be = d["breakeven"]
+    if be and be["within_life"]:
         lines.append(
             f"Buying pays off after {be['hours']:,.0f} h of work"
             f" (~{be['days']:,.0f} days at {a['utilization']:.0%} utilization)."
+        )
+    elif be:
+        lines.append(
+            f"Buying does not pay off within the cards' {be['life_years']:g}-year life"
+            f" ({be['life_hours']:,.0f} h of work at {a['utilization']:.0%} utilization);"
+            f" the costs would cross only after {be['crossing_hours']:,.0f} h."
         )
     else:
         lines.append("Buying never pays off: the cheapest rental costs less than the power.")

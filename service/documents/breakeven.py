@@ -145,7 +145,7 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
     buy["model"] = _fields(result.buy_model)
     breakeven = None
     if result.breakeven_hours is not None and result.breakeven_days is not None:
-        breakeven = {"hours": result.breakeven_hours, "days": result.breakeven_days}
+        breakeven = _breakeven(result)
     return {
         "gpu": request.reference,
         "hours": request.hours,
@@ -159,6 +159,21 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
         "prices": _prices([r.stored for r in result.rent], stale_after_hours),
+    }
+
+
+def _breakeven(result: Quote) -> dict[str, Any]:
+    """Where buying stops being dearer, if within the cards' useful life: a crossing after
+    the life is no payoff, so it is given as `crossing_hours` alone, never as `hours`."""
+    assert result.breakeven_hours is not None and result.breakeven_days is not None
+    within = result.breakeven_hours <= result.life_hours
+    return {
+        "hours": result.breakeven_hours if within else None,
+        "days": result.breakeven_days if within else None,
+        "within_life": within,
+        "life_years": result.request.assumptions.lifetime_years,
+        "life_hours": result.life_hours,
+        "crossing_hours": result.breakeven_hours,
     }
 
 

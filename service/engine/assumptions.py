@@ -19,6 +19,9 @@ Defaults and why:
   depreciation=0.2 models a card sold at half price, losing 20 % a year.
 - spot_overhead 0.10: lost work, restarts and checkpoints on interruptible offers
   (design section 3).
+- lifetime_years 4: an assumption, stated in every answer: cards are replaced by faster ones
+  within a few years (cloud providers book servers over 5-6 years, and ML cards age faster);
+  a break-even past it is reported as not reached within the life.
 """
 
 from __future__ import annotations
@@ -75,6 +78,13 @@ class Assumptions:
         ge=0,
         le=10,
         description="Extra work on interruptible offers (spot, Colab): restarts, lost work.",
+    )
+    lifetime_years: float = Field(
+        4.0,
+        ge=0.25,
+        le=15,
+        description="Useful life of the bought cards, years: a break-even later than this "
+        "is no payoff (an assumption).",
     )
 
 

@@ -136,6 +136,7 @@ class Quote:
     savings_usd: float
     breakeven_hours: float | None  # against the cheapest rental; None = never
     breakeven_days: float | None
+    life_hours: float  # reference-card hours of work the cards do in their useful life
     buy_model: BuyModel
     left_out: LeftOut | None = None  # None: no platform gate, or nothing behind it
 
@@ -210,6 +211,8 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         savings_usd=abs(cheapest.total_usd - buy_total),
         breakeven_hours=cheapest.breakeven_hours,
         breakeven_days=days,
+        # busy hours in the life: calendar hours x utilization; work: busy hours x n x eta
+        life_hours=a.lifetime_years * HOURS_PER_YEAR * a.utilization * local_speed,
         buy_model=model,
         left_out=_left_out(table, request, memory_gb, s_ref, model),
     )

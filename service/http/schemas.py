@@ -155,8 +155,14 @@ RentOut = _offer_model(
 
 
 class BreakevenPoint(_Out):
-    hours: float
-    days: float
+    """Where buying stops being dearer than the cheapest rental, within the cards' life."""
+
+    hours: float | None = Field(description="Work (reference-card hours); null past the life.")
+    days: float | None = Field(description="Calendar days at `utilization`; null past the life.")
+    within_life: bool
+    life_years: float
+    life_hours: float = Field(description="Work the cards do in their life, at `utilization`.")
+    crossing_hours: float = Field(description="Where the costs cross, life or not.")
 
 
 class PricesOut(_Out):

@@ -292,9 +292,13 @@ function renderAnswer(a) {
   const winner = a.verdict === "buy"
     ? `Buying is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)} against ${cheapest.product} (${cheapest.provider}).`
     : `Renting ${cheapest.product} (${cheapest.provider}, ${cheapest.pricing}) is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)}.`;
-  const point = a.breakeven
-    ? ` Buying pays off after ${Math.round(a.breakeven.hours).toLocaleString()} h of work (about ${Math.round(a.breakeven.days).toLocaleString()} days at ${Math.round(a.assumptions.utilization * 100)}% utilization).`
-    : " Buying never pays off: that rental costs less per hour than the card's electricity.";
+  const be = a.breakeven;
+  const share = `${Math.round(a.assumptions.utilization * 100)}% utilization`;
+  const point = !be
+    ? " Buying never pays off: that rental costs less per hour than the card's electricity."
+    : be.within_life
+      ? ` Buying pays off after ${Math.round(be.hours).toLocaleString()} h of work (about ${Math.round(be.days).toLocaleString()} days at ${share}).`
+      : ` Buying does not pay off within the cards' ${be.life_years}-year life (${Math.round(be.life_hours).toLocaleString()} h of work at ${share}); the costs cross only after ${Math.round(be.crossing_hours).toLocaleString()} h.`;
   verdict.textContent = winner + point + (a.prices.stale ? " Some prices are stale." : "");
 
   const rows = [
@@ -320,7 +324,7 @@ function renderAnswer(a) {
 
 function drawCostChart(a) {
   const model = a.buy.model;
-  const breakeven = a.breakeven ? a.breakeven.hours : null;
+  const breakeven = a.breakeven && a.breakeven.within_life ? a.breakeven.hours : null;
   const end = Math.max(a.hours * 1.2, breakeven ? breakeven * 1.3 : 0, 1);
   const steps = 60;
   const xs = Array.from({ length: steps + 1 }, (_, i) => (end * i) / steps);
