@@ -304,3 +304,27 @@ def test_two_cards_do_twice_the_work_in_their_life() -> None:
     # 2 ref cards on pcie scale at 0.9: 1.8 reference-card hours of work per busy hour
     result = run([offer(usd_per_hour=0.50)], gpus=2)
     assert result.life_hours == pytest.approx(4 * 8760 * 0.5 * 1.8)
+
+
+@pytest.mark.parametrize(
+    ("usd_per_hour", "days"),
+    [
+        (2.14, 2200 / (2.14 - 0.054) / (24 * 0.15)),  # on-demand V100: "about 300 days"
+        (0.90, 2200 / (0.90 - 0.054) / (24 * 0.15)),  # spot: "20 months" (722 days)
+    ],
+)
+def test_dettmers_2020_desktop_against_the_cloud_still_reproduces(
+    usd_per_hour: float, days: float
+) -> None:
+    """Dettmers, "Which GPU(s) to get for deep learning" (2020): a 2,200 USD desktop at
+    450 W and 0.12 USD/kWh, 15 % utilization, against a rental of equal speed; his inputs
+    passed explicitly (no host, the desktop is the price)."""
+    from dataclasses import replace
+
+    dettmers = replace(PLAIN, electricity=0.12, utilization=0.15)
+    result = run([offer(usd_per_hour=usd_per_hour)], price_usd=2200.0, watts=450.0,
+                 assumptions=dettmers)  # fmt: skip
+    assert result.breakeven_days == pytest.approx(days)
+    assert result.breakeven_hours is not None and result.breakeven_hours < result.life_hours
+    if usd_per_hour == 2.14:
+        assert 280 < result.breakeven_days < 310  # his text: about 300 days

@@ -33,3 +33,13 @@ def test_a_bad_platform_is_a_400_naming_it(client, value: str) -> None:  # type:
     response = client.get(f"{README_QUESTION}&platforms={value}")
     assert response.status_code == 400
     assert response.get_json()["errors"][0]["parameter"] == "platforms"
+
+
+def test_rank_rentals_follow_the_same_gate(client) -> None:  # type: ignore[no-untyped-def]
+    gated = client.get("/rank?gpu=rtx3090&hours=500").get_json()
+    assert gated["platforms"] == ["cuda"]
+    assert all(not r["accelerator"].startswith("tpu-") for r in gated["rent"])
+    everything = client.get("/rank?gpu=rtx3090&hours=500&platforms=all").get_json()
+    assert everything["platforms"] == "all"
+    assert any(r["accelerator"].startswith("tpu-") for r in everything["rent"])
+    assert client.get("/rank?platforms=cuda,nosuch").status_code == 400

@@ -12,7 +12,7 @@ from service.documents.errors import Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RENTED, offer_fields
-from service.documents.queries import BreakevenQuery
+from service.documents.queries import BreakevenQuery, competing_platforms
 from service.engine.assumptions import as_dict, with_overrides
 from service.engine.breakeven import (
     LeftOut,
@@ -58,7 +58,7 @@ def _answer(
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
     request = QuoteRequest(
-        platforms=_platforms(query, runtime.hardware.registry[gpu].platform),
+        platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
         reference=gpu,
         hours=query.hours,
         workload=workload,
@@ -81,16 +81,6 @@ def _answer(
     document = _quote_document(result, runtime.settings.stale_after_hours)
     document["throughput"] = _throughput_used(runtime, request, measured)
     return document, [option.stored for option in result.rent]
-
-
-def _platforms(query: BreakevenQuery, own: str) -> frozenset[str] | None:
-    """The platforms whose offers compete: the card's own unless the query names them
-    (`all`: None, every platform). The query's pattern admits known platforms only."""
-    if query.platforms is None:
-        return frozenset({own})
-    if query.platforms == "all":
-        return None
-    return frozenset(query.platforms.split(","))
 
 
 def _measurement(

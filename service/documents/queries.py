@@ -103,6 +103,25 @@ PricingFilter = Annotated[
 # `all`, or a comma list of known platforms (hardware.PLATFORMS): the OpenAPI document says
 # which values a client may send.
 PLATFORM_LIST = rf"^(all|({'|'.join(PLATFORMS)})(,({'|'.join(PLATFORMS)}))*)$"
+Platforms = Annotated[
+    str | None,
+    Field(
+        max_length=100,
+        pattern=PLATFORM_LIST,
+        description="Comma-separated software platforms whose offers compete (cuda, rocm, "
+        "xla, neuron), or `all`; default: the card's own, so your code runs unchanged.",
+    ),
+]
+
+
+def competing_platforms(platforms: str | None, own: str) -> frozenset[str] | None:
+    """The platforms whose offers compete: the card's own unless the query names them
+    (`all`: None, every platform). PLATFORM_LIST admits known platforms only."""
+    if platforms is None:
+        return frozenset({own})
+    if platforms == "all":
+        return None
+    return frozenset(platforms.split(","))
 
 
 class _BreakevenQuestion(Query):
@@ -118,13 +137,7 @@ class _BreakevenQuestion(Query):
     providers: str | None = Field(
         None, max_length=500, description="Comma-separated providers to rent from (all)."
     )
-    platforms: str | None = Field(
-        None,
-        max_length=100,
-        pattern=PLATFORM_LIST,
-        description="Comma-separated software platforms whose offers compete (cuda, rocm, "
-        "xla, neuron), or `all`; default: the card's own, so your code runs unchanged.",
-    )
+    platforms: Platforms = None
     pricing: Literal["on_demand", "spot", "any"] = Field("any", description="Rental pricing.")
     region: str | None = Field(
         None, max_length=100, description="Region prefix: us matches us-east-1, us-central1."
@@ -157,6 +170,7 @@ class _RankQuestion(Query):
         None, ge=MIN_HOURS, le=MAX_HOURS, description="Workload size: rank by work per TCO dollar."
     )
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
+    platforms: Platforms = None
 
 
 RankQuery = overrides_model(

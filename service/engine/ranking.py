@@ -32,6 +32,7 @@ class RankRequest:
     hours: float | None = None
     top: int = 10
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
+    platforms: frozenset[str] | None = None  # software platforms whose rentals compete
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,7 @@ def _rentals(
         memory_gb=request.memory_gb or 0.0,
         top=request.top,
         assumptions=request.assumptions,
+        platforms=request.platforms,
     )
     index, candidates = table.shortlist(probe, request.memory_gb or 0.0)
     if index.size == 0:

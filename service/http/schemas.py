@@ -401,6 +401,9 @@ class RankAnswer(_Out):
     memory: float | None
     budget: float | None
     hours: float | None
+    platforms: list[str] | Literal["all"] = Field(
+        description="Software platforms whose rentals were ranked (`platforms`)."
+    )
     ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
     cards: list[RankedCardOut]
     too_small: list[RankedCardOut]
