@@ -66,6 +66,20 @@ class Offer:
     def usd_per_accelerator_hour(self) -> float:
         return self.usd_per_hour / self.count
 
+    @property
+    def identity(self) -> tuple[object, ...]:
+        """What one offer is, whatever its price: two rows alike here are duplicates, and an
+        import replaces the row it matches."""
+        return (
+            self.provider,
+            self.product,
+            self.region,
+            self.zone,
+            self.accelerator,
+            self.count,
+            self.pricing,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StoredOffer:

@@ -260,7 +260,7 @@ def test_slow_refresh_answers_202_is_recorded_and_runs_once_per_database(
 
 
 def test_provider_lock_is_held_per_database(database_url: str, tmp_path: Path) -> None:
-    from service.http.routes.admin import ProviderLock  # here: absent before this fix
+    from service.jobs.locks import ProviderLock  # here: absent before this fix
 
     store = Store(database_url)
     settings = Settings(data_dir=tmp_path)

@@ -137,7 +137,7 @@ def test_a_scheduled_refresh_waits_its_turn_behind_one_started_elsewhere(
     """One refresh per provider per database: the scheduler skips a provider that a
     refresh over HTTP (another process, the same lock) is refreshing now."""
     from pricing.refresh import RefreshPolicy
-    from service.jobs.refresh import ProviderLock
+    from service.jobs.locks import ProviderLock
     from service.jobs.scheduler import refresh_job
 
     settings = Settings(data_dir=tmp_path, database_url=database_url)

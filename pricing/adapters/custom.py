@@ -28,18 +28,6 @@ EARLIEST_YEAR = 1990
 _ISO_AS_OF = re.compile(r"([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?")
 
 
-def _key(offer: Offer) -> tuple[object, ...]:
-    """What one offer is: the same key the parser's duplicate check uses."""
-    return (
-        offer.product,
-        offer.region,
-        offer.zone,
-        offer.accelerator,
-        offer.count,
-        offer.pricing,
-    )
-
-
 def read_custom_file(
     path: Path, resolve_accelerator: Callable[[str], str | None], today: date
 ) -> list[Offer]:
@@ -93,7 +81,7 @@ def _as_of_problem(text: str, today: date) -> str:
 
 def merge(current: Sequence[Offer], imported: Sequence[Offer], replace: bool) -> Batch:
     """The next custom run: the import alone (replace) or laid over the current offers."""
-    merged = {} if replace else {_key(o): o for o in current}
-    merged.update({_key(o): o for o in imported})
+    merged = {} if replace else {o.identity: o for o in current}
+    merged.update({o.identity: o for o in imported})
     version = f"{len(imported)} imported, {len(merged)} total"
     return Batch(offers=list(merged.values()), source_version=version)

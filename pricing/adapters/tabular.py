@@ -244,15 +244,7 @@ def _duplicates(parsed: Sequence[tuple[int, Offer]]) -> list[RowError]:
     first: dict[tuple[object, ...], int] = {}
     errors = []
     for line, offer in parsed:
-        key = (
-            offer.provider,
-            offer.product,
-            offer.region,
-            offer.zone,
-            offer.accelerator,
-            offer.count,
-            offer.pricing,
-        )
+        key = offer.identity
         if key in first:
             message = (
                 f"duplicates line {first[key]} (same product, region, zone, accelerator, "

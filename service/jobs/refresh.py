@@ -3,13 +3,7 @@ object, and the policy their runs follow."""
 
 from __future__ import annotations
 
-import fcntl
-from pathlib import Path
-from typing import IO, Any
-
 from pydantic import SecretStr
-from sqlalchemy import Connection, text
-from sqlalchemy.engine import make_url
 
 from pricing.adapters import Adapter
 from pricing.adapters.aws import AwsAdapter, AwsConfig
@@ -74,58 +68,3 @@ def scheduled_adapters(runtime: Runtime) -> list[Adapter]:
     if unknown:
         raise ValueError(f"BREAKEVEN_REFRESH_PROVIDERS names unknown sources: {unknown}")
     return [adapters[name] for name in runtime.settings.refresh_providers]
-
-
-# Arbitrary constant naming "a provider's refresh" among this database's advisory
-# locks (the scheduler's is 7_260_002, imports' 7_260_004); the provider's name is hashed
-# into the second key. Taken by refreshes over HTTP and by the scheduler alike.
-REFRESH_LOCK = 7_260_003
-
-
-class ProviderLock:
-    """Held while one provider refreshes; released by the OS or the server if we die."""
-
-    def __init__(self, settings: Settings, store: Any, name: str) -> None:
-        self._store = store
-        self._name = name
-        url = make_url(store.url)
-        self._postgres = url.get_backend_name() == "postgresql"
-        database = url.database or str(settings.data_dir / "breakeven.sqlite3")
-        self._path = Path(database).with_suffix(f".refresh-{name}.lock")
-        self._conn: Connection | None = None
-        self._file: IO[str] | None = None
-
-    def try_acquire(self) -> bool:
-        if self._postgres:
-            conn = self._store.engine.connect()
-            query = text("SELECT pg_try_advisory_lock(:k, hashtext(:name))")
-            if conn.execute(query, {"k": REFRESH_LOCK, "name": self._name}).scalar():
-                conn.commit()
-                self._conn = conn
-                return True
-            conn.close()
-            return False
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self._path.open("a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
-            return False
-        self._file = handle
-        return True
-
-    def release(self) -> None:
-        if self._conn is not None:
-            try:  # closing the session releases the lock even if this fails
-                self._conn.execute(
-                    text("SELECT pg_advisory_unlock(:k, hashtext(:name))"),
-                    {"k": REFRESH_LOCK, "name": self._name},
-                )
-                self._conn.commit()
-            finally:
-                self._conn.close()
-                self._conn = None
-        if self._file is not None:
-            self._file.close()  # drops the flock
-            self._file = None

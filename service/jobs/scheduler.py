@@ -8,7 +8,6 @@ process dies, so a standby that polls for it takes over after a crash or a SIGKI
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import signal
@@ -27,7 +26,8 @@ from pricing.adapters import Adapter
 from pricing.refresh import RefreshPolicy, run_adapter
 from pricing.store import Store
 from service.documents.providers import describe_result
-from service.jobs.refresh import ProviderLock, refresh_policy, scheduled_adapters
+from service.jobs.locks import ProviderLock, lock_file, try_flock
+from service.jobs.refresh import refresh_policy, scheduled_adapters
 from service.runtime import Runtime
 from service.settings import Settings
 
@@ -79,12 +79,8 @@ class FileLeadership:
         self._handle: IO[str] | None = None
 
     def try_acquire(self) -> bool:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self.path.open("a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
+        handle = try_flock(self.path)
+        if handle is None:
             return False
         handle.seek(0)
         handle.truncate()
@@ -101,8 +97,7 @@ def leadership_for(settings: Settings, store: Store) -> Leadership:
     url = make_url(store.url)
     if url.get_backend_name() == "postgresql":
         return PostgresLeadership(store)
-    database = url.database or str(settings.data_dir / "breakeven.sqlite3")
-    return FileLeadership(Path(database).with_suffix(".scheduler.lock"))
+    return FileLeadership(lock_file(settings, store.url, ".scheduler.lock"))
 
 
 def cron_trigger(expression: str, jitter_seconds: int) -> CronTrigger:

@@ -26,12 +26,8 @@ from service.http import current_runtime
 from service.http.problems import Problem
 from service.http.schemas import RefreshDone, RefreshQuery, RefreshStarted, documented_response
 from service.http.security import refuse_repeated_parameters
-from service.jobs.refresh import (
-    ProviderLock,
-    build_adapters,
-    refresh_policy,
-    scheduled_adapters,
-)
+from service.jobs.locks import ProviderLock
+from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
 from service.runtime import Runtime
 
 bp = APIBlueprint("admin", __name__)
