@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
-import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-import requests
 from playwright.sync_api import Browser, sync_playwright
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -26,6 +22,7 @@ from sqlalchemy.engine import make_url
 from hardware import Hardware, load_hardware
 from service.http.app import create_app
 from service.settings import Settings
+from tests.servers import start_server, stop_server
 
 POSTGRES_URL = os.environ.get(
     "BREAKEVEN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -119,36 +116,12 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `breakeven serve` (gunicorn, one worker) for the module's tests."""
-    data = tmp_path_factory.mktemp("served")
-    port = _free_port()
-    env = {**os.environ, "BREAKEVEN_DATA_DIR": str(data), "NO_PROXY": "127.0.0.1"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", "1"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if requests.get(f"{url}/health", timeout=1).ok:
-                break
-        except requests.ConnectionError:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
-    yield url
-    server.terminate()
-    server.wait(timeout=60)  # gunicorn's graceful stop may wait 30 s for a booting worker
+    server = start_server(tmp_path_factory.mktemp("served"), workers=1)
+    yield server.base
+    stop_server(server)
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ import requests
 from sqlalchemy.engine import make_url
 
 from tests.conftest import reset_postgres
-from tests.test_hostile_server import Server, start_server, stop_server
+from tests.servers import Server, start_server, stop_server
 
 STATEMENT_TIMEOUT_S = 1.0  # BREAKEVEN_DATABASE_TIMEOUT_SECONDS for these servers
 OUTAGE_S = 6.0  # how long the request loop runs with the database cut off

@@ -7,17 +7,13 @@ to 127.0.0.1 only; the slow price source is a local socket server.
 
 from __future__ import annotations
 
-import os
 import re
 import resource
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -26,71 +22,14 @@ import requests
 from sqlalchemy import create_engine
 
 from pricing.store import Store
-from service.http.server import WORKER_READY
 from service.settings import Settings
+from tests.servers import Server, start_server, stop_server
 
-START_TIMEOUT_S = 60  # a loaded 2-core machine starts gunicorn in a few seconds
 HOLD_SECONDS = 60  # how long the slow clients keep the server busy
 IDLE_CLIENTS = 200  # connect and send nothing
 HALF_SENT_CLIENTS = 200  # send a request line and part of a header, never finish
 P99_BUDGET_S = 0.25
 TOKEN = "hostile-test-token"
-
-
-@dataclass
-class Server:
-    base: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(data_dir: Path, workers: int = 2, **env: str) -> Server:
-    port = _free_port()
-    log = data_dir / "server.log"
-    environment = {
-        **os.environ,
-        "BREAKEVEN_DATA_DIR": str(data_dir),
-        "NO_PROXY": "127.0.0.1",
-        **env,
-    }
-    command = [sys.executable, "-m", "service", "serve", "--port", str(port)]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [*command, "--workers", str(workers)],
-            env=environment,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    server = Server(f"http://127.0.0.1:{port}", process, log)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while True:  # every worker booted with its catalog in memory, and answering
-        assert process.poll() is None, server.log_text()
-        try:
-            ready = server.log_text().count(WORKER_READY) >= workers
-            if ready and requests.get(f"{server.base}/health", timeout=1).ok:
-                return server
-        except requests.RequestException:  # not listening yet
-            pass
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.1)
-
-
-def stop_server(server: Server) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=40)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait()
 
 
 @pytest.fixture

@@ -3,10 +3,6 @@ and another provider fails. Zero errors, and every answer comes from one complet
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -16,17 +12,12 @@ import pytest
 import requests
 
 from tests.fakes.aws import AwsFake, bulk_row, offer_file
+from tests.servers import free_port, start_server, stop_server
 
 REQUESTS = 20_000
 CONCURRENCY = 32
 TOKEN = "load-test-admin-token"
 OLD, NEW = 55.04, 44.44  # the p5.48xlarge price before and after the refresh
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _catalog(price: float) -> bytes:
@@ -37,41 +28,22 @@ def _catalog(price: float) -> bytes:
 def server(httpserver, tmp_path: Path):  # type: ignore[no-untyped-def]
     aws = AwsFake(offer_files={"us-east-1": _catalog(OLD)})
     base = aws.install(httpserver)
-    port = _free_port()
-    env = {
-        **os.environ,
-        "BREAKEVEN_DATA_DIR": str(tmp_path),
-        "BREAKEVEN_ADMIN_TOKEN": TOKEN,
-        "BREAKEVEN_CATALOG_CHECK_SECONDS": "0.2",
-        "BREAKEVEN_AWS_REGIONS": "us-east-1",
-        "BREAKEVEN_AWS_BULK_URL": base,
+    server = start_server(
+        tmp_path,
+        workers=2,
+        BREAKEVEN_ADMIN_TOKEN=TOKEN,
+        BREAKEVEN_CATALOG_CHECK_SECONDS="0.2",
+        BREAKEVEN_AWS_REGIONS="us-east-1",
+        BREAKEVEN_AWS_BULK_URL=base,
         # the failing provider: nothing listens on this port
-        "BREAKEVEN_AZURE_PRICES_URL": f"http://127.0.0.1:{_free_port()}/api/retail/prices",
-        "BREAKEVEN_HTTP_RETRIES": "1",
-        "BREAKEVEN_HTTP_BACKOFF_SECONDS": "0.01",
-        "NO_PROXY": "127.0.0.1",
-    }
-    log = (tmp_path / "server.log").open("w")  # gunicorn's access and error logs
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", "2"],
-        env=env,
-        stdout=log,
-        stderr=log,
+        BREAKEVEN_AZURE_PRICES_URL=f"http://127.0.0.1:{free_port()}/api/retail/prices",
+        BREAKEVEN_HTTP_RETRIES="1",
+        BREAKEVEN_HTTP_BACKOFF_SECONDS="0.01",
     )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if requests.get(f"{url}/health", timeout=1).ok:
-                break
-        except requests.ConnectionError:
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+    url = server.base
     yield url, aws
-    process.terminate()
-    process.wait(timeout=30)
-    log.close()
-    server_log = (tmp_path / "server.log").read_text()
+    stop_server(server)
+    server_log = server.log_text()
     assert "POST /refresh" in server_log  # the log is real ...
     assert TOKEN not in server_log  # ... and the admin token is not in it
 
