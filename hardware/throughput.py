@@ -7,6 +7,7 @@ Lambda's benchmark sets); only ratios matter to the engine, so the reference car
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -46,15 +47,22 @@ class Scaling:
     """Multi-GPU efficiency eta(interconnect, class, n): throughput of n cards / (n x one card).
 
     Measured at n = 2, 4, 8. Between measured counts the lower point applies (a conservative
-    step); beyond the largest the largest applies; n = 1 is exactly 1.
+    step); beyond the largest the largest applies; n = 1 is exactly 1. A curve that rises
+    with n is refused: more cards on one interconnect never scale better.
     """
 
     def __init__(self, points: Iterable[ScalingPoint]) -> None:
         self._curves: dict[tuple[str, Workload], list[ScalingPoint]] = {}
         for point in points:
             self._curves.setdefault((point.interconnect, point.workload), []).append(point)
-        for curve in self._curves.values():
+        for (link, workload), curve in self._curves.items():
             curve.sort(key=lambda p: p.num_gpu)
+            for fewer, more in itertools.pairwise(curve):
+                if more.efficiency > fewer.efficiency:
+                    raise ValueError(
+                        f"scaling {link}/{workload} rises from {fewer.efficiency} at "
+                        f"{fewer.num_gpu} cards to {more.efficiency} at {more.num_gpu}"
+                    )
 
     def point(self, interconnect: str, workload: Workload, n: int) -> ScalingPoint | None:
         if n <= 1:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from hardware import Hardware, UnknownAccelerator, Workload
+from hardware.throughput import Scaling, ScalingPoint
 from pricing.adapters.bundled import BundledAdapter
 
 DATA = Path(str(resources.files("hardware") / "data"))
@@ -94,6 +95,28 @@ def test_scaling_is_at_most_one_and_falls_with_more_cards(hardware: Hardware) ->
         for k in Workload:
             etas = [hardware.scaling.efficiency(link, k, n) for n in (1, 2, 4, 8)]
             assert etas[0] == 1.0 and all(0 < e <= 1 for e in etas)
+
+
+def test_scaling_never_rises_with_more_cards(hardware: Hardware) -> None:
+    """The PCIe transformer medians were 0.968 at 2 cards and 0.984 at 4 (different config
+    sets): 4 cards now keep the 2-card value, and a rising curve is refused at load."""
+    assert hardware.scaling.efficiency("pcie", Workload.TRANSFORMER, 4) == 0.968
+    assert hardware.efficiency("rtx3090", Workload.TRANSFORMER, 4) == 0.968  # consumer: PCIe
+    for link in ("pcie", "nvlink", "ici"):
+        for k in Workload:
+            etas = [hardware.scaling.efficiency(link, k, n) for n in range(1, 17)]
+            assert etas == sorted(etas, reverse=True), (link, k)
+    rising = [
+        ScalingPoint("pcie", Workload.CNN, 2, 0.9, "test"),
+        ScalingPoint("pcie", Workload.CNN, 4, 0.95, "test"),
+    ]
+    with pytest.raises(ValueError, match=r"rises from 0\.9 at 2 cards to 0\.95 at 4"):
+        Scaling(rising)
+
+
+def test_consumer_cards_use_pcie(hardware: Hardware) -> None:
+    consumer = [acc for acc, card in hardware.cards.items() if card.consumer]
+    assert consumer and all(hardware.registry[a].interconnect == "pcie" for a in consumer)
 
 
 def test_memory_and_power_are_plausible(hardware: Hardware) -> None:
