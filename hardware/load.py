@@ -76,6 +76,7 @@ def _accelerator(row: dict[str, str]) -> Accelerator:
         name=row["name"],
         kind=row["kind"],
         memory_gb=float(row["memory_gb"]),
+        program_memory_gb=_number(row["program_memory_gb"]),
         board_power_w=_number(row["board_power_w"]),
         fp16_tensor_tflops=_number(row["fp16_tensor_tflops"]),
         mem_bw_gbps=_number(row["mem_bw_gbps"]),

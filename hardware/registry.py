@@ -27,6 +27,14 @@ class Accelerator:
     # The software stack a training job is written for: code for one runs unchanged on
     # another only by porting it, so offers compete only within a platform unless asked.
     platform: str = "cuda"
+    # What one program addresses where that is less than the chip: a TPU v2/v3 chip is two
+    # TensorCores, and a job sees one core's HBM (v3: 16 of the chip's 32 GiB).
+    program_memory_gb: float | None = None
+
+    @property
+    def device_memory_gb(self) -> float:
+        """Memory one device of the training job has: the per-accelerator gate's measure."""
+        return self.program_memory_gb or self.memory_gb
 
 
 # cuda: NVIDIA GPUs (CUDA/cuDNN); rocm: AMD GPUs (ROCm/HIP); xla: Google TPUs (JAX or

@@ -135,7 +135,8 @@ def test_derived_tables_are_reproducible_from_their_sources(tmp_path: Path) -> N
 
 def test_csv_headers_are_what_the_loader_reads() -> None:
     expected = {
-        "accelerators.csv": "id,name,aliases,kind,memory_gb,board_power_w,fp16_tensor_tflops,"
+        "accelerators.csv": "id,name,aliases,kind,memory_gb,program_memory_gb,board_power_w,"
+        "fp16_tensor_tflops,"
         "mem_bw_gbps,interconnect,platform,spec_source",
         "cards.csv": "id,purchase_usd,price_kind,price_as_of,price_source,consumer,confidence",
         "throughput.csv": "id,workload,relative,method,source",

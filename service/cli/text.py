@@ -15,7 +15,10 @@ def describe_quote(d: dict[str, Any]) -> str:
         f" + host {buy['host_usd']:,.2f} + energy {buy['energy_usd']:,.2f}"
         f" - resale {buy['resale_usd']:,.2f}  ({buy['hours']:,.1f} busy h)",
     ]
-    header = ["provider", "product", "region", "pricing", "USD/h", "hours", "total USD", "b/e h"]
+    header = [
+        *("provider", "product", "region", "pricing", "USD/h", "hours", "total USD", "b/e h"),
+        "speed",
+    ]
     rows = [
         [
             r["provider"],
@@ -26,6 +29,7 @@ def describe_quote(d: dict[str, Any]) -> str:
             f"{r['hours']:,.1f}",
             f"{r['total_usd']:,.2f}",
             "never" if r["breakeven_hours"] is None else f"{r['breakeven_hours']:,.0f}",
+            r["throughput"]["method"],
         ]
         for r in d["rent"]
     ]
@@ -53,6 +57,22 @@ def describe_quote(d: dict[str, Any]) -> str:
             f"would need porting): best {best['provider']} {best['product']} "
             f"{best['total_usd']:,.2f} USD. Ask with --platforms all."
         )
+    if d.get("cheapest_measured"):
+        m = d["cheapest_measured"]
+        lines.append(
+            f"The cheapest rental's speed is an estimate; the cheapest with a measured speed: "
+            f"{m['provider']} {m['product']} {m['total_usd']:,.2f} USD."
+        )
+    gate = d["memory_gate"]
+    need = " and ".join(
+        text
+        for text in (
+            gate["per_accelerator_gb"] and f"{gate['per_accelerator_gb']:g} GB per accelerator",
+            gate["total_gb"] and f"{gate['total_gb']:g} GB in all",
+        )
+        if text
+    )
+    lines.append(f"Memory gate ({need}) removed {gate['removed']} offers.")
     stale = " (STALE)" if d["prices"]["stale"] else ""
     lines.append(f"Cheapest rental priced as of {d['prices']['as_of']}{stale}.")
     lines.append("Assumptions: " + ", ".join(f"{k}={v}" for k, v in a.items()))

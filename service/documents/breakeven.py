@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from hardware import Workload
+from hardware import Throughput, Workload
 from pricing.measurement_store import Measurement
 from pricing.offer import StoredOffer
 from service.documents.errors import Unanswerable
@@ -16,6 +16,7 @@ from service.documents.queries import BreakevenQuery, competing_platforms
 from service.engine.assumptions import as_dict, with_overrides
 from service.engine.breakeven import (
     LeftOut,
+    MemoryGate,
     NoMatchingOffers,
     Quote,
     QuoteError,
@@ -64,6 +65,7 @@ def _answer(
         workload=workload,
         gpus=query.gpus,
         memory_gb=query.memory,
+        total_memory_gb=query.total_memory,
         price_usd=query.price,
         watts=query.watts,
         providers=providers,
@@ -112,8 +114,7 @@ def _throughput_used(
             f"{m.calibration}"
         )
         return {"relative": m.relative, "method": "measured-locally", "source": source}
-    published = runtime.hardware.speed(request.reference, request.workload)
-    return {"relative": published.relative, "method": published.method, "source": published.source}
+    return _throughput(runtime.hardware.speed(request.reference, request.workload))
 
 
 def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
@@ -121,6 +122,7 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
     assumptions = {
         "gpus": request.gpus,
         "memory": result.memory_gb,
+        "total_memory": request.total_memory_gb,
         "providers": sorted(request.providers) if request.providers else "all",
         "platforms": sorted(request.platforms) if request.platforms is not None else "all",
         "pricing": request.pricing,
@@ -144,7 +146,11 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
         "buy": buy,
         "rent": [_rent_line(option) for option in result.rent],
         "candidates": result.candidates,
+        "memory_gate": _memory_gate(result.memory_gate),
         "left_out": _left_out(result.left_out),
+        "cheapest_measured": (
+            None if result.cheapest_measured is None else _rent_line(result.cheapest_measured)
+        ),
         "verdict": result.verdict,
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
@@ -175,6 +181,22 @@ def _rent_line(option: RentOption) -> dict[str, Any]:
         "usd_per_reference_hour": option.usd_per_reference_hour,
         "breakeven_hours": option.breakeven_hours,
         "throughput_estimated": option.throughput_estimated,
+        "throughput": _throughput(option.throughput),
+    }
+
+
+def _throughput(record: Throughput) -> dict[str, Any]:
+    return {"relative": record.relative, "method": record.method, "source": record.source}
+
+
+def _memory_gate(gate: MemoryGate | None) -> dict[str, Any] | None:
+    if gate is None:
+        return None
+    return {
+        "applied": gate.need.gate,
+        "per_accelerator_gb": gate.need.per_accelerator_gb,
+        "total_gb": gate.need.total_gb,
+        "removed": gate.removed,
     }
 
 

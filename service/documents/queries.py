@@ -28,6 +28,8 @@ from service.engine.assumptions import MAX_USD, overrides_model
 # Upper bounds keep absurd inputs (1e308 hours) out of the arithmetic; each is far past
 # any real workload.
 MAX_HOURS = 10_000_000  # ~1,140 years of one card
+MAX_MEMORY_GB = 4096  # per accelerator: 20x the largest card (B200, 180 GB)
+MAX_TOTAL_MEMORY_GB = 1_048_576  # 1 PB: past a TPU v5p pod (8,960 chips x 95 GiB = 851 TB)
 # Lower bounds do the same for vanishing inputs: hours=5e-324 rounded every rental's cost
 # to 0 (break-even "never").
 MIN_HOURS = 0.001  # 3.6 seconds of one card
@@ -132,7 +134,17 @@ class _BreakevenQuestion(Query):
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
     gpus: int = Field(1, ge=1, le=64, description="Local cards bought.")
     memory: float | None = Field(
-        None, gt=0, le=4096, description="GB needed per accelerator (default: the card's)."
+        None,
+        gt=0,
+        le=MAX_MEMORY_GB,
+        description="GB each accelerator must hold (default: the card's, unless total_memory).",
+    )
+    total_memory: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_TOTAL_MEMORY_GB,
+        description="GB a sharded job (FSDP, ZeRO) needs in all: an offer qualifies when "
+        "count x memory per accelerator covers it.",
     )
     providers: str | None = Field(
         None, max_length=500, description="Comma-separated providers to rent from (all)."
@@ -164,7 +176,9 @@ BreakevenQuery = overrides_model(
 class _RankQuestion(Query):
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
     gpu: str = Field("rtx3090", max_length=100, description="The card `hours` are measured on.")
-    memory: float | None = Field(None, gt=0, le=4096, description="GB needed per accelerator.")
+    memory: float | None = Field(
+        None, gt=0, le=MAX_MEMORY_GB, description="GB needed per accelerator."
+    )
     budget: float | None = Field(None, gt=0, le=MAX_USD, description="Max purchase, USD.")
     hours: float | None = Field(
         None, ge=MIN_HOURS, le=MAX_HOURS, description="Workload size: rank by work per TCO dollar."

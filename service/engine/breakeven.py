@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hardware import Hardware, Workload
+from hardware import Hardware, Throughput, Workload
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from service.engine.offer_table import OfferTable
+from service.engine.offer_table import MemoryNeed, OfferTable
 
 HOURS_PER_YEAR = 8760.0
 BISECTION_STEPS = 100  # halves the bracket to well below a millionth of an hour
@@ -45,6 +45,7 @@ class QuoteRequest:
     workload: Workload = Workload.TRANSFORMER
     gpus: int = 1
     memory_gb: float | None = None  # per accelerator; None = the reference card's memory
+    total_memory_gb: float | None = None  # a sharded job's total; None = not sharded
     price_usd: float | None = None  # None = the card's sourced purchase price
     watts: float | None = None  # None = the card's board power
     providers: frozenset[str] | None = None
@@ -54,6 +55,7 @@ class QuoteRequest:
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
     reference_speed: float | None = None  # measured on the user's own card; None = published
     platforms: frozenset[str] | None = None  # software platforms that compete; None = all
+    measured_only: bool = False  # only offers whose throughput is not estimated
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,11 @@ class RentOption:
     total_usd: float
     usd_per_reference_hour: float  # total over the work, in hours of the reference card
     breakeven_hours: float | None  # reference-card hours where buying gets cheaper
-    throughput_estimated: bool
+    throughput: Throughput  # how the accelerator's speed is known
+
+    @property
+    def throughput_estimated(self) -> bool:
+        return self.throughput.estimated
 
 
 @dataclass(frozen=True)
@@ -126,9 +132,17 @@ class LeftOut:
 
 
 @dataclass(frozen=True)
+class MemoryGate:
+    """The memory rule that applied, and how many offers it removed from the candidates."""
+
+    need: MemoryNeed
+    removed: int
+
+
+@dataclass(frozen=True)
 class Quote:
     request: QuoteRequest
-    memory_gb: float
+    memory_gb: float | None  # per accelerator; None = a sharded job with no per-device need
     buy: BuyCost
     rent: list[RentOption]
     candidates: int  # offers that passed filters and the memory gate
@@ -138,7 +152,10 @@ class Quote:
     breakeven_days: float | None
     life_hours: float  # reference-card hours of work the cards do in their useful life
     buy_model: BuyModel
+    memory_gate: MemoryGate | None = None
     left_out: LeftOut | None = None  # None: no platform gate, or nothing behind it
+    # The cheapest offer whose throughput is not estimated, when the cheapest one's is
+    cheapest_measured: RentOption | None = None
 
 
 def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
@@ -157,7 +174,14 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     watts = request.watts if request.watts is not None else ref.board_power_w
     if watts is None:
         raise QuoteError("watts", f"no sourced board power for {ref.id}; pass watts=W")
-    memory_gb = request.memory_gb if request.memory_gb is not None else ref.memory_gb
+    need = memory_need(request, ref.device_memory_gb)
+    held = request.gpus * ref.memory_gb
+    if request.total_memory_gb is not None and held < request.total_memory_gb:
+        raise QuoteError(
+            "total_memory",
+            f"{request.gpus} x {ref.id} hold {held:g} GB, less than total_memory="
+            f"{request.total_memory_gb:g}: buy more cards (gpus=) or shard less",
+        )
 
     # Buy: n local reference cards; busy hours shrink with n, less the scaling loss.
     s_ref = request.reference_speed or hardware.speed(ref.id, k).relative
@@ -181,8 +205,8 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     )
 
     # Rent: the shortlist of possible cheapest offers, costed and merged.
-    index, candidates = table.shortlist(request, memory_gb)
-    if candidates == 0:
+    shortlist = table.shortlist(request, need)
+    if shortlist.candidates == 0:
         if request.providers is not None and not request.providers & table.providers.keys():
             # None of the providers asked for has an offer: the list is to blame, not the card.
             raise NoMatchingOffers(
@@ -191,11 +215,11 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
                 f"known providers: {', '.join(sorted(table.providers))}",
             )
         raise NoMatchingOffers(
-            "memory" if request.memory_gb is not None else "gpu",
-            f"no rental offer with at least {memory_gb:g} GB per accelerator matches "
-            "the filters (providers, pricing, region)",
+            _need_parameter(request),
+            f"no rental offer with {_need_text(need)} matches the filters (providers, "
+            f"pricing, region, platforms); the memory gate removed {shortlist.gated}",
         )
-    rent = _rent_options(table, request, index, s_ref, model)
+    rent = _rent_options(table, request, shortlist.index, s_ref, model)
     cheapest = rent[0]
     verdict = "buy" if buy_total < cheapest.total_usd else "rent"
     days = None
@@ -203,10 +227,10 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         days = cheapest.breakeven_hours / local_speed / (24 * a.utilization)
     return Quote(
         request=request,
-        memory_gb=memory_gb,
+        memory_gb=need.per_accelerator_gb,
         buy=buy,
         rent=rent,
-        candidates=candidates,
+        candidates=shortlist.candidates,
         verdict=verdict,
         savings_usd=abs(cheapest.total_usd - buy_total),
         breakeven_hours=cheapest.breakeven_hours,
@@ -214,8 +238,34 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         # busy hours in the life: calendar hours x utilization; work: busy hours x n x eta
         life_hours=a.lifetime_years * HOURS_PER_YEAR * a.utilization * local_speed,
         buy_model=model,
-        left_out=_left_out(table, request, memory_gb, s_ref, model),
+        memory_gate=MemoryGate(need, shortlist.gated),
+        left_out=_left_out(table, request, need, s_ref, model),
+        cheapest_measured=_cheapest_measured(table, request, need, s_ref, model, cheapest),
     )
+
+
+def memory_need(request: QuoteRequest, device_memory_gb: float) -> MemoryNeed:
+    """The memory rule of a question: a sharded job (total_memory) needs the total only,
+    unless memory= is asked too; otherwise each device holds what the bought card does."""
+    per_accelerator = request.memory_gb
+    if per_accelerator is None and request.total_memory_gb is None:
+        per_accelerator = device_memory_gb
+    return MemoryNeed(per_accelerator, request.total_memory_gb)
+
+
+def _need_parameter(request: QuoteRequest) -> str:
+    if request.total_memory_gb is not None:
+        return "total_memory"
+    return "memory" if request.memory_gb is not None else "gpu"
+
+
+def _need_text(need: MemoryNeed) -> str:
+    parts = []
+    if need.per_accelerator_gb is not None:
+        parts.append(f"at least {need.per_accelerator_gb:g} GB per accelerator")
+    if need.total_gb is not None:
+        parts.append(f"at least {need.total_gb:g} GB in all its accelerators")
+    return " and ".join(parts)
 
 
 def _rent_options(
@@ -249,7 +299,6 @@ def _rent_options(
         totals[best].tolist(),
         rent_per_ref_hour.tolist(),
         crossings.tolist(),
-        table.estimated[k][chosen].tolist(),
         strict=True,
     )
     rent = [
@@ -259,15 +308,15 @@ def _rent_options(
             total_usd=total,
             usd_per_reference_hour=per_ref_hour,
             breakeven_hours=None if math.isinf(crossing) else crossing,
-            throughput_estimated=estimated,
+            throughput=table.throughput(row, k),
         )
-        for row, hours, total, per_ref_hour, crossing, estimated in columns
+        for row, hours, total, per_ref_hour, crossing in columns
     ]
     return rent
 
 
 def _left_out(
-    table: OfferTable, request: QuoteRequest, memory_gb: float, s_ref: float, model: BuyModel
+    table: OfferTable, request: QuoteRequest, need: MemoryNeed, s_ref: float, model: BuyModel
 ) -> LeftOut | None:
     """What the platform gate kept out: how many offers, and the cheapest of them."""
     if request.platforms is None:
@@ -276,11 +325,31 @@ def _left_out(
     if not others:
         return None
     asked = replace(request, platforms=others, top=1)
-    index, candidates = table.shortlist(asked, memory_gb)
-    if candidates == 0:
+    shortlist = table.shortlist(asked, need)
+    if shortlist.candidates == 0:
         return None
-    (best,) = _rent_options(table, asked, index, s_ref, model)
-    return LeftOut(platforms=others, offers=candidates, best=best)
+    (best,) = _rent_options(table, asked, shortlist.index, s_ref, model)
+    return LeftOut(platforms=others, offers=shortlist.candidates, best=best)
+
+
+def _cheapest_measured(
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    s_ref: float,
+    model: BuyModel,
+    cheapest: RentOption,
+) -> RentOption | None:
+    """When the cheapest offer's speed is an estimate, the cheapest one whose is not: an
+    answer should not rest on an estimate without showing the measured alternative."""
+    if not cheapest.throughput_estimated:
+        return None
+    asked = replace(request, measured_only=True, top=1)
+    shortlist = table.shortlist(asked, need)
+    if shortlist.candidates == 0:
+        return None
+    (best,) = _rent_options(table, asked, shortlist.index, s_ref, model)
+    return best
 
 
 def breakeven_hours(

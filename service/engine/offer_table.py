@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from hardware import Hardware, Workload
+from hardware import Hardware, Throughput, Workload
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
 from service.engine.lru import Lru
 
@@ -23,6 +24,28 @@ if TYPE_CHECKING:
 Key = TypeVar("Key", bound=Hashable)
 SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
 _GENERATIONS = itertools.count(1)  # tells tables apart for caches keyed on "this catalog"
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """What the job needs in memory: per accelerator (each device holds a whole replica),
+    in total (a sharded job: FSDP, ZeRO), or both; None is no need of that kind."""
+
+    per_accelerator_gb: float | None = None
+    total_gb: float | None = None
+
+    @property
+    def gate(self) -> str:
+        """Which gate applies, as the answer names it."""
+        kinds = {"per_accelerator": self.per_accelerator_gb, "total": self.total_gb}
+        return "+".join(name for name, value in kinds.items() if value is not None) or "none"
+
+
+@dataclass(frozen=True)
+class Shortlist:
+    index: np.ndarray  # the offers that can be cheapest
+    candidates: int  # offers past every filter and the memory gate
+    gated: int  # offers past every other filter that the memory gate removed
 
 
 class OfferTable:
@@ -41,10 +64,15 @@ class OfferTable:
         self.price = np.array([s.offer.usd_per_hour for s in rows], dtype=np.float64)
         # Speed depends on (accelerator, count) only: compute it once per distinct pair.
         pairs, pair_code = _codes((s.offer.accelerator, s.offer.count) for s in rows)
-        self.memory = np.array(
+        # Chip memory as the offer states it, else as the hardware data does; a device (what
+        # one program addresses) may hold less: a TPU v3 core sees 16 of its chip's 32 GiB.
+        chip = np.array(
             [s.offer.memory_gb or hardware.registry[s.offer.accelerator].memory_gb for s in rows],
             dtype=np.float64,
         )
+        program = [hardware.registry[s.offer.accelerator].program_memory_gb for s in rows]
+        self.memory = np.fmin(chip, np.array(program, dtype=np.float64))  # nan: no cap
+        self.total_memory = chip * np.array([s.offer.count for s in rows], dtype=np.float64)
         self.interruptible = np.array([s.offer.pricing in INTERRUPTIBLE for s in rows], bool)
         self.accelerators, self.accelerator_code = _codes(s.offer.accelerator for s in rows)
         self.platforms, self.platform_code = _codes(
@@ -55,15 +83,18 @@ class OfferTable:
         self.pricings, self.pricing_code = _codes(str(s.offer.pricing) for s in rows)
         self.speed: dict[Workload, np.ndarray] = {}
         self.estimated: dict[Workload, np.ndarray] = {}
+        self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
-        self._shortlists: Lru[tuple[object, ...], tuple[np.ndarray, int]] = Lru(SHORTLIST_CACHE)
+        self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         groups = (np.flatnonzero(~self.interruptible), np.flatnonzero(self.interruptible))
         for k in Workload:
             speed = [
                 n * hardware.efficiency(acc, k, n) * hardware.speed(acc, k).relative
                 for acc, n in pairs
             ]
-            estimated = [hardware.speed(acc, k).estimated for acc, _ in pairs]
+            records = [hardware.speed(acc, k) for acc, _ in pairs]
+            self._throughput[k] = (records, pair_code)
+            estimated = [record.estimated for record in records]
             self.speed[k] = np.array(speed, dtype=np.float64)[pair_code]
             self.estimated[k] = np.array(estimated, dtype=bool)[pair_code]
             # Cheapest-first orders per class, one per overhead group: a spot overhead scales
@@ -76,7 +107,12 @@ class OfferTable:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def shortlist(self, request: QuoteRequest, memory_gb: float) -> tuple[np.ndarray, int]:
+    def throughput(self, row: int, workload: Workload) -> Throughput:
+        """How offer ``row``'s accelerator speed is known: its value, method and source."""
+        records, pair_code = self._throughput[workload]
+        return records[pair_code[row]]
+
+    def shortlist(self, request: QuoteRequest, need: MemoryNeed) -> Shortlist:
         """The offers that can be cheapest, and how many passed the filters.
 
         The first ``top`` candidates of each cheapest-first order hold the ``top`` cheapest
@@ -90,25 +126,28 @@ class OfferTable:
             request.providers,
             request.platforms,
             (request.region or "").lower(),
-            memory_gb,
+            need,
+            request.measured_only,
             request.top,
         )
         cached = self._shortlists.get(key)
         if cached is not None:
             return cached
-        mask = self.candidates(request, memory_gb)
+        filtered = self.candidates(request)
+        mask = filtered & self.holding(need)
         index = np.concatenate(
             [
                 order[np.flatnonzero(mask[order])[: request.top]]
                 for order in self.by_cost[request.workload]
             ]
         )
-        result = (index, int(np.count_nonzero(mask)))
+        passed = int(np.count_nonzero(mask))
+        result = Shortlist(index, passed, int(np.count_nonzero(filtered)) - passed)
         self._shortlists.put(key, result)
         return result
 
-    def candidates(self, request: QuoteRequest, memory_gb: float) -> np.ndarray:
-        """Boolean mask of offers the request may rent."""
+    def candidates(self, request: QuoteRequest) -> np.ndarray:
+        """Boolean mask of offers the request may rent, memory aside."""
         wanted = HOURLY if request.pricing == "any" else {PricingModel(request.pricing)}
         mask = self.matching(
             pricings={str(p) for p in wanted},
@@ -116,7 +155,17 @@ class OfferTable:
             region_prefix=request.region,
             platforms=request.platforms,
         )
-        mask &= self.memory >= memory_gb
+        if request.measured_only:
+            mask &= ~self.estimated[request.workload]
+        return mask
+
+    def holding(self, need: MemoryNeed) -> np.ndarray:
+        """Boolean mask of offers with the memory the job needs."""
+        mask = np.ones(len(self.rows), dtype=bool)
+        if need.per_accelerator_gb is not None:
+            mask &= self.memory >= need.per_accelerator_gb
+        if need.total_gb is not None:
+            mask &= self.total_memory >= need.total_gb
         return mask
 
     def select(

@@ -18,7 +18,7 @@ from hardware import Accelerator, Card, Hardware, Workload
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from service.engine.breakeven import QuoteRequest, buy_model
-from service.engine.offer_table import OfferTable
+from service.engine.offer_table import MemoryNeed, OfferTable
 
 PER_DOLLARS = 1000.0  # throughput is shown per $1,000 of purchase price
 
@@ -102,7 +102,7 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
         relative=speed.relative,
         method=speed.method,
         source=speed.source,
-        fits=request.memory_gb is None or acc.memory_gb >= request.memory_gb,
+        fits=request.memory_gb is None or acc.device_memory_gb >= request.memory_gb,
         within_budget=request.budget_usd is None or card.purchase_usd <= request.budget_usd,
         throughput_per_1000_usd=speed.relative / card.purchase_usd * PER_DOLLARS,
         tco_usd=tco,
@@ -117,12 +117,13 @@ def _rentals(
         reference=request.reference,
         hours=1.0,
         workload=request.workload,
-        memory_gb=request.memory_gb or 0.0,
+        memory_gb=request.memory_gb,
         top=request.top,
         assumptions=request.assumptions,
         platforms=request.platforms,
     )
-    index, candidates = table.shortlist(probe, request.memory_gb or 0.0)
+    shortlist = table.shortlist(probe, MemoryNeed(per_accelerator_gb=request.memory_gb))
+    index, candidates = shortlist.index, shortlist.candidates
     if index.size == 0:
         return [], candidates
     k = request.workload

@@ -151,6 +151,7 @@ RentOut = _offer_model(
     usd_per_reference_hour=(float, ...),
     breakeven_hours=(float | None, ...),
     throughput_estimated=(bool, ...),
+    throughput=(ThroughputOut, Field(description="How this accelerator's speed is known.")),
 )
 
 
@@ -183,6 +184,15 @@ class LeftOutOut(_Out):
     best: RentOut
 
 
+class MemoryGateOut(_Out):
+    """The memory rule that applied (`memory`, `total_memory`) and what it removed."""
+
+    applied: Literal["per_accelerator", "total", "per_accelerator+total"]
+    per_accelerator_gb: float | None = Field(description="Each device holds this much.")
+    total_gb: float | None = Field(description="Count x memory per accelerator covers this.")
+    removed: int = Field(description="Offers past every other filter that lacked the memory.")
+
+
 class BreakevenAnswer(_Out):
     gpu: str
     hours: float
@@ -191,8 +201,13 @@ class BreakevenAnswer(_Out):
     buy: BuyOut
     rent: list[RentOut]
     candidates: int = Field(description="Offers that passed the filters and the memory need.")
+    memory_gate: MemoryGateOut
     left_out: LeftOutOut | None = Field(
         description="What the platform gate kept out (`platforms`); null when nothing was."
+    )
+    cheapest_measured: RentOut | None = Field(
+        description="When the cheapest rental's speed is estimated: the cheapest whose speed "
+        "is measured (null when the cheapest is measured, or none is)."
     )
     verdict: Literal["buy", "rent"]
     savings_usd: float
