@@ -3,7 +3,8 @@
 Imports flow one way: ``hardware`` <- ``pricing`` <- ``service``; this package imports neither.
 """
 
-from hardware.cards import Card
+from hardware.cards import Card, ResaleCurve
+from hardware.hosts import Host, HostChoice
 from hardware.load import Hardware, load_hardware
 from hardware.registry import PLATFORMS, Accelerator, Registry, UnknownAccelerator
 from hardware.throughput import Scaling, Throughput, Workload
@@ -13,7 +14,10 @@ __all__ = [
     "Accelerator",
     "Card",
     "Hardware",
+    "Host",
+    "HostChoice",
     "Registry",
+    "ResaleCurve",
     "Scaling",
     "Throughput",
     "UnknownAccelerator",

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from hardware.cards import Card
+from hardware.cards import Card, ResaleCurve
+from hardware.hosts import Host, HostChoice, host_for
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 
@@ -22,12 +23,17 @@ class Hardware:
     cards: dict[str, Card]
     throughput: dict[tuple[str, Workload], Throughput]
     scaling: Scaling
+    hosts: tuple[Host, ...]
+    resale: ResaleCurve  # consumer cards; no datacenter curve is sourced
 
     def speed(self, accelerator: str, workload: Workload) -> Throughput:
         return self.throughput[(accelerator, workload)]
 
     def efficiency(self, accelerator: str, workload: Workload, n: int) -> float:
         return self.scaling.efficiency(self.registry[accelerator].interconnect, workload, n)
+
+    def host(self, cards: int) -> HostChoice:
+        return host_for(self.hosts, cards)
 
 
 def load_hardware(data_dir: Path | None = None) -> Hardware:
@@ -58,7 +64,26 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
     for accelerator_id, _ in (*cards.items(), *throughput):
         if accelerator_id not in registry:
             raise ValueError(f"hardware data names unknown accelerator {accelerator_id!r}")
-    return Hardware(registry=registry, cards=cards, throughput=throughput, scaling=scaling)
+    hosts = tuple(_host(row) for row in _rows(folder / "hosts.csv"))
+    (resale,) = (
+        ResaleCurve(
+            a=float(row["a"]),
+            b=float(row["b"]),
+            yearly_loss=float(row["yearly_loss"]),
+            points=int(row["points"]),
+            source=row["source"],
+        )
+        for row in _rows(folder / "resale.csv")
+        if row["segment"] == "consumer"
+    )
+    return Hardware(
+        registry=registry,
+        cards=cards,
+        throughput=throughput,
+        scaling=scaling,
+        hosts=hosts,
+        resale=resale,
+    )
 
 
 def _rows(path: Path) -> Iterator[dict[str, str]]:
@@ -96,6 +121,20 @@ def _card(row: dict[str, str]) -> Card:
         price_source=row["price_source"],
         consumer=row["consumer"].strip().lower() == "true",
         confidence=row["confidence"],
+    )
+
+
+def _host(row: dict[str, str]) -> Host:
+    return Host(
+        name=row["host"],
+        max_cards=int(row["max_cards"]),
+        price_usd=float(row["price_usd"]),
+        watts=float(row["watts"]),
+        price_kind=row["price_kind"],
+        price_as_of=row["price_as_of"],
+        price_source=row["price_source"],
+        watts_kind=row["watts_kind"],
+        watts_source=row["watts_source"],
     )
 
 

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 from sqlalchemy import select
 
-from hardware import Accelerator, Card, Hardware, Registry, Scaling, Throughput, Workload
+from hardware import (
+    Accelerator,
+    Card,
+    Hardware,
+    Host,
+    Registry,
+    ResaleCurve,
+    Scaling,
+    Throughput,
+    Workload,
+)
 from hardware.throughput import ScalingPoint
 from pricing.offer import Offer, PricingModel, StoredOffer
 from pricing.store import Run, Store, runs
@@ -85,4 +96,19 @@ def toy_hardware() -> Hardware:
         ]
     ]
     card = Card("ref", 1000.0, "launch_msrp", "2026-01", "toy", True, "high")
-    return Hardware(Registry(accelerators), {"ref": card}, throughput, Scaling(points))
+    return Hardware(
+        Registry(accelerators), {"ref": card}, throughput, Scaling(points), TOY_HOSTS, TOY_RESALE
+    )
+
+
+# Hosts: desktop 1-2 cards 500 USD 100 W; workstation 4 cards 2,000 USD 200 W; server 8
+# cards 5,000 USD 500 W. Used cards lose 20 % a year (b = -ln 0.8).
+TOY_HOSTS = tuple(
+    Host(name, cards, usd, watts, "toy", "2026-01", "toy", "toy", "toy")
+    for name, cards, usd, watts in [
+        ("desktop", 2, 500.0, 100.0),
+        ("workstation", 4, 2000.0, 200.0),
+        ("server", 8, 5000.0, 500.0),
+    ]
+)
+TOY_RESALE = ResaleCurve(a=1.0, b=-math.log(0.8), yearly_loss=0.2, points=3, source="toy")

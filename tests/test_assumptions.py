@@ -110,10 +110,22 @@ def test_cli_options_are_the_query_fields(command: str) -> None:
     assert set(query.model_fields) <= set(options)
 
 
-def test_answers_echo_every_assumption_at_its_default(client) -> None:  # type: ignore[no-untyped-def]
-    for url in ("/breakeven?gpu=rtx3090&hours=500",):
-        echoed = client.get(url).get_json()["assumptions"]
-        assert {n: echoed[n] for n in NAMES} == {n: getattr(DEFAULT_ASSUMPTIONS, n) for n in NAMES}
+def test_answers_echo_every_assumption_at_its_default(client, hardware) -> None:  # type: ignore[no-untyped-def]
+    """Defaults set from data are echoed as the values used: one RTX 3090 sits in a desktop
+    (hosts.csv) and resells along the consumer used-price curve (resale.csv)."""
+    answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    echoed = answer["assumptions"]
+    from_data = {
+        "host_cost": 972.0,
+        "host_watts": 280.0,
+        "resale": 1.0,
+        "depreciation": hardware.resale.yearly_loss,
+    }
+    expected = {n: from_data.get(n, getattr(DEFAULT_ASSUMPTIONS, n)) for n in NAMES}
+    assert {n: echoed[n] for n in NAMES} == expected
+    assert answer["buy"]["host"] == "desktop"
+    assert "hosts.csv" in answer["buy"]["host_source"]
+    assert answer["buy"]["resale_basis"].startswith("used-price curve")
 
 
 def test_a_setting_moves_the_default_and_a_query_moves_it_again(tmp_path: Path) -> None:

@@ -20,14 +20,13 @@ TOY = toy_hardware()
 TWIN = Accelerator(
     "twin", "Twin Core", "gpu", 32, 200, 100, 1000, "pcie", "toy", program_memory_gb=16
 )
-HW = Hardware(
-    Registry([*TOY.registry, TWIN]),
-    TOY.cards,
-    {
+HW = replace(
+    TOY,
+    registry=Registry([*TOY.registry, TWIN]),
+    throughput={
         **TOY.throughput,
         **{("twin", k): Throughput("twin", k, 1.0, "measured", "toy") for k in Workload},
     },
-    TOY.scaling,
 )
 
 

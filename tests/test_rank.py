@@ -13,7 +13,7 @@ from service.engine.offer_table import OfferTable
 from service.engine.ranking import RankRequest, rank
 from tests.helpers import offer, stored, toy_hardware
 
-FREE_POWER = Assumptions(electricity=0.0, host_cost=0.0, host_watts=0.0)
+FREE_POWER = Assumptions(electricity=0.0, host_cost=0.0, host_watts=0.0, resale=0.0)
 
 
 def _hardware() -> Hardware:
@@ -35,7 +35,7 @@ def _hardware() -> Hardware:
         acc: Card(acc, price, "launch_msrp", "2026-01", f"toy price {acc}", True, "high")
         for acc, price in {"a": 1000.0, "b": 3000.0, "c": 500.0}.items()
     }
-    return Hardware(Registry(accelerators), cards, throughput, base.scaling)
+    return replace(base, registry=Registry(accelerators), cards=cards, throughput=throughput)
 
 
 HW = _hardware()

@@ -1,4 +1,4 @@
-"""Regenerate throughput.csv and scaling.csv from the copied sources and accelerators.csv.
+"""Regenerate throughput.csv, scaling.csv and resale.csv from the copied sources.
 
 Why a script: every derived number must be reproducible from its sources, so the derivation
 lives here instead of in someone's notebook. accelerators.csv and cards.csv are hand-curated
@@ -345,6 +345,48 @@ def derive_scaling() -> list[list[str]]:
     return rows
 
 
+# Used prices observed before the Ethereum Merge (2022-09) are mining-boom prices: the RTX 3080
+# sold at 2.4x its launch price at one year. They are kept in the source, not in the fit.
+MINING_BOOM_ENDS = "2022-09"
+
+
+def derive_resale() -> list[list[str]]:
+    """The used-price curve: share of launch price = a x exp(-b x age), least squares on
+    ln(share) over consumer cards observed after the mining boom.
+
+    The engine uses exp(-b) per year of ownership on the price paid: with an exponential
+    curve the yearly loss is the same whatever the card's age at purchase. ``a`` (above 1:
+    24 GB cards traded over launch price in 2023-26) is reported, not used: nobody can
+    count on selling above the price paid.
+    """
+    points = pd.read_csv(SOURCES / "used_prices.csv", dtype=str)
+    consumer = points["notes"].str.contains("segment=consumer", regex=False)
+    after_boom = points["observed_month"] >= MINING_BOOM_ENDS
+    used = points[consumer & after_boom]
+    ages = used["age_years"].astype(float).tolist()
+    logs = [math.log(float(v)) for v in used["share"]]
+    n = len(ages)
+    mean_age, mean_log = sum(ages) / n, sum(logs) / n
+    sxx = sum((x - mean_age) ** 2 for x in ages)
+    slope = sum((x - mean_age) * (y - mean_log) for x, y in zip(ages, logs, strict=True)) / sxx
+    a, b = math.exp(mean_log - slope * mean_age), -slope
+    residuals = [y - (math.log(a) - b * x) for x, y in zip(ages, logs, strict=True)]
+    spread = math.sqrt(sum(r * r for r in residuals) / (n - 2))
+    cards = sorted(set(used["card"]))
+    months = sorted(used["observed_month"])
+    source = (
+        f"least squares of ln(used price / launch price) on age over {n} points of "
+        f"{len(cards)} consumer cards ({', '.join(cards)}) observed {months[0]}..{months[-1]} "
+        f"(mining-boom prices before {MINING_BOOM_ENDS} left out; datacenter cards: 1 point, "
+        f"not fitted); residual spread x/{math.exp(spread):.2f}; sources/used_prices.csv "
+        "(Tom's Hardware eBay sold-listing averages via github.com/buttke/ebay-2021-2023-"
+        "gpu-prices@883c310, and dated 2026 used-market quotes, cited per row)"
+    )
+    return [
+        ["consumer", fmt(a), fmt(b), fmt(1 - math.exp(-b)), str(n), source],
+    ]
+
+
 def write(path: Path, header: list[str], rows: list[list[str]]) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
@@ -363,6 +405,11 @@ def main() -> None:
         DATA / "scaling.csv",
         ["interconnect", "workload", "num_gpu", "efficiency", "n_configs", "source"],
         derive_scaling(),
+    )
+    write(
+        DATA / "resale.csv",
+        ["segment", "a", "b", "yearly_loss", "points", "source"],
+        derive_resale(),
     )
 
 

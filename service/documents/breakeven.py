@@ -130,7 +130,7 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
         "top": request.top,
         "price": result.buy.purchase_usd / request.gpus,
         "watts": result.buy.watts,
-        **as_dict(request.assumptions),
+        **as_dict(result.assumptions),
     }
     buy = _fields(result.buy)
     buy.pop("watts")

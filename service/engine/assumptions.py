@@ -11,12 +11,16 @@ Defaults and why:
 - pue 1.0: a desk or home office has no data-centre cooling overhead; use 1.3-1.6 for
   a server room.
 - load 1.0: cards are priced at their full board power while training (an upper bound).
-- host_cost 1500 USD and host_watts 150 W: an assumption, not a measurement: CPU, board,
-  RAM, PSU and case of a single-GPU workstation; host_cost=0 if the host exists already.
+- host_cost and host_watts: unset, the host is sized by card count from
+  hardware/data/hosts.csv (desktop 1-2 cards, workstation 4, server 8; sourced price and
+  draw); host_cost=0 if the host exists already.
 - utilization 0.5: the cards train half of all calendar hours; sets depreciation time
   and calendar days.
-- resale 0 (off): no sourced used-market data ships; e.g. resale=0.5 with
-  depreciation=0.2 models a card sold at half price, losing 20 % a year.
+- resale and depreciation: unset, consumer cards follow the used-price curve of
+  hardware/data/resale.csv (observed used prices against launch prices by age: sold for the
+  price paid less 17.3 % a year); datacenter cards, with no sourced used prices, resell for
+  0. resale=0 turns resale off; resale=0.5 with depreciation=0.2 models a card sold at half
+  price, losing 20 % a year.
 - spot_overhead 0.10: lost work, restarts and checkpoints on interruptible offers
   (design section 3).
 - lifetime_years 4: an assumption, stated in every answer: cards are replaced by faster ones
@@ -54,14 +58,18 @@ class Assumptions:
     load: float = Field(
         1.0, gt=0, le=1, description="Share of board power drawn while training (1 = upper bound)."
     )
-    host_cost: float = Field(
-        1500.0,
+    host_cost: float | None = Field(
+        None,
         ge=0,
         le=MAX_USD,
-        description="Host machine around the cards, USD (an assumption; 0 if you have one).",
+        description="Host machine around the cards, USD (default: sized by card count from "
+        "hardware/data/hosts.csv; 0 if you have one).",
     )
-    host_watts: float = Field(
-        150.0, ge=0, le=100_000, description="Host power draw, W (an assumption)."
+    host_watts: float | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="Host power draw, W (default: the sized host's, hosts.csv).",
     )
     utilization: float = Field(
         0.5,
@@ -69,10 +77,20 @@ class Assumptions:
         le=1,
         description="Share of calendar time the local cards train.",
     )
-    resale: float = Field(
-        0.0, ge=0, le=1, description="Resale value as a share of the price when new (0 = off)."
+    resale: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Resale value as a share of the price paid, before depreciation (0 = off; "
+        "default: 1 for consumer cards, from the used-price curve of hardware/data/resale.csv; "
+        "0 for datacenter cards, which have no sourced used prices).",
     )
-    depreciation: float = Field(0.2, ge=0, lt=1, description="Yearly loss of resale value.")
+    depreciation: float | None = Field(
+        None,
+        ge=0,
+        lt=1,
+        description="Yearly loss of resale value (default: the used-price curve's, resale.csv).",
+    )
     spot_overhead: float = Field(
         0.10,
         ge=0,
@@ -93,7 +111,7 @@ FIELDS = Assumptions.__pydantic_fields__  # name -> FieldInfo: bounds, default, 
 NAMES = tuple(FIELDS)
 
 
-def as_dict(assumptions: Assumptions) -> dict[str, float]:
+def as_dict(assumptions: Assumptions) -> dict[str, float | None]:
     """The echo every answer carries, in definition order."""
     return {name: getattr(assumptions, name) for name in NAMES}
 
@@ -117,7 +135,7 @@ def defaults_model(base: type[BaseModel], name: str, help_prefix: str) -> type[B
     """A model with every assumption as a field holding its default (the settings)."""
     fields: dict[str, Any] = {
         field: (
-            bounded(field),
+            bounded(field) if info.default is not None else bounded(field) | None,
             Field(info.default, description=f"{help_prefix} `{field}=`. {info.description}"),
         )
         for field, info in FIELDS.items()
@@ -146,6 +164,10 @@ def bounds_text(name: str) -> str:
 def table_rows() -> list[tuple[str, str, str]]:
     """(parameter, default, help and bounds) rows: the README's table of cost parameters."""
     return [
-        (name, f"{info.default:g}", f"{info.description} ({bounds_text(name)})")
+        (name, _default_text(info.default), f"{info.description} ({bounds_text(name)})")
         for name, info in FIELDS.items()
     ]
+
+
+def _default_text(default: float | None) -> str:
+    return "from data" if default is None else f"{default:g}"

@@ -69,6 +69,9 @@ class BuyCost:
     total_usd: float
     hours: float  # busy hours of the local cards
     price_source: str
+    host: str  # the sized host ("workstation", "2 x server") or "as given"
+    host_source: str  # where its price and draw come from
+    resale_basis: str  # where the resale share and its yearly loss come from
     watts: float
 
 
@@ -95,6 +98,8 @@ def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assum
     ``speed`` is how many reference-card hours of work the cards do per busy hour (n x eta
     for n reference cards; S(card) / S(ref) for another card). Shared by quote() and /rank.
     """
+    if a.host_cost is None or a.host_watts is None or a.resale is None or a.depreciation is None:
+        raise ValueError("buy_model needs the defaults from data filled: buy_assumptions()")
     energy_per_busy_hour = (cards * watts * a.load + a.host_watts) / 1000 * a.pue
     energy_per_busy_hour *= a.electricity
     # resale(H) = resale_start * exp(-decay * H): value lost with calendar time, which is
@@ -142,6 +147,7 @@ class MemoryGate:
 @dataclass(frozen=True)
 class Quote:
     request: QuoteRequest
+    assumptions: Assumptions  # the request's, with the defaults from data filled in
     memory_gb: float | None  # per accelerator; None = a sharded job with no per-device need
     buy: BuyCost
     rent: list[RentOption]
@@ -158,8 +164,60 @@ class Quote:
     cheapest_measured: RentOption | None = None
 
 
+@dataclass(frozen=True)
+class BuyBasis:
+    """The buy side's defaults that come from data, and where from: the answer states them."""
+
+    host: str
+    host_source: str
+    resale: str
+
+
+def buy_assumptions(
+    a: Assumptions, hardware: Hardware, reference: str, cards: int
+) -> tuple[Assumptions, BuyBasis]:
+    """``a`` with every unset buy-side assumption filled from the hardware data: the host
+    sized for ``cards`` (hosts.csv) and the used-price curve (resale.csv)."""
+    filled: dict[str, float] = {}
+    host, host_source = "as given", "host_cost= and host_watts="
+    if a.host_cost is None or a.host_watts is None:
+        choice = hardware.host(cards)
+        h = choice.host
+        host = h.name if choice.count == 1 else f"{choice.count} x {h.name}"
+        host_source = (
+            f"{host} for {cards} card(s) (hosts.csv): price {h.price_usd:g} USD each "
+            f"({h.price_kind}, {h.price_as_of}: {h.price_source}); draw {h.watts:g} W each "
+            f"({h.watts_kind}: {h.watts_source})"
+        )
+        if a.host_cost is None:
+            filled["host_cost"] = choice.price_usd
+        if a.host_watts is None:
+            filled["host_watts"] = choice.watts
+    curve = hardware.resale
+    if a.depreciation is None:
+        filled["depreciation"] = curve.yearly_loss
+    card = hardware.cards.get(reference)
+    if a.resale is not None:
+        resale = "resale= as given"
+    elif card is not None and card.consumer:
+        filled["resale"] = 1.0
+        resale = (
+            f"used-price curve (hardware/data/resale.csv): sold for the price paid less "
+            f"{curve.yearly_loss:.1%} a year of ownership; {curve.source}"
+        )
+    else:
+        filled["resale"] = 0.0
+        resale = (
+            "no sourced used prices for datacenter cards: resale 0 (pass resale= and "
+            "depreciation= to model one)"
+        )
+    if a.depreciation is not None and a.resale is not None:
+        resale = "resale= and depreciation= as given"
+    return replace(a, **filled), BuyBasis(host, host_source, resale)
+
+
 def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
-    a = request.assumptions
+    a, basis = buy_assumptions(request.assumptions, hardware, request.reference, request.gpus)
     ref = hardware.registry[request.reference]
     k = request.workload
     n = request.gpus
@@ -201,6 +259,9 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         total_usd=buy_total,
         hours=busy_hours,
         price_source=price_source,
+        host=basis.host,
+        host_source=basis.host_source,
+        resale_basis=basis.resale,
         watts=watts,
     )
 
@@ -227,6 +288,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         days = cheapest.breakeven_hours / local_speed / (24 * a.utilization)
     return Quote(
         request=request,
+        assumptions=a,
         memory_gb=need.per_accelerator_gb,
         buy=buy,
         rent=rent,

@@ -17,7 +17,7 @@ import numpy as np
 from hardware import Accelerator, Card, Hardware, Workload
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from service.engine.breakeven import QuoteRequest, buy_model
+from service.engine.breakeven import QuoteRequest, buy_assumptions, buy_model
 from service.engine.offer_table import MemoryNeed, OfferTable
 
 PER_DOLLARS = 1000.0  # throughput is shown per $1,000 of purchase price
@@ -87,12 +87,9 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
     tco = per_usd = None
     if request.hours:
         # one card doing `hours` of the reference card's work, at its own speed
+        assumptions, _ = buy_assumptions(request.assumptions, hardware, acc.id, 1)
         model = buy_model(
-            card.purchase_usd,
-            acc.board_power_w or 0.0,
-            1,
-            speed.relative / s_ref,
-            request.assumptions,
+            card.purchase_usd, acc.board_power_w or 0.0, 1, speed.relative / s_ref, assumptions
         )
         tco = model.cost(request.hours)
         per_usd = request.hours / tco if tco > 0 else None  # tco=0 divided by zero: a 500
