@@ -145,3 +145,22 @@ def test_csv_headers_are_what_the_loader_reads() -> None:
     for name, header in expected.items():
         with (DATA / name).open() as handle:
             assert ",".join(next(csv.reader(handle))) == header
+
+
+def test_bundled_gcp_attached_gpus_are_priced_with_their_vm(shipped_offers) -> None:  # type: ignore[no-untyped-def]
+    """GPU price + n1-standard-4 (0.19 on demand, 0.04815 spot), as the live adapter does:
+    a T4 alone at 0.35 USD/h would undercut every offer that comes with a machine."""
+    attached = {
+        (o.accelerator, str(o.pricing)): o
+        for o in shipped_offers
+        if o.provider == "gcp" and o.product.startswith("n1-standard-4 + ")
+    }
+    prices = {key: o.usd_per_hour for key, o in attached.items()}
+    assert prices == {
+        ("t4", "on_demand"): 0.35 + 0.19,
+        ("t4", "spot"): pytest.approx(0.14 + 0.04815),
+        ("v100-16gb", "on_demand"): pytest.approx(2.48 + 0.19),
+        ("v100-16gb", "spot"): pytest.approx(0.992 + 0.04815),
+    }
+    assert all(o.host_included for o in attached.values())
+    assert all(o.host_included for o in shipped_offers)
