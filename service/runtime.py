@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from hardware import Hardware, load_hardware
+from pricing.adapters.colab import SessionTerms, load_plans, session_terms
 from pricing.measurement_store import Measurement, latest_measurements
 from pricing.snapshot import ensure_snapshot
 from pricing.store import Store
@@ -62,6 +63,7 @@ class Runtime:
     catalog: Catalog
     measured: Measured
     assumptions: Assumptions  # the deployment's defaults (BREAKEVEN_*), queries set on top
+    colab: SessionTerms | None  # Colab's session length and plans (pricing/data)
     # Answers to questions asked again on the same catalog (dashboards poll): documents less
     # their price ages, which are recomputed on every answer.
     answers: Lru[Hashable, Any] = field(default_factory=lambda: Lru(ANSWERS_REMEMBERED))
@@ -93,6 +95,7 @@ def open_runtime(settings: Settings, prepare_store: bool = True) -> Runtime:
         Catalog(store, hardware, settings.catalog_check_seconds),
         Measured(store, settings.catalog_check_seconds),
         with_overrides(DEFAULT_ASSUMPTIONS, settings),
+        session_terms(load_plans()),
     )
     if prepare_store:
         ensure_snapshot(store, runtime.resolve_accelerator)

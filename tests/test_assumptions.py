@@ -58,6 +58,7 @@ def test_the_definition_is_complete() -> None:
         "resale",
         "depreciation",
         "spot_overhead",
+        "restart_hours",
         "lifetime_years",
     )
     for name, info in FIELDS.items():

@@ -290,7 +290,7 @@ def test_a_breakeven_past_the_useful_life_is_not_a_payoff(
 
     result = run([offer(usd_per_hour=0.50)], assumptions=replace(PLAIN, lifetime_years=years))
     assert result.life_hours == pytest.approx(life_hours)
-    point = _quote_document(result, 48.0)["breakeven"]
+    point = _quote_document(result, 48.0, None)["breakeven"]
     assert point["within_life"] is within
     assert point["crossing_hours"] == pytest.approx(1000 / 0.44)
     assert point["life_years"] == years

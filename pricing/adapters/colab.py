@@ -38,6 +38,7 @@ class Plan:
     kind: str  # prepaid or monthly
     as_of: str
     source: str
+    max_session_hours: float | None = None  # "up to": a runtime ends by then; None: unknown
 
     @property
     def usd_per_unit(self) -> float:
@@ -94,9 +95,38 @@ def colab_offers(plans: list[Plan], rates: list[BurnRate]) -> list[Offer]:
     return offers
 
 
+@dataclass(frozen=True, slots=True)
+class SessionTerms:
+    """What a long job meets on Colab: runtimes end after ``session_hours`` (the job restarts
+    from a checkpoint), and units come in plans (a monthly plan buys ``units`` a month)."""
+
+    session_hours: float
+    usd_per_unit: float  # the unit price the offers are priced at
+    monthly: Plan  # the monthly plan with the most units
+
+
+def session_terms(plans: list[Plan]) -> SessionTerms | None:
+    """The terms of the plan the offers are priced at; None when the data lacks them."""
+    priced = min(plans, key=lambda p: p.usd_per_unit)
+    monthly = [p for p in plans if p.kind == "monthly"]
+    if priced.max_session_hours is None or not monthly:
+        return None
+    return SessionTerms(
+        priced.max_session_hours, priced.usd_per_unit, max(monthly, key=lambda p: p.units)
+    )
+
+
 def load_plans() -> list[Plan]:
     return [
-        Plan(r["plan"], float(r["usd"]), float(r["units"]), r["kind"], r["as_of"], r["source"])
+        Plan(
+            r["plan"],
+            float(r["usd"]),
+            float(r["units"]),
+            r["kind"],
+            r["as_of"],
+            r["source"],
+            float(r["max_session_hours"]) if r["max_session_hours"] else None,
+        )
         for r in read_table("colab_plans.csv")
     ]
 

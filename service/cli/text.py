@@ -57,6 +57,8 @@ def describe_quote(d: dict[str, Any]) -> str:
             f"would need porting): best {best['provider']} {best['product']} "
             f"{best['total_usd']:,.2f} USD. Ask with --platforms all."
         )
+    if d["rent"][0].get("sessions"):
+        lines.append(f"{d['rent'][0]['provider']}: {d['rent'][0]['sessions']['note']}.")
     if d.get("cheapest_measured"):
         m = d["cheapest_measured"]
         lines.append(

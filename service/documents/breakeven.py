@@ -6,8 +6,9 @@ from dataclasses import fields
 from typing import Any
 
 from hardware import Throughput, Workload
+from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
-from pricing.offer import StoredOffer
+from pricing.offer import PricingModel, StoredOffer
 from service.documents.errors import Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -74,13 +75,14 @@ def _answer(
         top=query.top,
         assumptions=with_overrides(runtime.assumptions, query),
         reference_speed=measured.relative if measured is not None else None,
+        session_hours=runtime.colab.session_hours if runtime.colab else None,
     )
     try:
         result = quote(table, runtime.hardware, request)
     except QuoteError as exc:
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         raise Unanswerable(slug, str(exc), exc.parameter, str(exc)) from exc
-    document = _quote_document(result, runtime.settings.stale_after_hours)
+    document = _quote_document(result, runtime.settings.stale_after_hours, runtime.colab)
     document["throughput"] = _throughput_used(runtime, request, measured)
     return document, [option.stored for option in result.rent]
 
@@ -117,7 +119,9 @@ def _throughput_used(
     return _throughput(runtime.hardware.speed(request.reference, request.workload))
 
 
-def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
+def _quote_document(
+    result: Quote, stale_after_hours: float, colab: SessionTerms | None
+) -> dict[str, Any]:
     request = result.request
     assumptions = {
         "gpus": request.gpus,
@@ -144,12 +148,14 @@ def _quote_document(result: Quote, stale_after_hours: float) -> dict[str, Any]:
         "workload": str(request.workload),
         "assumptions": assumptions,
         "buy": buy,
-        "rent": [_rent_line(option) for option in result.rent],
+        "rent": [_rent_line(option, result, colab) for option in result.rent],
         "candidates": result.candidates,
         "memory_gate": _memory_gate(result.memory_gate),
-        "left_out": _left_out(result.left_out),
+        "left_out": _left_out(result.left_out, result, colab),
         "cheapest_measured": (
-            None if result.cheapest_measured is None else _rent_line(result.cheapest_measured)
+            None
+            if result.cheapest_measured is None
+            else _rent_line(result.cheapest_measured, result, colab)
         ),
         "verdict": result.verdict,
         "savings_usd": result.savings_usd,
@@ -173,7 +179,7 @@ def _breakeven(result: Quote) -> dict[str, Any]:
     }
 
 
-def _rent_line(option: RentOption) -> dict[str, Any]:
+def _rent_line(option: RentOption, result: Quote, colab: SessionTerms | None) -> dict[str, Any]:
     return {
         **offer_fields(option.stored, RENTED),
         "hours": option.hours,
@@ -182,6 +188,41 @@ def _rent_line(option: RentOption) -> dict[str, Any]:
         "breakeven_hours": option.breakeven_hours,
         "throughput_estimated": option.throughput_estimated,
         "throughput": _throughput(option.throughput),
+        "sessions": _sessions(option, result, colab),
+    }
+
+
+def _sessions(
+    option: RentOption, result: Quote, colab: SessionTerms | None
+) -> dict[str, Any] | None:
+    """A session-bound rental's runtimes, and whether a monthly plan's units cover the work."""
+    if colab is None or result.request.session_hours is None:
+        return None
+    if option.stored.offer.pricing != PricingModel.COMPUTE_UNITS:
+        return None
+    units = option.total_usd / colab.usd_per_unit
+    plan = colab.monthly
+    months = units / plan.units
+    text = f"{option.sessions} session(s) of at most {colab.session_hours:g} h"
+    if option.sessions > 1:
+        text += (
+            f", restarting {option.sessions - 1} time(s) at "
+            f"{result.assumptions.restart_hours:g} h each"
+        )
+    if months > 1:
+        text += (
+            f"; needs {units:,.0f} compute units, more than {plan.name}'s {plan.units:g} a month "
+            f"({months:.1f} months of it), or pay-as-you-go packs"
+        )
+    return {
+        "count": option.sessions,
+        "max_hours": colab.session_hours,
+        "restart_hours": result.assumptions.restart_hours,
+        "compute_units": units,
+        "monthly_plan": plan.name,
+        "monthly_units": plan.units,
+        "exceeds_monthly_plan": months > 1,
+        "note": text,
     }
 
 
@@ -200,14 +241,16 @@ def _memory_gate(gate: MemoryGate | None) -> dict[str, Any] | None:
     }
 
 
-def _left_out(left_out: LeftOut | None) -> dict[str, Any] | None:
+def _left_out(
+    left_out: LeftOut | None, result: Quote, colab: SessionTerms | None
+) -> dict[str, Any] | None:
     """Offers the platform gate kept out, and the cheapest of them: nothing is hidden."""
     if left_out is None:
         return None
     return {
         "platforms": sorted(left_out.platforms),
         "offers": left_out.offers,
-        "best": _rent_line(left_out.best),
+        "best": _rent_line(left_out.best, result, colab),
     }
 
 

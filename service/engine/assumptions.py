@@ -23,6 +23,9 @@ Defaults and why:
   price, losing 20 % a year.
 - spot_overhead 0.10: lost work, restarts and checkpoints on interruptible offers
   (design section 3).
+- restart_hours 0.5: an assumption (Google publishes none): a Colab runtime ends after at
+  most 24 h on paid plans (pricing/data/colab_plans.csv), and each restart costs reconnecting,
+  installing, copying data and reloading the last checkpoint.
 - lifetime_years 4: an assumption, stated in every answer: cards are replaced by faster ones
   within a few years (cloud providers book servers over 5-6 years, and ML cards age faster);
   a break-even past it is reported as not reached within the life.
@@ -96,6 +99,14 @@ class Assumptions:
         ge=0,
         le=10,
         description="Extra work on interruptible offers (spot, Colab): restarts, lost work.",
+    )
+    restart_hours: float = Field(
+        0.5,
+        ge=0,
+        le=100,
+        description="Hours lost each time a session-limited rental (Colab) ends and the job "
+        "restarts: reconnect, set up, reload data and checkpoint (an assumption; none is "
+        "published).",
     )
     lifetime_years: float = Field(
         4.0,

@@ -56,6 +56,7 @@ class QuoteRequest:
     reference_speed: float | None = None  # measured on the user's own card; None = published
     platforms: frozenset[str] | None = None  # software platforms that compete; None = all
     measured_only: bool = False  # only offers whose throughput is not estimated
+    session_hours: float | None = None  # longest session of session-bound offers (Colab)
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ class RentOption:
     usd_per_reference_hour: float  # total over the work, in hours of the reference card
     breakeven_hours: float | None  # reference-card hours where buying gets cheaper
     throughput: Throughput  # how the accelerator's speed is known
+    sessions: int  # runtimes the work needs: 1 unless the offer is session-bound
 
     @property
     def throughput_estimated(self) -> bool:
@@ -339,8 +341,15 @@ def _rent_options(
 ) -> list[RentOption]:
     """The shortlisted offers costed for the work, cheapest first, at most ``top``."""
     k = request.workload
-    overhead = 1.0 + request.assumptions.spot_overhead * table.interruptible[index]
-    offer_hours = request.hours * s_ref / table.speed[k][index] * overhead
+    a = request.assumptions
+    overhead = 1.0 + a.spot_overhead * table.interruptible[index]
+    work_hours = request.hours * s_ref / table.speed[k][index] * overhead
+    sessions = np.ones_like(work_hours)
+    if request.session_hours is not None:
+        # Each session past the first restarts the job: restart_hours of paid time redone.
+        bound = table.session_bound[index]
+        sessions[bound] = np.ceil(work_hours[bound] / request.session_hours)
+    offer_hours = work_hours + (sessions - 1) * a.restart_hours
     totals = offer_hours * table.price[index]
     best = np.lexsort((index, offer_hours, totals))[: request.top]
 
@@ -361,6 +370,7 @@ def _rent_options(
         totals[best].tolist(),
         rent_per_ref_hour.tolist(),
         crossings.tolist(),
+        sessions[best].tolist(),
         strict=True,
     )
     rent = [
@@ -371,8 +381,9 @@ def _rent_options(
             usd_per_reference_hour=per_ref_hour,
             breakeven_hours=None if math.isinf(crossing) else crossing,
             throughput=table.throughput(row, k),
+            sessions=int(count),
         )
-        for row, hours, total, per_ref_hour, crossing in columns
+        for row, hours, total, per_ref_hour, crossing, count in columns
     ]
     return rent
 

@@ -74,6 +74,10 @@ class OfferTable:
         self.memory = np.fmin(chip, np.array(program, dtype=np.float64))  # nan: no cap
         self.total_memory = chip * np.array([s.offer.count for s in rows], dtype=np.float64)
         self.interruptible = np.array([s.offer.pricing in INTERRUPTIBLE for s in rows], bool)
+        # Runtimes that end after a session's maximum (Colab): long jobs restart from a checkpoint
+        self.session_bound = np.array(
+            [s.offer.pricing == PricingModel.COMPUTE_UNITS for s in rows], dtype=bool
+        )
         self.accelerators, self.accelerator_code = _codes(s.offer.accelerator for s in rows)
         self.platforms, self.platform_code = _codes(
             hardware.registry[s.offer.accelerator].platform for s in rows
@@ -86,7 +90,11 @@ class OfferTable:
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
-        groups = (np.flatnonzero(~self.interruptible), np.flatnonzero(self.interruptible))
+        groups = (
+            np.flatnonzero(~self.interruptible),
+            np.flatnonzero(self.interruptible & ~self.session_bound),
+            np.flatnonzero(self.session_bound),
+        )
         for k in Workload:
             speed = [
                 n * hardware.efficiency(acc, k, n) * hardware.speed(acc, k).relative
@@ -99,6 +107,8 @@ class OfferTable:
             self.estimated[k] = np.array(estimated, dtype=bool)[pair_code]
             # Cheapest-first orders per class, one per overhead group: a spot overhead scales
             # a whole group alike, so a quote's top offers are the first candidates of each.
+            # Session restarts add about the same share to every session-bound offer (a
+            # restart per session_hours of work), so that group keeps its order too.
             unit_cost = self.price / self.speed[k] if rows else self.price
             self.by_cost[k] = tuple(
                 group[np.argsort(unit_cost[group], kind="stable")] for group in groups

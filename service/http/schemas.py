@@ -143,6 +143,19 @@ def _offer_model(
     return create_model(name, __base__=base, **fields, **more)
 
 
+class SessionsOut(_Out):
+    """A session-limited rental: the runtimes the work takes and the plan units it burns."""
+
+    count: int = Field(description="Sessions the work needs.")
+    max_hours: float = Field(description="Longest session of the plan (Colab: up to 24 h).")
+    restart_hours: float = Field(description="Hours lost per restart (`restart_hours`).")
+    compute_units: float
+    monthly_plan: str
+    monthly_units: float
+    exceeds_monthly_plan: bool
+    note: str
+
+
 RentOut = _offer_model(
     "RentOut",
     RENTED,
@@ -152,6 +165,10 @@ RentOut = _offer_model(
     breakeven_hours=(float | None, ...),
     throughput_estimated=(bool, ...),
     throughput=(ThroughputOut, Field(description="How this accelerator's speed is known.")),
+    sessions=(
+        SessionsOut | None,
+        Field(description="Session-limited rentals (Colab): runtimes and plan units; else null."),
+    ),
 )
 
 
