@@ -92,6 +92,40 @@ def test_calculator_marks_the_breakeven_that_the_api_reports(page: Page, base_ur
     assert page.input_value("#calc-form input[name=hours]") == "2000"
 
 
+def test_calculator_shows_the_left_out_offer_and_takes_platforms_life_and_memory(
+    page: Page, base_url: str
+) -> None:
+    page.goto(f"{base_url}/?view=calculator")
+    page.fill("#calc-form input[name=gpu]", "rtx3090")
+    page.fill("#calc-form input[name=hours]", "500")
+    page.press("#calc-form input[name=hours]", "Enter")
+    api = requests.get(f"{base_url}/breakeven?gpu=rtx3090&hours=500", timeout=10).json()
+    best = api["left_out"]["best"]
+    left_out = page.locator("#left-out")
+    expect(left_out).to_contain_text(f"{api['left_out']['offers']} offers on xla")
+    expect(left_out).to_contain_text(f"{best['provider']} {best['product']}")
+    expect(page.locator("#gates")).to_contain_text(
+        f"removed {api['memory_gate']['removed']} offers"
+    )
+    # all platforms, a 2-year life and a sharded 40 GB job over 2 cards, through the form
+    page.select_option("#calc-form select[name=platforms]", "all")
+    page.fill("#calc-form input[name=gpus]", "2")
+    page.fill("#calc-form input[name=lifetime_years]", "2")
+    page.fill("#calc-form input[name=total_memory]", "40")
+    page.press("#calc-form input[name=hours]", "Enter")
+    expect(page.locator("#gates")).to_contain_text("40 GB in all")
+    asked = requests.get(
+        f"{base_url}/breakeven?gpu=rtx3090&hours=500&gpus=2&platforms=all"
+        "&lifetime_years=2&total_memory=40",
+        timeout=10,
+    ).json()
+    expect(left_out).to_be_hidden()
+    expect(page.locator("#verdict")).to_contain_text(asked["rent"][0]["product"])
+    expect(page.locator("#verdict")).to_contain_text("2-year life")
+    assert "platforms=all" in page.url and "lifetime_years=2" in page.url
+    assert "total_memory=40" in page.url
+
+
 def test_csv_download_matches_the_visible_rows(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/?view=prices&provider=gcp&pricing=spot")
     page.wait_for_selector("#prices-table tbody tr")

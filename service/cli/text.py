@@ -40,7 +40,8 @@ def describe_quote(d: dict[str, Any]) -> str:
     if be and be["within_life"]:
         lines.append(
             f"Buying pays off after {be['hours']:,.0f} h of work"
-            f" (~{be['days']:,.0f} days at {a['utilization']:.0%} utilization)."
+            f" (~{be['days']:,.0f} days at {a['utilization']:.0%} utilization),"
+            f" within the cards' {be['life_years']:g}-year life."
         )
     elif be:
         lines.append(

@@ -13,7 +13,7 @@ const PRICE_COLUMNS = [
 const CALC_FIELDS = [
   "gpu", "hours", "workload", "gpus", "providers", "pricing", "region", "memory", "price",
   "watts", "electricity", "pue", "load", "host_cost", "host_watts", "utilization", "resale",
-  "depreciation", "spot_overhead",
+  "depreciation", "spot_overhead", "restart_hours", "platforms", "lifetime_years", "total_memory",
 ];
 const COLORS = ["#1f5fbf", "#b42318", "#1e7b34", "#9a6700", "#6941c6", "#0e7090", "#c4320a"];
 
@@ -297,9 +297,10 @@ function renderAnswer(a) {
   const point = !be
     ? " Buying never pays off: that rental costs less per hour than the card's electricity."
     : be.within_life
-      ? ` Buying pays off after ${Math.round(be.hours).toLocaleString()} h of work (about ${Math.round(be.days).toLocaleString()} days at ${share}).`
+      ? ` Buying pays off after ${Math.round(be.hours).toLocaleString()} h of work (about ${Math.round(be.days).toLocaleString()} days at ${share}), within the cards' ${be.life_years}-year life.`
       : ` Buying does not pay off within the cards' ${be.life_years}-year life (${Math.round(be.life_hours).toLocaleString()} h of work at ${share}); the costs cross only after ${Math.round(be.crossing_hours).toLocaleString()} h.`;
   verdict.textContent = winner + point + (a.prices.stale ? " Some prices are stale." : "");
+  renderGates(a);
 
   const rows = [
     ["Buy: cards", usd(a.buy.purchase_usd, 2)], ["Buy: host", usd(a.buy.host_usd, 2)],
@@ -320,6 +321,31 @@ function renderAnswer(a) {
     }),
   );
   drawCostChart(a);
+}
+
+// What the answer kept out, so nothing is hidden: the platform gate's best offer, the
+// memory gate's count, the measured alternative to an estimated speed, Colab's sessions.
+function renderGates(a) {
+  const leftOut = $("#left-out");
+  leftOut.hidden = !a.left_out;
+  if (a.left_out) {
+    const best = a.left_out.best;
+    leftOut.textContent = `Left out: ${a.left_out.offers} offers on ${a.left_out.platforms.join(", ")} (your code would need porting). ` +
+      `Best of them: ${best.provider} ${best.product} (${best.pricing}) at ${usd(best.total_usd, 2)}, speed ${best.throughput.method}. Choose "all platforms" to compare them.`;
+  }
+  const gate = a.memory_gate;
+  const need = [
+    gate.per_accelerator_gb !== null ? `${gate.per_accelerator_gb} GB per accelerator` : null,
+    gate.total_gb !== null ? `${gate.total_gb} GB in all` : null,
+  ].filter(Boolean).join(" and ");
+  const notes = [`Memory gate (${need}) removed ${gate.removed} offers.`];
+  if (a.cheapest_measured) {
+    const m = a.cheapest_measured;
+    notes.push(`The cheapest rental's speed is estimated; cheapest with a measured speed: ${m.provider} ${m.product} at ${usd(m.total_usd, 2)}.`);
+  }
+  if (a.rent[0].sessions) notes.push(`${a.rent[0].provider}: ${a.rent[0].sessions.note}.`);
+  notes.push(`Host: ${a.buy.host}; resale: ${a.buy.resale_basis.split(";")[0]}.`);
+  $("#gates").textContent = notes.join(" ");
 }
 
 function drawCostChart(a) {
