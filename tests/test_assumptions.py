@@ -69,6 +69,16 @@ def test_the_definition_is_complete() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_a_value_outside_the_bounds_is_a_400_naming_the_parameter(client, name: str) -> None:  # type: ignore[no-untyped-def]
+    _, outside = edges(name)
+    for value in [*outside, "nan", "x"]:
+        response = client.get(f"/breakeven?gpu=rtx3090&hours=500&{name}={value!r}".replace("'", ""))
+        assert response.status_code == 400, (name, value)
+        problem = response.get_json()
+        assert problem["errors"][0]["parameter"] == name, (name, value)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_queries_take_each_assumption_with_its_bounds_and_help(name: str) -> None:
     inside, outside = edges(name)
     for query in QUERIES.values():

@@ -47,6 +47,8 @@ def gpu_document(
         "name": acc.name,
         "kind": acc.kind,
         "memory_gb": acc.memory_gb,
+        "device_memory_gb": acc.device_memory_gb,
+        "platform": acc.platform,
         "board_power_w": acc.board_power_w,
         "fp16_tensor_tflops": acc.fp16_tensor_tflops,
         "mem_bw_gbps": acc.mem_bw_gbps,

@@ -320,6 +320,10 @@ class GpuOut(_Out):
     name: str
     kind: str
     memory_gb: float
+    device_memory_gb: float = Field(
+        description="What one program addresses: a TPU v2/v3 core holds half its chip's."
+    )
+    platform: str = Field(description="Software platform its code is written for (cuda, xla ...).")
     aliases: list[str]
     buy: CardOut | None
     throughput: dict[str, ThroughputOut]
