@@ -43,3 +43,31 @@ def test_rank_rentals_follow_the_same_gate(client) -> None:  # type: ignore[no-u
     assert everything["platforms"] == "all"
     assert any(r["accelerator"].startswith("tpu-") for r in everything["rent"])
     assert client.get("/rank?platforms=cuda,nosuch").status_code == 400
+
+
+def test_the_readmes_first_example_is_what_the_service_answers(client) -> None:  # type: ignore[no-untyped-def]
+    """Each figure the README quotes for `gpu=rtx3090&hours=500`, rounded as it writes them."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    intro = " ".join(readme[: readme.index("## Quick start")].split())  # lines joined
+    a = client.get(README_QUESTION).get_json()
+    cheapest, left = a["rent"][0], a["left_out"]
+    quoted = {
+        f"costs {a['buy']['total_usd']:,.0f} USD": "buy total",
+        f"({a['buy']['host_usd']:,.0f} USD, {a['assumptions']['host_watts']:g} W": "host",
+        f"{a['buy']['energy_usd']:,.0f} USD of electricity": "energy",
+        f"{a['buy']['resale_usd']:,.0f} USD the card still sells for": "resale",
+        f"lose {a['assumptions']['depreciation']:.1%}".replace("%", " %"): "depreciation",
+        f"a {cheapest['provider'].capitalize()} A100 40GB runtime": "cheapest rental",
+        f"does the work for {cheapest['total_usd']:,.0f} USD": "rental total",
+        f"including {cheapest['sessions']['count'] - 1} restarts": "restarts",
+        f"needs {cheapest['sessions']['compute_units']:,.0f} compute units": "units",
+        f"after {a['breakeven']['hours']:,.0f} hours": "break-even",
+        f"about {a['breakeven']['days']:,.0f} days": "days",
+        f"{left['offers']} TPU offers": "left out",
+        f"at {left['best']['total_usd']:,.0f} USD": "left-out best",
+    }
+    missing = [what for text, what in quoted.items() if text not in intro]
+    assert missing == [], f"README's first example is stale: {missing}"
+    assert a["verdict"] == "rent" and a["breakeven"]["within_life"]
