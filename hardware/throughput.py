@@ -26,7 +26,7 @@ class Throughput:
     accelerator: str
     workload: Workload
     relative: float
-    method: str  # measured, measured-bridged, measured-derived or estimated
+    method: str  # measured, adjusted (a measurement carried over) or estimated
     source: str
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import filecmp
+import math
 import shutil
 import subprocess
 import sys
@@ -164,3 +165,69 @@ def test_bundled_gcp_attached_gpus_are_priced_with_their_vm(shipped_offers) -> N
     }
     assert all(o.host_included for o in attached.values())
     assert all(o.host_included for o in shipped_offers)
+
+
+def throughput_rows() -> list[dict[str, str]]:
+    with (DATA / "throughput.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_every_throughput_row_says_how_it_is_known() -> None:
+    rows = throughput_rows()
+    assert {r["method"] for r in rows} == {"measured", "adjusted", "estimated"}
+    for row in rows:
+        assert row["source"].strip(), row
+        # a carried-over measurement (a bridge, a twin, a ratio) is never called measured
+        if row["method"] == "measured":
+            assert "bridge" not in row["source"] and not row["source"].startswith("adjusted")
+        else:
+            assert row["source"].startswith(row["method"] + ":"), row
+
+
+def test_one_chip_in_two_memory_sizes_is_one_speed(hardware: Hardware) -> None:
+    for k in Workload:
+        assert hardware.speed("v100-32gb", k).relative == hardware.speed("v100-16gb", k).relative
+
+
+def test_an_l4_is_at_least_twice_a_t4(hardware: Hardware) -> None:
+    """Measured 2.2-2.8x (McCormick 2024; the data audit of 2026-11-30)."""
+    for k in Workload:
+        assert hardware.speed("l4", k).relative >= 2 * hardware.speed("t4", k).relative
+
+
+def test_an_h100_outruns_a_tpu_v6e_chip_as_in_mlperf(hardware: Hardware) -> None:
+    """MLPerf Training 4.1 GPT-3: an H100 does 1.85-2.0x a v6e chip's work per minute."""
+    for k in (Workload.CNN, Workload.TRANSFORMER):
+        ratio = hardware.speed("h100-sxm", k).relative / hardware.speed("tpu-v6e", k).relative
+        assert 1.4 < ratio < 2.5, (k, ratio)
+        assert hardware.speed("tpu-v6e", k).method == "adjusted"
+
+
+def test_no_spec_estimate_beats_its_nearest_measured_sibling_per_tflops(
+    hardware: Hardware,
+) -> None:
+    known = [
+        (acc, k)
+        for (acc, k), t in hardware.throughput.items()
+        if t.method != "estimated" and hardware.registry[acc].fp16_tensor_tflops
+    ]
+    for (acc, k), speed in hardware.throughput.items():
+        if not speed.source.startswith(("estimated: relative = C_k", "estimated: capped")):
+            continue
+        me = hardware.registry[acc]
+        assert me.fp16_tensor_tflops is not None
+        same = [(a, c) for a, c in known if c == k and hardware.registry[a].platform == me.platform]
+        pool = same or [(a, c) for a, c in known if c == k]
+
+        own = me.fp16_tensor_tflops
+
+        def distance(item: tuple[str, Workload], own: float = own) -> tuple[float, str]:
+            tflops = hardware.registry[item[0]].fp16_tensor_tflops or 1.0
+            return abs(math.log(tflops / own)), item[0]
+
+        sibling, _ = min(pool, key=distance)
+        per_tflops = hardware.speed(sibling, k).relative / (
+            hardware.registry[sibling].fp16_tensor_tflops or 1.0
+        )
+        # 3 decimals in the file, for the sibling too: rounding slack
+        assert speed.relative <= per_tflops * own * 1.002 + 0.0005, (acc, k, sibling)

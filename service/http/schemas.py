@@ -78,7 +78,7 @@ class ThroughputOut(_Out):
     """A card's speed on one workload class, relative to the reference of throughput.csv."""
 
     relative: Number
-    method: str = Field(description="measured, measured-bridged, measured-derived, estimated ...")
+    method: str = Field(description="measured, adjusted (a measurement carried over) or estimated")
     source: str
 
 
