@@ -3,16 +3,18 @@
 Imports flow one way: ``hardware`` <- ``pricing`` <- ``service``; this package imports neither.
 """
 
-from hardware.cards import Card, ResaleCurve
+from hardware.cards import BASES, Card, CardPrice, ResaleCurve
 from hardware.hosts import Host, HostChoice
 from hardware.load import Hardware, load_hardware
 from hardware.registry import PLATFORMS, Accelerator, Registry, UnknownAccelerator
 from hardware.throughput import Scaling, Throughput, Workload
 
 __all__ = [
+    "BASES",
     "PLATFORMS",
     "Accelerator",
     "Card",
+    "CardPrice",
     "Hardware",
     "Host",
     "HostChoice",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from hardware.cards import Card, ResaleCurve
+from hardware.cards import BASES, Card, CardPrice, ResaleCurve
 from hardware.hosts import Host, HostChoice, host_for
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
@@ -40,7 +40,20 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
     """Load and cross-check the data files; a broken file fails loudly here, not mid-request."""
     folder = data_dir or Path(str(resources.files("hardware") / "data"))
     registry = Registry(_accelerator(row) for row in _rows(folder / "accelerators.csv"))
-    cards = {row["id"]: _card(row) for row in _rows(folder / "cards.csv")}
+    prices: dict[str, list[CardPrice]] = {}
+    for row in _rows(folder / "prices.csv"):
+        prices.setdefault(row["id"], []).append(_price(row))
+    consumer = {
+        row["id"]: row["consumer"].strip().lower() == "true" for row in _rows(folder / "cards.csv")
+    }
+    unknown = set(prices) - set(consumer)
+    if unknown:
+        raise ValueError(f"prices.csv prices cards cards.csv lacks: {sorted(unknown)}")
+    cards = {
+        card_id: Card(card_id, consumer[card_id], tuple(sorted(prices[card_id], key=_order)))
+        for card_id in consumer
+        if card_id in prices  # a card with no sourced price is not offered for sale
+    }
     throughput = {}
     for row in _rows(folder / "throughput.csv"):
         item = Throughput(
@@ -112,16 +125,23 @@ def _accelerator(row: dict[str, str]) -> Accelerator:
     )
 
 
-def _card(row: dict[str, str]) -> Card:
-    return Card(
-        accelerator=row["id"],
-        purchase_usd=float(row["purchase_usd"]),
-        price_kind=row["price_kind"],
-        price_as_of=row["price_as_of"],
-        price_source=row["price_source"],
-        consumer=row["consumer"].strip().lower() == "true",
-        confidence=row["confidence"],
+def _price(row: dict[str, str]) -> CardPrice:
+    if row["basis"] not in BASES:
+        raise ValueError(f"{row['id']}: basis {row['basis']!r} is none of {BASES}")
+    return CardPrice(
+        basis=row["basis"],
+        usd=float(row["usd"]),
+        usd_low=_number(row["usd_low"]),
+        usd_high=_number(row["usd_high"]),
+        as_of=row["as_of"],
+        kind=row["kind"],
+        source=row["source"],
+        notes=row["notes"],
     )
+
+
+def _order(price: CardPrice) -> tuple[int, str]:
+    return BASES.index(price.basis), price.as_of
 
 
 def _host(row: dict[str, str]) -> Host:

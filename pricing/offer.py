@@ -91,16 +91,28 @@ class StoredOffer:
 
 
 _DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")
+# "before 2026-11-30": a price read from a catalog that day, collected at some unknown time
+# before it. It names a date, but its age is unknown, so it never reads fresh.
+READ_BEFORE = "before "
 
 
 @functools.lru_cache(maxsize=4096)  # a catalog has few distinct as-of texts; answers ask often
 def price_date(price_as_of: str) -> date | None:
-    """The latest date a free-text as-of names, read as the end of its period.
+    """The date a price was last known true, for its age; None when unknown.
 
     "2024-04-10" -> that day; "2025-06" -> 2025-06-30; "2017..2025" -> 2025-12-31;
-    "undated ..." -> None. Reading a period's end errs toward calling a price fresh,
-    never stale by mistake of format.
+    "before 2026-11-30" and "undated ..." -> None: no known age.
     """
+    if price_as_of.startswith(READ_BEFORE):
+        return None
+    return named_date(price_as_of)
+
+
+@functools.lru_cache(maxsize=4096)
+def named_date(price_as_of: str) -> date | None:
+    """The latest date a free-text as-of names, read as the end of its period ("before
+    2026-11-30" names 2026-11-30). Reading a period's end errs toward calling a price fresh,
+    never stale by mistake of format."""
     latest = None
     for year, month, day in _DATE_TOKEN.findall(price_as_of):
         y = int(year)

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from hardware import (
     Accelerator,
     Card,
+    CardPrice,
     Hardware,
     Host,
     Registry,
@@ -95,10 +96,16 @@ def toy_hardware() -> Hardware:
             ("nvlink", 8, 0.9),
         ]
     ]
-    card = Card("ref", 1000.0, "launch_msrp", "2026-01", "toy", True, "high")
+    card = toy_card("ref", 1000.0)
     return Hardware(
         Registry(accelerators), {"ref": card}, throughput, Scaling(points), TOY_HOSTS, TOY_RESALE
     )
+
+
+def toy_card(accelerator: str, usd: float, basis: str = "new") -> Card:
+    """A consumer card with one sourced price."""
+    price = CardPrice(basis, usd, None, None, "2026-01", "list", f"toy price {accelerator}", "")
+    return Card(accelerator, True, (price,))
 
 
 # Hosts: desktop 1-2 cards 500 USD 100 W; workstation 4 cards 2,000 USD 200 W; server 8

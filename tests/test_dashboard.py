@@ -53,7 +53,7 @@ def test_every_view_loads_with_no_request_leaving_loopback(page: Page, base_url:
 def test_table_filters_and_sorts(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/?view=prices")
     page.wait_for_selector("#prices-table tbody tr")
-    expected = requests.get(f"{base_url}/offers?provider=aws", timeout=10).json()["count"]
+    expected = requests.get(f"{base_url}/offers?provider=aws", timeout=10).json()["total"]
     page.select_option("#prices-form select[name=provider]", "aws")
     expect(page.locator("#prices-table tbody tr")).to_have_count(expected)
     assert {row[0] for row in _table_rows(page)} == {"aws"}
@@ -102,7 +102,8 @@ def test_calculator_shows_the_left_out_offer_and_takes_platforms_life_and_memory
     api = requests.get(f"{base_url}/breakeven?gpu=rtx3090&hours=500", timeout=10).json()
     best = api["left_out"]["best"]
     left_out = page.locator("#left-out")
-    expect(left_out).to_contain_text(f"{api['left_out']['offers']} offers on xla")
+    platforms = ", ".join(api["left_out"]["platforms"])
+    expect(left_out).to_contain_text(f"{api['left_out']['offers']} offers on {platforms}")
     expect(left_out).to_contain_text(f"{best['provider']} {best['product']}")
     expect(page.locator("#gates")).to_contain_text(
         f"removed {api['memory_gate']['removed']} offers"

@@ -44,8 +44,28 @@ def test_answers_carry_the_age_of_their_prices(client) -> None:  # type: ignore[
 
 
 def test_providers_show_age_and_staleness(client) -> None:  # type: ignore[no-untyped-def]
+    """The bundled catalog was loaded a moment ago, but its prices are old: stale, with its
+    dates (freshness is the age of the prices, not of the load)."""
     (bundled,) = client.get("/providers").get_json()["providers"]
-    assert bundled["age_seconds"] >= 0 and bundled["stale"] is False
+    assert 0 <= bundled["age_seconds"] < 600
+    prices = bundled["prices"]
+    assert bundled["stale"] is True and prices["stale"] is True
+    assert prices["oldest_as_of"] == "2024-04-10"  # Colab V100 burn rate, the oldest dated
+    assert prices["newest_as_of"] == "before 2026-11-30"
+    assert prices["unknown_age"] > 2000  # the rows read from the public catalogs
+
+
+def test_a_live_run_with_todays_prices_is_fresh(app, client) -> None:  # type: ignore[no-untyped-def]
+    store = app.extensions["breakeven"].store
+    today = datetime.now(UTC).date().isoformat()
+    store.record_run(
+        "aws",
+        [offer(provider="aws", accelerator="h100-sxm", count=8, price_as_of=today)],
+        datetime.now(UTC),
+    )
+    providers = {p["name"]: p for p in client.get("/providers").get_json()["providers"]}
+    assert providers["aws"]["stale"] is False
+    assert providers["aws"]["prices"]["oldest_as_of"] == today
 
 
 def test_history_returns_the_series_of_every_run(app, client) -> None:  # type: ignore[no-untyped-def]
@@ -53,17 +73,27 @@ def test_history_returns_the_series_of_every_run(app, client) -> None:  # type: 
     for price in (10.0, 8.0, 9.0):
         store.record_run(
             "aws",
-            [offer(provider="aws", accelerator="h100-sxm", count=8, usd_per_hour=price)],
+            [
+                offer(
+                    provider="aws",
+                    region="eu-west-3",
+                    accelerator="h100-sxm",
+                    count=8,
+                    usd_per_hour=price,
+                )
+            ],
             datetime.now(UTC),
         )
-    body = client.get("/offers/history?accelerator=H100&provider=aws").get_json()
-    # the bundled snapshot's p5.48xlarge row first, then the three live runs in order
-    assert [p["usd_per_hour"] for p in body["points"]] == [55.04, 10.0, 8.0, 9.0]
-    assert body["points"][1]["usd_per_accelerator_hour"] == 1.25
+    body = client.get("/offers/history?accelerator=H100&provider=aws&region=eu-west-3").get_json()
+    # the three live runs in order (the bundled catalog has no AWS H100 in eu-west-3)
+    assert [p["usd_per_hour"] for p in body["points"]] == [10.0, 8.0, 9.0]
+    assert body["points"][0]["usd_per_accelerator_hour"] == 1.25
     future = client.get("/offers/history?accelerator=h100-sxm&since=2100-01-01").get_json()
     assert future["count"] == 0
-    csv_text = client.get("/offers/history?accelerator=h100-sxm&format=csv").get_data(as_text=True)
-    assert csv_text.startswith("at,provider") and csv_text.count("\n") == 1 + body["count"] + 1
+    csv_text = client.get(
+        "/offers/history?accelerator=h100-sxm&region=eu-west-3&format=csv"
+    ).get_data(as_text=True)
+    assert csv_text.startswith("at,provider") and csv_text.count("\n") == 1 + body["count"]
     assert client.get("/offers/history?since=yesterday").status_code == 400
     assert client.get("/offers/history?accelerator=h999").status_code == 404
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import filecmp
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -67,8 +68,32 @@ def test_required_cards_are_buyable_with_dated_prices(hardware: Hardware) -> Non
     for card_id in REQUIRED_BUYABLE:
         card = hardware.cards[card_id]
         assert card.purchase_usd > 0 and card.price_as_of[:4].isdigit()
-    datacenter = [c for c in hardware.cards.values() if not c.consumer and "system" in c.price_kind]
-    assert datacenter and all(c.confidence == "low" for c in datacenter)
+
+
+def test_every_purchase_price_has_basis_date_kind_and_source(hardware: Hardware) -> None:
+    """No vendor system price per GPU passes for a card's price (V100 at 9,937.50 USD)."""
+    for card in hardware.cards.values():
+        assert card.prices, card.accelerator
+        for price in card.prices:
+            assert price.basis in ("launch", "new", "used")
+            assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", price.as_of), (card.accelerator, price)
+            assert price.kind in ("list", "street", "sold-average", "quote", "estimate")
+            assert price.source.strip() and price.usd > 0
+            if price.usd_low is not None:
+                assert price.usd_low <= price.usd
+            if price.usd_high is not None:
+                assert price.usd <= price.usd_high
+
+
+def test_the_default_buy_price_is_new_else_used_else_launch(hardware: Hardware) -> None:
+    """An RTX 3090 is no longer sold new: its default is the newest used price; an RTX 4090
+    is: the new street price; an RTX 2080 has only its launch price."""
+    assert hardware.cards["rtx3090"].price().basis == "used"  # type: ignore[union-attr]
+    assert hardware.cards["rtx4090"].price().basis == "new"  # type: ignore[union-attr]
+    assert hardware.cards["rtx2080"].price().basis == "launch"  # type: ignore[union-attr]
+    launch = hardware.cards["rtx3090"].price("launch")
+    assert launch is not None and (launch.usd, launch.as_of) == (1499.0, "2020-09")
+    assert "v100-16gb" not in hardware.cards  # only SXM2-module quotes were found
 
 
 def test_aliases_resolve_provider_spellings(hardware: Hardware) -> None:
@@ -139,7 +164,11 @@ def test_csv_headers_are_what_the_loader_reads() -> None:
         "accelerators.csv": "id,name,aliases,kind,memory_gb,program_memory_gb,board_power_w,"
         "fp16_tensor_tflops,"
         "mem_bw_gbps,interconnect,platform,spec_source",
-        "cards.csv": "id,purchase_usd,price_kind,price_as_of,price_source,consumer,confidence",
+        "cards.csv": "id,consumer",
+        "prices.csv": "id,basis,usd,usd_low,usd_high,as_of,kind,source,notes",
+        "hosts.csv": "host,max_cards,price_usd,watts,price_kind,price_as_of,price_source,"
+        "watts_kind,watts_source",
+        "resale.csv": "segment,a,b,yearly_loss,points,source",
         "throughput.csv": "id,workload,relative,method,source",
         "scaling.csv": "interconnect,workload,num_gpu,efficiency,n_configs,source",
     }
@@ -231,3 +260,17 @@ def test_no_spec_estimate_beats_its_nearest_measured_sibling_per_tflops(
         )
         # 3 decimals in the file, for the sibling too: rounding slack
         assert speed.relative <= per_tflops * own * 1.002 + 0.0005, (acc, k, sibling)
+
+
+def test_amd_and_the_current_nvidia_generation_are_in_the_registry(hardware: Hardware) -> None:
+    platforms = {acc: hardware.registry[acc].platform for acc in ("mi300x", "rx7900xtx")}
+    assert platforms == {"mi300x": "rocm", "rx7900xtx": "rocm"}
+    for acc in ("mi300x", "rx7900xtx", "rtx5080", "rtx5070ti", "rtx-pro6000", "rtx5090"):
+        assert acc in hardware.cards, acc  # buyable at a dated price
+        speeds = [hardware.speed(acc, k) for k in Workload]
+        assert all(s.source.startswith(s.method) for s in speeds), acc
+    # AMD's speeds rest on MLPerf entries against measured NVIDIA cards, not on specs
+    assert hardware.speed("mi300x", Workload.TRANSFORMER).method == "adjusted"
+    assert hardware.speed("rx7900xtx", Workload.CNN).method == "adjusted"
+    assert hardware.registry.resolve("Instinct MI300X").id == "mi300x"
+    assert hardware.registry.resolve("RTX PRO 6000 Blackwell").id == "rtx-pro6000"

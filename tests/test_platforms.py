@@ -12,8 +12,9 @@ def test_by_default_only_the_cards_platform_competes(client) -> None:  # type: i
     assert answer["assumptions"]["platforms"] == ["cuda"]
     assert all(not r["accelerator"].startswith("tpu-") for r in answer["rent"])
     left_out = answer["left_out"]
-    assert left_out["platforms"] == ["xla"] and left_out["offers"] > 0
-    assert left_out["best"]["accelerator"].startswith("tpu-")
+    assert left_out["platforms"] == ["neuron", "xla"] and left_out["offers"] > 0
+    best = left_out["best"]["accelerator"]
+    assert best.startswith(("tpu-", "trainium")), best
 
 
 def test_all_platforms_opt_in_brings_the_left_out_offer_back(client) -> None:  # type: ignore[no-untyped-def]
@@ -24,7 +25,8 @@ def test_all_platforms_opt_in_brings_the_left_out_offer_back(client) -> None:  #
     best = gated["left_out"]["best"]
     cheapest = everything["rent"][0]
     assert (cheapest["product"], cheapest["total_usd"]) == (best["product"], best["total_usd"])
-    both = client.get(README_QUESTION + "&platforms=cuda,xla").get_json()
+    platform = {"tpu": "xla"}.get(best["accelerator"].split("-")[0], "neuron")
+    both = client.get(f"{README_QUESTION}&platforms=cuda,{platform}").get_json()
     assert both["rent"][0]["total_usd"] == cheapest["total_usd"]
 
 
@@ -38,10 +40,11 @@ def test_a_bad_platform_is_a_400_naming_it(client, value: str) -> None:  # type:
 def test_rank_rentals_follow_the_same_gate(client) -> None:  # type: ignore[no-untyped-def]
     gated = client.get("/rank?gpu=rtx3090&hours=500").get_json()
     assert gated["platforms"] == ["cuda"]
-    assert all(not r["accelerator"].startswith("tpu-") for r in gated["rent"])
+    ported = ("tpu-", "trainium")
+    assert all(not r["accelerator"].startswith(ported) for r in gated["rent"])
     everything = client.get("/rank?gpu=rtx3090&hours=500&platforms=all").get_json()
     assert everything["platforms"] == "all"
-    assert any(r["accelerator"].startswith("tpu-") for r in everything["rent"])
+    assert any(r["accelerator"].startswith(ported) for r in everything["rent"])
     assert client.get("/rank?platforms=cuda,nosuch").status_code == 400
 
 
@@ -53,21 +56,23 @@ def test_the_readmes_first_example_is_what_the_service_answers(client) -> None: 
     intro = " ".join(readme[: readme.index("## Quick start")].split())  # lines joined
     a = client.get(README_QUESTION).get_json()
     cheapest, left = a["rent"][0], a["left_out"]
+    crossing = a["breakeven"]["crossing_hours"]
     quoted = {
         f"costs {a['buy']['total_usd']:,.0f} USD": "buy total",
+        f"2026 used price ({a['assumptions']['price']:,.0f} USD": "used price",
         f"({a['buy']['host_usd']:,.0f} USD, {a['assumptions']['host_watts']:g} W": "host",
         f"{a['buy']['energy_usd']:,.0f} USD of electricity": "energy",
         f"{a['buy']['resale_usd']:,.0f} USD the card still sells for": "resale",
         f"lose {a['assumptions']['depreciation']:.1%}".replace("%", " %"): "depreciation",
-        f"a {cheapest['provider'].capitalize()} A100 40GB runtime": "cheapest rental",
+        f"an Azure {cheapest['product']} spot VM in {cheapest['region']}": "cheapest rental",
+        f"({cheapest['usd_per_hour']:.2f} USD/h": "its price",
         f"does the work for {cheapest['total_usd']:,.0f} USD": "rental total",
-        f"including {cheapest['sessions']['count'] - 1} restarts": "restarts",
-        f"needs {cheapest['sessions']['compute_units']:,.0f} compute units": "units",
-        f"after {a['breakeven']['hours']:,.0f} hours": "break-even",
-        f"about {a['breakeven']['days']:,.0f} days": "days",
-        f"{left['offers']} TPU offers": "left out",
-        f"at {left['best']['total_usd']:,.0f} USD": "left-out best",
+        f"only after {crossing:,.0f} hours": "crossing",
+        f"past the {a['breakeven']['life_hours']:,.0f} a card does": "life hours",
+        f"names {left['offers']} TPU and Trainium offers": "left out",
+        f"{left['best']['product']} spot at {left['best']['total_usd']:,.0f} USD": "left-out best",
     }
     missing = [what for text, what in quoted.items() if text not in intro]
     assert missing == [], f"README's first example is stale: {missing}"
-    assert a["verdict"] == "rent" and a["breakeven"]["within_life"]
+    assert a["verdict"] == "rent" and not a["breakeven"]["within_life"]
+    assert a["prices"]["stale"] and a["assumptions"]["price_basis"] == "used"

@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from hardware import Accelerator, Card, Hardware, Registry, Throughput, Workload
+from hardware import Accelerator, Hardware, Registry, Throughput, Workload
 from pricing.offer import PricingModel
 from service.engine.assumptions import Assumptions
 from service.engine.offer_table import OfferTable
 from service.engine.ranking import RankRequest, rank
-from tests.helpers import offer, stored, toy_hardware
+from tests.helpers import offer, stored, toy_card, toy_hardware
 
 FREE_POWER = Assumptions(electricity=0.0, host_cost=0.0, host_watts=0.0, resale=0.0)
 
@@ -32,8 +32,7 @@ def _hardware() -> Hardware:
         for k in Workload
     }
     cards = {
-        acc: Card(acc, price, "launch_msrp", "2026-01", f"toy price {acc}", True, "high")
-        for acc, price in {"a": 1000.0, "b": 3000.0, "c": 500.0}.items()
+        acc: toy_card(acc, price) for acc, price in {"a": 1000.0, "b": 3000.0, "c": 500.0}.items()
     }
     return replace(base, registry=Registry(accelerators), cards=cards, throughput=throughput)
 

@@ -85,6 +85,9 @@ ANCHORS = {
     "rtx4070": "rtx4090",  # Ada GeForce, half-rate FP32 accumulate
     "rtx4080": "rtx4090",
     "rtx5090": "rtx4090",  # nearest measured GeForce; Blackwell is a newer architecture
+    "rtx5080": "rtx4090",
+    "rtx5070ti": "rtx4090",
+    "rtx-pro6000": "rtx6000-ada",  # workstation Blackwell; full-rate accumulate assumed
     "rtx3060": "rtx3090",  # Ampere GeForce
     "rtx3090ti": "rtx3090",
     "t4": "quadro-rtx8000",  # Turing, full-rate FP32 accumulate
@@ -104,6 +107,23 @@ TRAINING_ANCHORS = {
     ("tpu-v5p", "transformer"): ("h100-sxm", ("gpt3",)),
     ("tpu-v6e", "cnn"): ("h100-sxm", ("stable_diffusion",)),
     ("tpu-v6e", "transformer"): ("h100-sxm", ("gpt3",)),
+    # AMD: no CNN result in MLPerf for the MI300X; the LoRA ratio stands in, and says so
+    ("mi300x", "cnn"): ("h100-sxm", ("llama2_70b_lora",)),
+    ("mi300x", "transformer"): ("h100-sxm", ("llama2_70b_lora",)),
+    # tinygrad's MLPerf entries, the same code on 6x RX 7900 XTX and on 6x RTX 4090: no
+    # FP16 tensor figure is published for the RX 7900 XTX, so its RNN class takes BERT's
+    ("rx7900xtx", "cnn"): ("rtx4090", ("resnet",)),
+    ("rx7900xtx", "transformer"): ("rtx4090", ("bert",)),
+    ("rx7900xtx", "rnn"): ("rtx4090", ("bert",)),
+}
+# The class each benchmark speaks for; any other use of it is a stand-in the text names.
+BENCHMARK_CLASS = {
+    "resnet": "cnn",
+    "ssd": "cnn",
+    "stable_diffusion": "cnn",
+    "bert": "transformer",
+    "gpt3": "transformer",
+    "llama2_70b_lora": "transformer",
 }
 # One chip in two memory sizes: the same speed. The 32 GB row was a 2022 value bridged to
 # the 2025 scale, 38 % off the 16 GB card's 2025 measurement (data audit 2026-11-30).
@@ -357,11 +377,9 @@ def anchored(
         f"({row.source}, {row.date})"
         for row in used.itertuples()
     )
-    stand_in = (
-        ""
-        if k != "cnn" or "gpt3" not in benchmarks
-        else (" No CNN result exists: the LLM ratio stands in.")
-    )
+    stand_in = ""
+    if any(BENCHMARK_CLASS[n] != k for n in benchmarks):
+        stand_in = f" No {k} result exists: the {', '.join(benchmarks)} ratio stands in."
     text = (
         f"adjusted: {base} measured {fmt(base_value)} x {fmt(ratio)}, the geometric mean of "
         f"per-accelerator training speed ratios {acc}/{base} (1 / (minutes x accelerators)) in "
@@ -482,9 +500,11 @@ def derive_scaling() -> list[list[str]]:
                     )
                     eff = float(rows[-1][3])
                 rows.append([ic, k, str(n), fmt(eff), str(count), text])
-    for _, k, n, eff, count, text in [r for r in rows if r[0] == "nvlink"]:
-        text = f"estimated: no measured TPU scaling; nvlink values used ({text})"
-        rows.append(["ici", k, n, eff, count, text])
+    nvlink = [r for r in rows if r[0] == "nvlink"]
+    for link, what in (("ici", "TPU"), ("xgmi", "AMD Infinity Fabric (xGMI)")):
+        for _, k, n, eff, count, text in nvlink:
+            text = f"estimated: no measured {what} scaling; nvlink values used ({text})"
+            rows.append([link, k, n, eff, count, text])
     return rows
 
 

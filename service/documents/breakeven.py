@@ -68,6 +68,7 @@ def _answer(
         memory_gb=query.memory,
         total_memory_gb=query.total_memory,
         price_usd=query.price,
+        price_basis=query.price_basis,
         watts=query.watts,
         providers=providers,
         pricing=query.pricing,
@@ -133,6 +134,7 @@ def _quote_document(
         "region": request.region or "all",
         "top": request.top,
         "price": result.buy.purchase_usd / request.gpus,
+        "price_basis": result.buy.price_basis,
         "watts": result.buy.watts,
         **as_dict(result.assumptions),
     }

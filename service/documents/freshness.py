@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from pricing.offer import StoredOffer, price_date
+from pricing.offer import StoredOffer, named_date, price_date
 
 
 def iso(moment: datetime) -> str:
@@ -57,4 +57,30 @@ def freshness(
         "age_seconds": None if None in ages else max(ages, default=0),
         "stale": any(e["stale"] for e in providers.values()),
         "providers": providers,
+    }
+
+
+def price_span(
+    served: Iterable[StoredOffer], stale_after_hours: float, now: datetime | None = None
+) -> dict[str, Any]:
+    """The dates of the prices one source serves: the oldest and newest as-of as written, the
+    oldest price's age, and how many have no known age. Stale when any price is, or none is
+    served: a source loaded a minute ago with years-old prices is not fresh."""
+    served = list(served)
+    if not served:
+        return {
+            "oldest_as_of": None,
+            "newest_as_of": None,
+            "age_seconds": None,
+            "unknown_age": 0,
+            "stale": True,
+        }
+    by_date = sorted(served, key=lambda s: named_date(s.offer.price_as_of) or date.min)
+    ages = freshness(served, stale_after_hours, now)
+    return {
+        "oldest_as_of": by_date[0].offer.price_as_of,
+        "newest_as_of": by_date[-1].offer.price_as_of,
+        "age_seconds": ages["age_seconds"],
+        "unknown_age": sum(price_date(s.offer.price_as_of) is None for s in served),
+        "stale": ages["stale"],
     }

@@ -32,7 +32,16 @@ def gpu_document(
     card = hardware.cards.get(acc.id)
     buy = None
     if card is not None:
-        buy = {k: v for k, v in asdict(card).items() if k != "accelerator"}
+        buy = {
+            "purchase_usd": card.purchase_usd,
+            "price_kind": card.price_kind,
+            "price_as_of": card.price_as_of,
+            "price_source": card.price_source,
+            "consumer": card.consumer,
+            "confidence": card.confidence,
+            "bases": card.bases(),
+            "prices": [asdict(price) for price in card.prices],  # history included
+        }
     throughput = {}
     for k in Workload:
         speed = hardware.throughput.get((acc.id, k))

@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from pricing.offer import StoredOffer
 from pricing.refresh import RunResult
 from pricing.store import ProviderStatus, Run
-from service.documents.freshness import iso
+from service.documents.freshness import iso, price_span
 
 
 def provider_document(
-    status: ProviderStatus, stale_after_hours: float, now: datetime | None = None
+    status: ProviderStatus,
+    stale_after_hours: float,
+    served: Iterable[StoredOffer] = (),
+    now: datetime | None = None,
 ) -> dict[str, Any]:
+    """``served``: the offers of the source's current run. Stale when the run is old or its
+    prices are: freshness is the age of the prices, not of the load."""
     now = now or datetime.now(UTC)
     age = (now - status.current.finished_at).total_seconds() if status.current else None
+    prices = price_span(served, stale_after_hours, now)
+    loaded_stale = age is None or age > stale_after_hours * 3600
     return {
         "name": status.adapter,
         "status": status.last_attempt.status,
         "current_run": _run_document(status.current, now) if status.current else None,
         "age_seconds": None if age is None else round(age, 1),
-        "stale": age is None or age > stale_after_hours * 3600,
+        "stale": loaded_stale or prices["stale"],
+        "prices": prices,
         "last_attempt_at": iso(status.last_attempt.finished_at),
         "last_error": status.last_error,
     }

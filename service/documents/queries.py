@@ -158,6 +158,11 @@ class _BreakevenQuestion(Query):
     price: float | None = Field(
         None, gt=0, le=MAX_USD, description="Purchase price per card, USD (sourced price)."
     )
+    price_basis: Literal["new", "used", "launch"] | None = Field(
+        None,
+        description="Which sourced price to buy at: new, used or launch (default: new where "
+        "sold new, else used, else launch; /gpus/<id> lists them).",
+    )
     watts: float | None = Field(
         None, gt=0, le=10_000, description="Power per card, W (board power)."
     )

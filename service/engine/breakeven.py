@@ -47,6 +47,7 @@ class QuoteRequest:
     memory_gb: float | None = None  # per accelerator; None = the reference card's memory
     total_memory_gb: float | None = None  # a sharded job's total; None = not sharded
     price_usd: float | None = None  # None = the card's sourced purchase price
+    price_basis: str | None = None  # new, used or launch; None = new, else used, else launch
     watts: float | None = None  # None = the card's board power
     providers: frozenset[str] | None = None
     pricing: str = "any"  # on_demand, spot or any
@@ -69,6 +70,7 @@ class BuyCost:
     resale_usd: float
     total_usd: float
     hours: float  # busy hours of the local cards
+    price_basis: str  # new, used, launch or given (price=)
     price_source: str
     host: str  # the sized host ("workstation", "2 x server") or "as given"
     host_source: str  # where its price and draw come from
@@ -223,14 +225,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     ref = hardware.registry[request.reference]
     k = request.workload
     n = request.gpus
-    card = hardware.cards.get(ref.id)
-    if request.price_usd is not None:
-        price, price_source = request.price_usd, "price= parameter"
-    elif card is not None:
-        price = card.purchase_usd
-        price_source = f"{card.price_kind} {card.price_as_of}: {card.price_source}"
-    else:
-        raise QuoteError("price", f"no sourced purchase price for {ref.id}; pass price=USD")
+    price, price_basis, price_source = _purchase_price(hardware, request)
     watts = request.watts if request.watts is not None else ref.board_power_w
     if watts is None:
         raise QuoteError("watts", f"no sourced board power for {ref.id}; pass watts=W")
@@ -260,6 +255,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         resale_usd=resale,
         total_usd=buy_total,
         hours=busy_hours,
+        price_basis=price_basis,
         price_source=price_source,
         host=basis.host,
         host_source=basis.host_source,
@@ -306,6 +302,30 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         left_out=_left_out(table, request, need, s_ref, model),
         cheapest_measured=_cheapest_measured(table, request, need, s_ref, model, cheapest),
     )
+
+
+def _purchase_price(hardware: Hardware, request: QuoteRequest) -> tuple[float, str, str]:
+    """(USD per card, basis, where from): price= wins; else the card's price of the basis
+    asked for, or of its default basis (new where sold new, else used, else launch)."""
+    if request.price_usd is not None:
+        return request.price_usd, "given", "price= parameter"
+    card = hardware.cards.get(request.reference)
+    if card is None:
+        raise QuoteError(
+            "price", f"no sourced purchase price for {request.reference}; pass price=USD"
+        )
+    found = card.price(request.price_basis)
+    if found is None:
+        raise QuoteError(
+            "price_basis",
+            f"no sourced {request.price_basis} price for {request.reference}; sourced: "
+            f"{', '.join(card.bases())} (or pass price=USD)",
+        )
+    spread = ""
+    if found.usd_low is not None or found.usd_high is not None:
+        spread = f", range {found.usd_low or found.usd:g}-{found.usd_high or found.usd:g} USD"
+    source = f"{found.basis} price ({found.kind}{spread}) as of {found.as_of}: {found.source}"
+    return found.usd, found.basis, source
 
 
 def memory_need(request: QuoteRequest, device_memory_gb: float) -> MemoryNeed:

@@ -290,8 +290,22 @@ class History(_Out):
 # -- /gpus (re-serialised) ------------------------------------------------------------------
 
 
+class CardPriceOut(_Out):
+    """One sourced purchase price: how bought, when, from where."""
+
+    basis: Literal["launch", "new", "used"]
+    usd: Number
+    usd_low: Number | None = Field(description="Where sources differ: the lowest.")
+    usd_high: Number | None
+    as_of: str
+    kind: str = Field(description="list, street, sold-average, quote or estimate.")
+    source: str
+    notes: str
+
+
 class CardOut(_Out):
-    """The card's purchase price, with its kind, date and source."""
+    """The card's default purchase price (new where sold new, else used, else launch), with
+    its kind, date and source, and every sourced price, past ones included."""
 
     purchase_usd: Number
     price_kind: str
@@ -299,6 +313,8 @@ class CardOut(_Out):
     price_source: str
     consumer: bool
     confidence: str
+    bases: list[str] = Field(description="The bases `price_basis=` can ask for.")
+    prices: list[CardPriceOut]
 
 
 class MeasurementOut(_Out):
@@ -353,14 +369,25 @@ class RunOut(_Out):
     age_seconds: Number
 
 
+class PriceSpan(_Out):
+    """The dates of the prices a source serves."""
+
+    oldest_as_of: str | None
+    newest_as_of: str | None
+    age_seconds: Number | None = Field(description="The oldest price's; null: an age unknown.")
+    unknown_age: int = Field(description="Prices with no known age ('before <read date>').")
+    stale: bool
+
+
 class ProviderOut(_Out):
     name: str
     status: str
     current_run: RunOut | None
     last_attempt_at: str
     last_error: str
-    age_seconds: Number | None
-    stale: bool
+    age_seconds: Number | None = Field(description="Since the current run loaded.")
+    stale: bool = Field(description="The run or its prices are older than the stale limit.")
+    prices: PriceSpan
 
 
 class ProviderList(_Out):

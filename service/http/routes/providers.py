@@ -6,6 +6,7 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
+from pricing.offer import StoredOffer
 from service.documents.providers import provider_document
 from service.http import current_runtime
 from service.http.schemas import ProviderList
@@ -24,4 +25,12 @@ def list_providers() -> dict[str, Any]:
     runtime = current_runtime()
     hours = runtime.settings.stale_after_hours
     statuses = runtime.store.provider_status()
-    return {"providers": [provider_document(status, hours) for status in statuses]}
+    served: dict[int, list[StoredOffer]] = {}
+    for stored in runtime.catalog.table().rows:
+        served.setdefault(stored.run_id, []).append(stored)
+    return {
+        "providers": [
+            provider_document(s, hours, served.get(s.current.id, []) if s.current else [])
+            for s in statuses
+        ]
+    }

@@ -207,8 +207,12 @@ async function loadFreshness() {
       li.className = failed ? "failed" : p.stale ? "stale" : "fresh";
       const state = failed ? "Last refresh failed" : p.stale ? "Stale" : "Fresh";
       const run = p.current_run;
+      const dates = p.prices.oldest_as_of === p.prices.newest_as_of
+        ? `priced ${p.prices.oldest_as_of}`
+        : `priced ${p.prices.oldest_as_of} to ${p.prices.newest_as_of}`;
+      const unknown = p.prices.unknown_age ? ` (${p.prices.unknown_age} of unknown age)` : "";
       const served = run
-        ? `serving ${run.row_count} offers updated ${ago(p.age_seconds)}`
+        ? `serving ${run.row_count} offers loaded ${ago(p.age_seconds)}, ${dates}${unknown}`
         : "no prices yet";
       const strong = document.createElement("span");
       strong.className = "state";

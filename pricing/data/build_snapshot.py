@@ -1,0 +1,632 @@
+"""Build ``snapshot.csv``: the hand-curated rows plus rows generated from the cloud catalogs.
+
+Why a script: the bundled snapshot is the service's only price list before any live adapter
+has run, so it should cover every cloud the adapters cover, in many regions, on demand and
+spot, with a real date on every price. Typing hundreds of rows by hand cannot be checked;
+generating them from verbatim third-party catalogs (``catalogs/``, see its README) can: a
+test re-runs this script and requires the result to equal the shipped file byte for byte.
+
+Inputs, all read-only:
+- ``curated.csv``: the hand-curated rows (Colab, and the older sourced cloud rows);
+- ``catalogs/*.csv``: verbatim skypilot-org/skypilot-catalog files (AWS, GCP, Azure, Lambda);
+- ``aws_instances.csv``, ``azure_vms.csv``, ``gcp_machines.csv``, ``gcp_gpus.csv``,
+  ``gcp_tpus.csv``: the project's own sourced instance tables, which the live adapters use;
+- ``hardware/data/accelerators.csv``: canonical accelerator ids and their aliases.
+
+Rules (pricing/data/README.md says the same in prose):
+- One row per (provider, instance type, region, pricing). AWS and GCP list prices per zone:
+  the region's row takes the cheapest zone and says so in ``notes``.
+- The accelerator is the project's instance table's where it lists the instance type (it
+  fixes catalog slips such as Azure ND96isr_H100_v5 listed with 12 GPUs); otherwise the
+  catalog's AcceleratorName resolved through the registry's aliases. Unresolved: skipped.
+- Spot only where SpotPrice is a price: present, above 0, not a placeholder (GCP TPU 700.0)
+  and below the same line's on-demand price (equal means no spot discount is listed).
+- GCP a2/a3/g2 machines: the catalog prices the VM and its GPUs on separate lines; a row
+  is the VM line plus the GPU line of the same zone. GCP attached T4/V100 ride on an
+  n1-standard-4 per GPU, priced for us-central1 only (the one region with a sourced N1
+  price). TPU slices of at most 8 chips (the engine's scaling data ends at 8 devices).
+- A curated row and a generated row for the same (provider, product, region, pricing):
+  the generated row wins unless the curated row carries an exact date (YYYY-MM or
+  YYYY-MM-DD) from another source than these catalogs (curated rows read from the same
+  catalog carry its read date, 2026-11-30, and are recomputed here). Only the post-cut AWS
+  p4d/p5 prices (2025-06) are kept that way: the catalog still lists the pre-cut prices.
+  ``SUPERSEDED`` names curated rows that describe a generated offer under another name or
+  a country-wide region.
+
+Run: ``python pricing/data/build_snapshot.py`` (stdlib only, deterministic).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CATALOGS = HERE / "catalogs"
+ACCELERATORS = ROOT / "hardware" / "data" / "accelerators.csv"
+
+COLUMNS = [
+    "provider", "service", "product", "region", "zone", "accelerator", "count", "pricing",
+    "usd_per_hour", "host_included", "price_as_of", "confidence", "source", "notes",
+]  # fmt: skip
+READ_DATE = "2026-11-30"
+# The catalogs do not say when they collected a price: it held at some time before the read
+# date, so "before <read date>", which pricing.offer.price_date reads as of unknown age.
+AS_OF = f"before {READ_DATE}"
+DATE_NOTE = f"read {READ_DATE}; when the catalog collected it is not recorded"
+CONFIDENCE = "medium"
+
+# (file, provider, service, catalog path, commit): catalogs/README.md.
+CATALOG = {
+    "aws": ("aws_gpu_vms.csv", "EC2", "catalogs/v7/aws/vms.csv",
+            "001367d22a0033fac286a8c71aeac7109e431bcb"),
+    "gcp": ("gcp_accel_vms.csv", "Compute Engine", "catalogs/v7/gcp/vms.csv",
+            "017e2502fb63c7a28757acd94002b2d6099d3e3d"),
+    "azure": ("azure_gpu_vms.csv", "Virtual Machines", "catalogs/v6/azure/vms.csv",
+              "098741e70562f65d7af1cceb81e33b284f742604"),
+    "lambda": ("lambda_vms.csv", "Lambda Cloud", "catalogs/v7/lambda/vms.csv",
+               "11580132cea293395776b033c8533714d42abb4e"),
+}  # fmt: skip
+TPU_SERVICE = "Cloud TPU"
+
+# GCP attached GPUs ride on an n1-standard-4 per GPU (4 vCPUs, 15 GB, the live adapter's
+# sizing); its us-central1 price: skypilot-org/skypilot-catalog catalogs/v7/gcp/vms.csv
+# @017e2502 (read 2026-11-30), the row pricing/data/README.md "Derivations" cites.
+N1_REGION = "us-central1"
+N1_STANDARD_4 = {"on_demand": 0.19, "spot": 0.04815}
+N1_SOURCE = (
+    "n1-standard-4 us-central1 0.19 on demand / 0.04815 spot: skypilot-org/skypilot-catalog "
+    "catalogs/v7/gcp/vms.csv@017e2502fb63c7a28757acd94002b2d6099d3e3d (read 2026-11-30)"
+)
+# GCP machine types gcp_machines.csv does not list: (GPU line name in the catalog, GPUs).
+# A3 Ultra = 8 x H200 141GB (cloud.google.com/compute/docs/accelerator-optimized-machines).
+GCP_EXTRA_MACHINES = {"a3-ultragpu-8g": ("H200", 8)}
+# Catalog GPU line names for the GPU types gcp_gpus.csv names (accelerator_type column).
+GCP_GPU_LINE = {
+    "nvidia-tesla-a100": "A100",
+    "nvidia-a100-80gb": "A100-80GB",
+    "nvidia-l4": "L4",
+    "nvidia-h100-80gb": "H100",
+    "nvidia-h100-mega-80gb": "H100-MEGA",
+}
+TPU_MAX_CHIPS = 8
+PLACEHOLDER_PRICES = {700.0, 99999999.0}
+# Lambda names only "H100" for its PCIe instance; the instance type says the form.
+LAMBDA_ACCELERATOR = {"gpu_1x_h100_pcie": "h100-pcie"}
+# Catalog prices the live AWS price list no longer shows: AWS cut P4/P5 on-demand prices
+# in mid-2025 (curated.csv: p4d was 32.7726, p5 98.32); the catalog still lists these.
+AWS_PRE_CUT = ("p4d.", "p4de.", "p5.", "p5e.", "p5en.")
+PRE_CUT_NOTE = (
+    "on-demand equals the list price before AWS's mid-2025 P4/P5 price cut, so the catalog "
+    "line likely predates 2025-06"
+)
+
+# Curated rows that describe a generated offer under another product name or a
+# country-wide region: (provider, product, region, pricing) -> the generated row's key.
+SUPERSEDED = {
+    ("lambda", "1x A100 40GB", "us", "on_demand"): (
+        "lambda", "gpu_1x_a100", "us-east-1", "on_demand"),
+    ("lambda", "1x A10", "us", "on_demand"): ("lambda", "gpu_1x_a10", "us-east-1", "on_demand"),
+    ("lambda", "1x Quadro RTX 6000", "us", "on_demand"): (
+        "lambda", "gpu_1x_rtx6000", "us-east-1", "on_demand"),
+    ("lambda", "8x V100", "us", "on_demand"): ("lambda", "gpu_8x_v100", "us-east-1", "on_demand"),
+    ("gcp", "v5p (per chip)", "us-central1", "on_demand"): (
+        "gcp", "v5p-8", "us-central1", "on_demand"),
+    ("gcp", "v5p (per chip)", "us-central1", "spot"): ("gcp", "v5p-8", "us-central1", "spot"),
+    ("gcp", "a2-highgpu-1g", "us", "spot"): ("gcp", "a2-highgpu-1g", "us-central1", "spot"),
+}  # fmt: skip
+_EXACT_DATE = re.compile(r"\d{4}-\d{2}(-\d{2})?")
+_SEPARATORS = re.compile(r"[\s_]+")
+
+
+def normalize_name(name: str) -> str:
+    """hardware/registry.py's normalize_name: lowercase, spaces and underscores as dashes."""
+    return _SEPARATORS.sub("-", name.strip().lower())
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def alias_table() -> dict[str, str]:
+    table = {}
+    for row in read_csv(ACCELERATORS):
+        for spelling in (row["id"], row["name"], *row["aliases"].split("|")):
+            if spelling.strip():
+                table[normalize_name(spelling)] = row["id"]
+    return table
+
+
+def price(text: str) -> float | None:
+    """A catalog cell as a usable price: None for empty, zero or placeholder cells."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value > 0 and value not in PLACEHOLDER_PRICES else None
+
+
+def fmt(value: float) -> str:
+    """A computed USD figure: at most 6 decimals, no trailing zeros."""
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def source(provider: str) -> str:
+    _, _, path, commit = CATALOG[provider]
+    return f"skypilot-org/skypilot-catalog {path}@{commit} (read {READ_DATE})"
+
+
+class Skips:
+    """Catalog lines left out, counted by reason (the README's table)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def add(self, provider: str, reason: str) -> None:
+        self.counts[(provider, reason)] += 1
+
+
+def offer(
+    provider: str,
+    service: str,
+    product: str,
+    region: str,
+    accelerator: str,
+    count: int,
+    pricing: str,
+    usd: str,
+    notes: list[str],
+    confidence: str = CONFIDENCE,
+    extra_source: str = "",
+) -> dict[str, str]:
+    return {
+        "provider": provider,
+        "service": service,
+        "product": product,
+        "region": region,
+        "zone": "",
+        "accelerator": accelerator,
+        "count": str(count),
+        "pricing": pricing,
+        "usd_per_hour": usd,
+        "host_included": "true",
+        "price_as_of": AS_OF,
+        "confidence": confidence,
+        "source": source(provider) + (f"; {extra_source}" if extra_source else ""),
+        "notes": "; ".join([*notes, DATE_NOTE]),
+    }
+
+
+def zone_note(zones: list[str]) -> str:
+    return f"cheapest of {len(zones)} zones" if len(zones) > 1 else f"1 zone ({zones[0]})"
+
+
+def cheapest(candidates: list[tuple[float, str, str, str]]) -> tuple[str, str, list[str]]:
+    """(price text, zone, all zones) of the cheapest (value, text, zone, extra) candidate."""
+    best = min(candidates, key=lambda c: (c[0], c[2]))
+    return best[1], best[2], sorted({c[2] for c in candidates})
+
+
+# --- AWS -----------------------------------------------------------------------------------
+
+
+def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
+    table = {r["instance_type"]: r for r in read_csv(HERE / "aws_instances.csv")}
+    file, service, _, _ = CATALOG["aws"]
+    by_key: dict[tuple[str, str, str, str, int], list[tuple[float, str, str, str]]]
+    by_key = defaultdict(list)
+    seen = set()
+    for line in read_csv(CATALOGS / file):
+        itype = line["InstanceType"]
+        listed = table.get(itype)
+        if listed is not None:
+            accelerator, count = listed["accelerator"], int(listed["count"] or 0)
+        else:
+            accelerator = aliases.get(normalize_name(line["AcceleratorName"]), "")
+            count = int(float(line["AcceleratorCount"] or 0))
+        if not accelerator or count < 1:
+            skips.add("aws", f"{line['AcceleratorName'] or '(none)'} ({itype.split('.')[0]})")
+            continue
+        zone_key = (itype, line["AvailabilityZone"])
+        if zone_key in seen:  # p4de lists each zone twice (GpuInfo 'A100' / 'A100-80GB')
+            continue
+        seen.add(zone_key)
+        on_demand, spot = price(line["Price"]), price(line["SpotPrice"])
+        base = (itype, line["Region"], accelerator)
+        if on_demand is not None:
+            by_key[(*base, "on_demand", count)].append(
+                (on_demand, line["Price"], line["AvailabilityZone"], "")
+            )
+        if spot is not None and (on_demand is None or spot < on_demand):
+            by_key[(*base, "spot", count)].append(
+                (spot, line["SpotPrice"], line["AvailabilityZone"], "")
+            )
+    rows = []
+    for (itype, region, accelerator, pricing, count), candidates in by_key.items():
+        text, _, zones = cheapest(candidates)
+        notes = [zone_note(zones) + " (AWS zone IDs)", "Linux"]
+        confidence = CONFIDENCE
+        if pricing == "on_demand" and itype.startswith(AWS_PRE_CUT):
+            notes.append(PRE_CUT_NOTE)
+            confidence = "low"
+        rows.append(
+            offer(
+                "aws", service, itype, region, accelerator, count, pricing, text, notes, confidence
+            )
+        )
+    return rows
+
+
+# --- Azure ---------------------------------------------------------------------------------
+
+
+def azure(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
+    table = {r["arm_sku_name"]: r for r in read_csv(HERE / "azure_vms.csv")}
+    file, service, _, _ = CATALOG["azure"]
+    rows = []
+    for line in read_csv(CATALOGS / file):
+        size = line["InstanceType"]
+        listed = table.get(size)
+        notes = []
+        if listed is not None:
+            accelerator, count = listed["accelerator"], int(listed["count"])
+            if line["AcceleratorCount"] and int(float(line["AcceleratorCount"])) != count:
+                notes.append(
+                    f"GPU count {count} from pricing/data/azure_vms.csv (catalog says "
+                    f"{line['AcceleratorCount']})"
+                )
+        else:
+            accelerator = aliases.get(normalize_name(line["AcceleratorName"]), "")
+            count = int(float(line["AcceleratorCount"] or 0))
+        if not accelerator or count < 1:
+            skips.add("azure", f"{line['AcceleratorName'] or '(none)'} ({size})")
+            continue
+        on_demand, spot = price(line["Price"]), price(line["SpotPrice"])
+        notes.append("catalog v6 (no v7 Azure catalog); Linux")
+        if on_demand is not None:
+            rows.append(
+                offer(
+                    "azure",
+                    service,
+                    size,
+                    line["Region"],
+                    accelerator,
+                    count,
+                    "on_demand",
+                    line["Price"],
+                    notes,
+                )
+            )
+        if spot is not None and (on_demand is None or spot < on_demand):
+            rows.append(
+                offer(
+                    "azure",
+                    service,
+                    size,
+                    line["Region"],
+                    accelerator,
+                    count,
+                    "spot",
+                    line["SpotPrice"],
+                    notes,
+                )
+            )
+    return rows
+
+
+# --- Lambda --------------------------------------------------------------------------------
+
+
+def lambda_cloud(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
+    file, service, _, _ = CATALOG["lambda"]
+    rows = []
+    for line in read_csv(CATALOGS / file):
+        itype = line["InstanceType"]
+        if not line["AcceleratorName"]:
+            continue  # CPU-only instance types
+        accelerator = LAMBDA_ACCELERATOR.get(itype) or aliases.get(
+            normalize_name(line["AcceleratorName"]), ""
+        )
+        if not accelerator:
+            skips.add("lambda", f"{line['AcceleratorName']} ({itype})")
+            continue
+        on_demand = price(line["Price"])
+        if on_demand is None:
+            skips.add("lambda", f"no price ({itype})")
+            continue
+        count = int(float(line["AcceleratorCount"]))
+        notes = ["Lambda sells no spot"]
+        rows.append(
+            offer(
+                "lambda",
+                service,
+                itype,
+                line["Region"],
+                accelerator,
+                count,
+                "on_demand",
+                line["Price"],
+                notes,
+            )
+        )
+    return rows
+
+
+# --- GCP -----------------------------------------------------------------------------------
+
+
+def gcp(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
+    file, service, _, _ = CATALOG["gcp"]
+    lines = read_csv(CATALOGS / file)
+    gpu_lines: dict[tuple[str, int, str], dict[str, str]] = {}
+    for line in lines:
+        if not line["InstanceType"] and not line["AcceleratorName"].startswith("tpu-"):
+            key = (line["AcceleratorName"], int(line["AcceleratorCount"]), line["AvailabilityZone"])
+            gpu_lines.setdefault(key, line)
+    return [
+        *_gcp_machines(lines, gpu_lines, aliases, skips, service),
+        *_gcp_attached(gpu_lines, skips, service),
+        *_gcp_tpus(lines, skips),
+    ]
+
+
+def _gcp_machine_table(aliases: dict[str, str]) -> dict[str, tuple[str, int, str]]:
+    """Machine type -> (catalog GPU line name, GPUs, canonical accelerator)."""
+    by_type = {g["accelerator_type"]: g["accelerator"] for g in read_csv(HERE / "gcp_gpus.csv")}
+    table = {}
+    for m in read_csv(HERE / "gcp_machines.csv"):
+        gpu_line = GCP_GPU_LINE[m["accelerator_type"]]
+        table[m["machine_type"]] = (gpu_line, int(m["gpus"]), by_type[m["accelerator_type"]])
+    for machine, (gpu_line, gpus) in GCP_EXTRA_MACHINES.items():
+        table[machine] = (gpu_line, gpus, aliases[normalize_name(gpu_line)])
+    return table
+
+
+Row = dict[str, str]
+GpuLines = dict[tuple[str, int, str], Row]
+
+
+def _gcp_machines(
+    lines: list[Row], gpu_lines: GpuLines, aliases: dict[str, str], skips: Skips, service: str
+) -> list[Row]:
+    table = _gcp_machine_table(aliases)
+    by_key: dict[tuple[str, str, str], list[tuple[float, str, str, str]]] = defaultdict(list)
+    for line in lines:
+        machine = line["InstanceType"]
+        if not machine:
+            continue
+        if machine not in table:
+            skips.add("gcp", f"machine type without a sourced GPU pairing ({machine})")
+            continue
+        gpu_name, gpus, _ = table[machine]
+        zone = line["AvailabilityZone"]
+        gpu = gpu_lines.get((gpu_name, gpus, zone))
+        if gpu is None:
+            skips.add("gcp", f"VM line without a GPU line in its zone ({machine})")
+            continue
+        for pricing, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
+            vm_usd, gpu_usd = price(line[column]), price(gpu[column])
+            if vm_usd is None or gpu_usd is None:
+                continue
+            total = round(vm_usd + gpu_usd, 6)
+            detail = f"VM {line[column]} + {gpus}x {gpu_name} {gpu[column]} ({zone})"
+            by_key[(machine, line["Region"], pricing)].append((total, fmt(total), zone, detail))
+    rows = []
+    for (machine, region, pricing), candidates in by_key.items():
+        if pricing == "spot":
+            on_demand = by_key.get((machine, region, "on_demand"))
+            if on_demand and min(candidates)[0] >= min(on_demand)[0]:
+                continue
+        best = min(candidates, key=lambda c: (c[0], c[2]))
+        zones = sorted({c[2] for c in candidates})
+        _, gpus, accelerator = table[machine]
+        notes = [zone_note(zones), best[3]]
+        rows.append(
+            offer("gcp", service, machine, region, accelerator, gpus, pricing, best[1], notes)
+        )
+    return rows
+
+
+def _gcp_attached(gpu_lines: GpuLines, skips: Skips, service: str) -> list[Row]:
+    n1 = {g["sku_gpu"]: g for g in read_csv(HERE / "gcp_gpus.csv") if g["attach"] == "n1"}
+    machine_gpus = set(GCP_GPU_LINE.values()) | {g for g, _ in GCP_EXTRA_MACHINES.values()}
+    by_key: dict[tuple[str, int, str, str], list[tuple[float, str, str, str]]]
+    by_key = defaultdict(list)
+    for (name, count, zone), line in sorted(gpu_lines.items()):
+        if name in machine_gpus:
+            continue  # priced with their A2/A3/G2 machine
+        listed = n1.get(name)
+        if listed is None or not listed["accelerator"]:
+            skips.add("gcp", f"GPU line without a host or not in the registry ({name})")
+            continue
+        if line["Region"] != N1_REGION:
+            skips.add("gcp", f"attached GPU outside {N1_REGION} (no sourced N1 price) ({name})")
+            continue
+        for pricing, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
+            gpu_usd = price(line[column])
+            if gpu_usd is None:
+                continue
+            host = round(N1_STANDARD_4[pricing] * count, 6)
+            total = round(gpu_usd + host, 6)
+            detail = (
+                f"GPU {line[column]}/h for {count} + n1-standard-{4 * count} host "
+                f"{fmt(host)}/h (4 vCPUs, 15 GB per attached GPU, as the live GCP adapter "
+                "sizes it)"
+            )
+            by_key[(name, count, line["Region"], pricing)].append((total, fmt(total), zone, detail))
+    rows = []
+    for (name, count, region, pricing), candidates in by_key.items():
+        listed = n1[name]
+        best = min(candidates, key=lambda c: (c[0], c[2]))
+        zones = sorted({c[2] for c in candidates})
+        product = f"n1-standard-{4 * count} + {count}x {listed['accelerator_type']}"
+        rows.append(
+            offer(
+                "gcp",
+                service,
+                product,
+                region,
+                listed["accelerator"],
+                count,
+                pricing,
+                best[1],
+                [zone_note(zones), best[3]],
+                extra_source=N1_SOURCE,
+            )
+        )
+    return rows
+
+
+def _gcp_tpus(lines: list[Row], skips: Skips) -> list[Row]:
+    # product prefix ("v5litepod") -> (accelerator, TensorCores per chip), from gcp_tpus.csv
+    kinds = {}
+    for t in read_csv(HERE / "gcp_tpus.csv"):
+        prefix, size = t["product"].rsplit("-", 1)
+        kinds[prefix] = (t["accelerator"], int(size) // int(t["slice_chips"]))
+    by_key: dict[tuple[str, str, str], list[tuple[float, str, str, str]]] = defaultdict(list)
+    for line in lines:
+        name = line["AcceleratorName"]
+        if line["InstanceType"] or not name.startswith("tpu-"):
+            continue
+        product = name.removeprefix("tpu-")
+        prefix, size = product.rsplit("-", 1)
+        if prefix not in kinds:
+            skips.add("gcp", f"TPU kind not in gcp_tpus.csv ({prefix})")
+            continue
+        chips = int(size) // kinds[prefix][1]
+        if chips > TPU_MAX_CHIPS:
+            skips.add("gcp", f"TPU slice above {TPU_MAX_CHIPS} chips ({prefix})")
+            continue
+        on_demand, spot = price(line["Price"]), price(line["SpotPrice"])
+        if on_demand is None and spot is None:
+            skips.add("gcp", f"TPU placeholder or empty price ({product})")
+            continue
+        zone = line["AvailabilityZone"]
+        if on_demand is not None:
+            by_key[(product, line["Region"], "on_demand")].append(
+                (on_demand, line["Price"], zone, "")
+            )
+        if spot is not None and (on_demand is None or spot < on_demand):
+            by_key[(product, line["Region"], "spot")].append((spot, line["SpotPrice"], zone, ""))
+    rows = []
+    for (product, region, pricing), candidates in by_key.items():
+        text, _, zones = cheapest(candidates)
+        prefix, size = product.rsplit("-", 1)
+        accelerator, cores = kinds[prefix]
+        chips = int(size) // cores
+        per_chip = fmt(float(text) / chips)
+        notes = [zone_note(zones), f"{chips} chips, {per_chip} per chip-hour"]
+        rows.append(
+            offer("gcp", TPU_SERVICE, product, region, accelerator, chips, pricing, text, notes)
+        )
+    return rows
+
+
+# --- merge ---------------------------------------------------------------------------------
+
+
+def key4(row: dict[str, str]) -> tuple[str, str, str, str]:
+    return (row["provider"], row["product"], row["region"], row["pricing"])
+
+
+def merge(
+    curated: list[dict[str, str]], generated: list[dict[str, str]]
+) -> tuple[list[dict[str, str]], list[tuple[dict[str, str], dict[str, str]]], list[str]]:
+    """All rows, the (curated, generated) pairs where the generated row won, and notes on
+    the pairs where the curated row was kept."""
+    by_key = {key4(g): g for g in generated}
+    assert len(by_key) == len(generated), "two generated rows share a key"
+    replaced, kept_notes, kept = [], [], []
+    for row in curated:
+        target = SUPERSEDED.get(key4(row), key4(row))
+        twin = by_key.get(target)
+        if twin is None:
+            if key4(row) in SUPERSEDED:
+                raise SystemExit(f"SUPERSEDED names a row the catalogs no longer give: {target}")
+            kept.append(row)
+        elif _EXACT_DATE.fullmatch(row["price_as_of"]):
+            kept.append(row)
+            del by_key[target]
+            kept_notes.append(f"kept curated {key4(row)} over catalog {twin['usd_per_hour']}")
+        else:
+            replaced.append((row, twin))
+    return kept + list(by_key.values()), replaced, kept_notes
+
+
+def sort_key(row: dict[str, str]) -> tuple[object, ...]:
+    return (
+        row["provider"],
+        row["service"],
+        row["product"],
+        row["region"],
+        row["pricing"],
+        row["accelerator"],
+        int(row["count"]),
+    )
+
+
+@dataclass
+class Report:
+    rows: int
+    by_provider_pricing: Counter[tuple[str, str]]
+    skipped: Counter[tuple[str, str]]
+    replaced: list[tuple[Row, Row]]
+    kept: list[str]
+
+
+def build() -> tuple[str, Report]:
+    aliases = alias_table()
+    skips = Skips()
+    curated = read_csv(HERE / "curated.csv")
+    generated = [
+        *aws(aliases, skips),
+        *azure(aliases, skips),
+        *gcp(aliases, skips),
+        *lambda_cloud(aliases, skips),
+    ]
+    rows, replaced, kept_notes = merge(curated, generated)
+    rows.sort(key=sort_key)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    report = Report(
+        rows=len(rows),
+        by_provider_pricing=Counter((r["provider"], r["pricing"]) for r in rows),
+        skipped=skips.counts,
+        replaced=replaced,
+        kept=kept_notes,
+    )
+    return out.getvalue(), report
+
+
+def main() -> None:
+    text, report = build()
+    (HERE / "snapshot.csv").write_text(text, encoding="utf-8")
+    if "-q" in sys.argv[1:]:
+        return
+    print(f"snapshot.csv: {report.rows} offers")
+    for (provider, pricing), n in sorted(report.by_provider_pricing.items()):
+        print(f"  {provider:7} {pricing:14} {n}")
+    print("catalog lines skipped:")
+    for (provider, reason), n in sorted(report.skipped.items()):
+        print(f"  {provider:7} {n:5}  {reason}")
+    print("curated rows replaced by a catalog row:")
+    for old, new in report.replaced:
+        print(
+            f"  {key4(old)} {old['usd_per_hour']} ({old['price_as_of']}) -> "
+            f"{key4(new)} {new['usd_per_hour']}"
+        )
+    for note in report.kept:
+        print(f"  {note}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""The bundled price snapshot: reproducible from its sources, broad, and dated throughout."""
+
+from __future__ import annotations
+
+import csv
+import filecmp
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from hardware import Hardware
+from pricing.adapters.bundled import BundledAdapter
+from pricing.offer import READ_BEFORE, Offer, PricingModel, named_date, price_date
+from pricing.sanity import SanityPolicy, check
+
+DATA = Path(str(resources.files("pricing") / "data"))
+ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
+PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab"}
+
+
+@pytest.fixture(scope="module")
+def offers(hardware: Hardware) -> list[Offer]:
+    return BundledAdapter(hardware.registry.canonical).fetch().offers
+
+
+def test_snapshot_is_what_build_snapshot_writes(tmp_path: Path) -> None:
+    data = tmp_path / "pricing" / "data"
+    shutil.copytree(DATA, data)
+    (tmp_path / "hardware" / "data").mkdir(parents=True)
+    shutil.copy(ACCELERATORS, tmp_path / "hardware" / "data" / "accelerators.csv")
+    (data / "snapshot.csv").unlink()
+    subprocess.run([sys.executable, str(data / "build_snapshot.py"), "-q"], check=True)
+    assert filecmp.cmp(data / "snapshot.csv", DATA / "snapshot.csv", shallow=False), (
+        "snapshot.csv is stale: run python pricing/data/build_snapshot.py"
+    )
+
+
+def test_snapshot_holds_at_least_500_offers(offers: list[Offer]) -> None:
+    assert len(offers) >= 500
+
+
+def test_every_adapter_cloud_is_present(offers: list[Offer]) -> None:
+    assert {o.provider for o in offers} == PROVIDERS
+    tpus = [o for o in offers if o.provider == "gcp" and o.service == "Cloud TPU"]
+    assert tpus and all(o.accelerator.startswith("tpu-") for o in tpus)
+
+
+def test_every_price_has_a_real_date(offers: list[Offer]) -> None:
+    """A date each: published, or read ("before 2026-11-30": read from a catalog that day,
+    collected earlier at a time it does not record, so of unknown age and never fresh)."""
+    for o in offers:
+        assert o.price_as_of.strip() and "undated" not in o.price_as_of.lower(), o
+        assert named_date(o.price_as_of) is not None, o
+        if o.price_as_of.startswith(READ_BEFORE):
+            assert price_date(o.price_as_of) is None, o  # no age: stale whatever the day
+        else:
+            assert price_date(o.price_as_of) is not None, o
+
+
+def test_clouds_with_spot_have_both_on_demand_and_spot(offers: list[Offer]) -> None:
+    pricing = Counter((o.provider, o.pricing) for o in offers)
+    for provider in ("aws", "gcp", "azure"):
+        assert pricing[(provider, PricingModel.ON_DEMAND)] > 0, provider
+        assert pricing[(provider, PricingModel.SPOT)] > 0, provider
+
+
+def test_offers_span_many_regions(offers: list[Offer]) -> None:
+    assert len({(o.provider, o.region) for o in offers}) >= 10
+    assert len({o.region for o in offers}) >= 10
+
+
+def test_snapshot_passes_the_sanity_checks(offers: list[Offer]) -> None:
+    checked = check(offers, [], SanityPolicy())
+    assert (checked.dropped, checked.suspect, checked.refused) == (0, 0, "")
+
+
+def _snapshot_row(**match: str) -> dict[str, str]:
+    with (DATA / "snapshot.csv").open(newline="", encoding="utf-8") as f:
+        (row,) = [r for r in csv.DictReader(f) if all(r[k] == v for k, v in match.items())]
+    return row
+
+
+def test_a_generated_row_matches_its_catalog_lines_by_hand() -> None:
+    # catalogs/aws_gpu_vms.csv, p5.48xlarge in us-east-1: six zones (use1-az1..az6), each
+    # Price 98.32; SpotPrice 30.326, 27.6948, 20.9934, 29.3511, 25.8774, 25.3026 -> the
+    # cheapest zone, use1-az3, 20.9934 (written as the catalog writes it).
+    spot = _snapshot_row(provider="aws", product="p5.48xlarge", region="us-east-1", pricing="spot")
+    assert (spot["usd_per_hour"], spot["accelerator"], spot["count"]) == (
+        "20.993400",
+        "h100-sxm",
+        "8",
+    )
+    assert spot["price_as_of"] == "before 2026-11-30" and "cheapest of 6 zones" in spot["notes"]
+    assert "catalogs/v7/aws/vms.csv@001367d2" in spot["source"]
+    # p5.48xlarge us-west-2 on demand is the catalog's Price; us-east-1 on demand stays the
+    # curated post-cut 55.04 (2025-06): the catalog's 98.32 is the pre-cut list price.
+    west = _snapshot_row(
+        provider="aws", product="p5.48xlarge", region="us-west-2", pricing="on_demand"
+    )
+    assert west["usd_per_hour"] == "98.32" and west["confidence"] == "low"
+    east = _snapshot_row(
+        provider="aws", product="p5.48xlarge", region="us-east-1", pricing="on_demand"
+    )
+    assert (east["usd_per_hour"], east["price_as_of"]) == ("55.04", "2025-06")
+    # GCP g2-standard-4 us-central1-a: VM 0.14679 + L4 x1 0.56004 = 0.70683 (every zone alike).
+    g2 = _snapshot_row(
+        provider="gcp", product="g2-standard-4", region="us-central1", pricing="on_demand"
+    )
+    assert g2["usd_per_hour"] == "0.70683" and g2["accelerator"] == "l4"
