@@ -127,6 +127,21 @@ def test_calculator_shows_the_left_out_offer_and_takes_platforms_life_and_memory
     assert "total_memory=40" in page.url
 
 
+def test_freshness_view_calls_old_prices_stale_and_shows_their_dates(
+    page: Page, base_url: str
+) -> None:
+    """The bundled catalog was loaded seconds ago; its prices are years old or of unknown
+    age: the view says Stale and gives the dates, as /providers does."""
+    (bundled,) = requests.get(f"{base_url}/providers", timeout=10).json()["providers"]
+    page.goto(f"{base_url}/?view=freshness")
+    item = page.locator("#freshness-list li").first
+    expect(item).to_contain_text("bundled: Stale")
+    prices = bundled["prices"]
+    expect(item).to_contain_text(f"priced {prices['oldest_as_of']} to {prices['newest_as_of']}")
+    expect(item).to_contain_text(f"{prices['unknown_age']} of unknown age")
+    assert "stale" in (item.get_attribute("class") or "")
+
+
 def test_csv_download_matches_the_visible_rows(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/?view=prices&provider=gcp&pricing=spot")
     page.wait_for_selector("#prices-table tbody tr")

@@ -274,3 +274,8 @@ def test_amd_and_the_current_nvidia_generation_are_in_the_registry(hardware: Har
     assert hardware.speed("rx7900xtx", Workload.CNN).method == "adjusted"
     assert hardware.registry.resolve("Instinct MI300X").id == "mi300x"
     assert hardware.registry.resolve("RTX PRO 6000 Blackwell").id == "rtx-pro6000"
+
+
+def test_every_spec_row_names_its_source_and_a_date(hardware: Hardware) -> None:
+    for acc in hardware.registry:
+        assert re.search(r"\b(19|20)\d{2}\b", acc.spec_source), acc.id
