@@ -38,8 +38,9 @@ class Accelerator:
 
 
 # cuda: NVIDIA GPUs (CUDA/cuDNN); rocm: AMD GPUs (ROCm/HIP); xla: Google TPUs (JAX or
-# PyTorch/XLA); neuron: AWS Trainium and Inferentia (Neuron SDK).
-PLATFORMS = ("cuda", "rocm", "xla", "neuron")
+# PyTorch/XLA); neuron: AWS Trainium and Inferentia (Neuron SDK); gaudi: Intel Gaudi (the
+# Intel Gaudi software stack, PyTorch through its own bridge).
+PLATFORMS = ("cuda", "rocm", "xla", "neuron", "gaudi")
 
 
 class UnknownAccelerator(LookupError):

@@ -274,6 +274,14 @@ def test_amd_and_the_current_nvidia_generation_are_in_the_registry(hardware: Har
     assert hardware.speed("rx7900xtx", Workload.CNN).method == "adjusted"
     assert hardware.registry.resolve("Instinct MI300X").id == "mi300x"
     assert hardware.registry.resolve("RTX PRO 6000 Blackwell").id == "rtx-pro6000"
+    # MI250: two dies, each a 64 GB device; Intel Gaudi on its own platform
+    assert hardware.registry["mi250"].device_memory_gb == 64
+    assert {hardware.registry[a].platform for a in ("gaudi2", "gaudi3")} == {"gaudi"}
+    assert hardware.speed("gaudi2", Workload.CNN).method == "adjusted"  # MLPerf vs H100
+    # Gaudi 3 has no measurement: an estimate held under Intel's own "up to 1.7x H100"
+    for k in Workload:
+        ceiling = 1.7 * hardware.speed("h100-sxm", k).relative
+        assert hardware.speed("gaudi3", k).relative <= ceiling + 0.001
 
 
 def test_every_spec_row_names_its_source_and_a_date(hardware: Hardware) -> None:
