@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hardware.cards import BASES, Card, CardPrice, ResaleCurve
 from hardware.hosts import Host, HostChoice, host_for
+from hardware.jobs import Method, Model
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 
@@ -25,6 +26,8 @@ class Hardware:
     scaling: Scaling
     hosts: tuple[Host, ...]
     resale: ResaleCurve  # consumer cards; no datacenter curve is sourced
+    models: dict[str, Model]
+    methods: dict[str, Method]
 
     def speed(self, accelerator: str, workload: Workload) -> Throughput:
         return self.throughput[(accelerator, workload)]
@@ -96,6 +99,8 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         scaling=scaling,
         hosts=hosts,
         resale=resale,
+        models={row["id"]: _model(row) for row in _rows(folder / "models.csv")},
+        methods={row["method"]: _method(row) for row in _rows(folder / "methods.csv")},
     )
 
 
@@ -155,6 +160,34 @@ def _host(row: dict[str, str]) -> Host:
         price_source=row["price_source"],
         watts_kind=row["watts_kind"],
         watts_source=row["watts_source"],
+    )
+
+
+def _model(row: dict[str, str]) -> Model:
+    def whole(name: str) -> int | None:
+        return int(row[name]) if row[name].strip() else None
+
+    return Model(
+        id=row["id"],
+        family=row["family"],
+        workload=row["workload"],
+        params=float(row["params"]),
+        layers=whole("layers"),
+        hidden=whole("hidden"),
+        seq_len=whole("seq_len"),
+        forward_gmacs=_number(row["forward_gmacs"]),
+        source=row["source"],
+        date=row["date"],
+    )
+
+
+def _method(row: dict[str, str]) -> Method:
+    return Method(
+        name=row["method"],
+        flops_factor=float(row["flops_factor"]),
+        bytes_per_param=float(row["bytes_per_param"]),
+        source=row["source"],
+        notes=row["notes"],
     )
 
 

@@ -98,7 +98,14 @@ def toy_hardware() -> Hardware:
     ]
     card = toy_card("ref", 1000.0)
     return Hardware(
-        Registry(accelerators), {"ref": card}, throughput, Scaling(points), TOY_HOSTS, TOY_RESALE
+        Registry(accelerators),
+        {"ref": card},
+        throughput,
+        Scaling(points),
+        TOY_HOSTS,
+        TOY_RESALE,
+        models={},
+        methods={},
     )
 
 

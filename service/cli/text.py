@@ -8,8 +8,16 @@ from typing import Any
 def describe_quote(d: dict[str, Any]) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
     buy, a = d["buy"], d["assumptions"]
-    lines = [
-        f"{d['hours']:g} h of {d['workload']} training on {buy['gpus']} x {d['gpu']}",
+    lines = [f"{d['hours']:g} h of {d['workload']} training on {buy['gpus']} x {d['gpu']}"]
+    work = d.get("work")
+    if work and work["stated"] != "hours":
+        line = f"Work: {work['description']} = {work['gpu_hours']:,.1f} h on one {d['gpu']}"
+        if work["flops"]:
+            line += f" ({work['flops']:.3g} FLOPs at {work['utilization']:.2f} of peak)"
+        if work["memory_gb"]:
+            line += f"; needs {work['memory_gb']:,.1f} GB; cards: {work['cards_bought']}"
+        lines.append(line + ".")
+    lines += [
         "",
         f"BUY   {buy['total_usd']:>12,.2f} USD  = cards {buy['purchase_usd']:,.2f}"
         f" + host {buy['host_usd']:,.2f} + energy {buy['energy_usd']:,.2f}"

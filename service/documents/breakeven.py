@@ -14,6 +14,7 @@ from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RENTED, offer_fields
 from service.documents.queries import BreakevenQuery, competing_platforms
+from service.documents.work import stated_work, work_document
 from service.engine.assumptions import as_dict, with_overrides
 from service.engine.breakeven import (
     LeftOut,
@@ -59,14 +60,23 @@ def _answer(
     providers = None
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
+    work = stated_work(query, runtime, gpu, workload)
+    gpus = query.gpus or work.min_cards
+    memory, total_memory = query.memory, query.total_memory
+    if work.memory_gb is not None and memory is None and total_memory is None:
+        # the job's own memory need: per device where one card holds it, else in total
+        if work.min_cards == 1:
+            memory = work.memory_gb
+        else:
+            total_memory = work.memory_gb
     request = QuoteRequest(
         platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
         reference=gpu,
-        hours=query.hours,
+        hours=work.hours,
         workload=workload,
-        gpus=query.gpus,
-        memory_gb=query.memory,
-        total_memory_gb=query.total_memory,
+        gpus=gpus,
+        memory_gb=memory,
+        total_memory_gb=total_memory,
         price_usd=query.price,
         price_basis=query.price_basis,
         watts=query.watts,
@@ -85,6 +95,16 @@ def _answer(
         raise Unanswerable(slug, str(exc), exc.parameter, str(exc)) from exc
     document = _quote_document(result, runtime.settings.stale_after_hours, runtime.colab)
     document["throughput"] = _throughput_used(runtime, request, measured)
+    document["work"] = {
+        **work_document(work, gpu),
+        "cards_bought": (
+            "as given (gpus=)"
+            if query.gpus is not None
+            else f"the fewest that hold the job ({gpus})"
+            if work.min_cards > 1
+            else "one (the default)"
+        ),
+    }
     return document, [option.stored for option in result.rent]
 
 

@@ -128,11 +128,38 @@ def competing_platforms(platforms: str | None, own: str) -> frozenset[str] | Non
 
 class _BreakevenQuestion(Query):
     gpu: str = Field(min_length=1, max_length=100, description="Card to buy, any alias (rtx3090).")
-    hours: float = Field(
-        ge=MIN_HOURS, le=MAX_HOURS, description="Workload size: training hours on one such card."
+    hours: float | None = Field(
+        None,
+        ge=MIN_HOURS,
+        le=MAX_HOURS,
+        description="The work as training hours on one such card (one way to state it).",
+    )
+    ref_gpu: str | None = Field(
+        None, max_length=100, description="A run already done: the card it ran on (any alias)."
+    )
+    ref_count: int | None = Field(None, ge=1, le=100_000, description="A run done: how many.")
+    ref_hours: float | None = Field(
+        None, ge=MIN_HOURS, le=MAX_HOURS, description="A run done: its wall-clock hours."
+    )
+    model: str | None = Field(
+        None, max_length=100, description="A transformer job: the model (llama-3-8b ...)."
+    )
+    params: float | None = Field(
+        None, ge=1e6, le=1e13, description="A transformer job: parameters, if no model= names it."
+    )
+    tokens: float | None = Field(
+        None, ge=1, le=1e15, description="A transformer job: training tokens."
+    )
+    method: Literal["full", "lora", "qlora"] | None = Field(
+        None, description="A transformer job: full training (default), lora or qlora."
     )
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
-    gpus: int = Field(1, ge=1, le=64, description="Local cards bought.")
+    gpus: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="Local cards bought (default 1, or the fewest that hold the job's memory).",
+    )
     memory: float | None = Field(
         None,
         gt=0,

@@ -210,6 +210,25 @@ class MemoryGateOut(_Out):
     removed: int = Field(description="Offers past every other filter that lacked the memory.")
 
 
+class WorkOut(_Out):
+    """The work as stated, and what it came to in hours on the named card."""
+
+    stated: Literal["hours", "reference_run", "transformer"]
+    description: str
+    gpu_hours: float = Field(description="Hours on one card of the kind named (`gpu`).")
+    gpu: str
+    flops: float | None = Field(description="Training FLOPs: 6 x params x tokens x method.")
+    precision: str | None
+    utilization: float | None = Field(
+        description="Model FLOPs utilization of the named card's peak: 0.40 on an A100 "
+        "(Llama 2 runs), other cards as their measured speed implies."
+    )
+    memory_gb: float | None = Field(description="Weights, gradients, optimizer, activations.")
+    memory_parts: dict[str, float] | None
+    min_cards: int = Field(description="Fewest named cards that hold `memory_gb`.")
+    cards_bought: str
+
+
 class BreakevenAnswer(_Out):
     gpu: str
     hours: float
@@ -231,6 +250,7 @@ class BreakevenAnswer(_Out):
     breakeven: BreakevenPoint | None
     prices: PricesOut
     throughput: ThroughputOut = Field(description="The bought card's speed the answer used.")
+    work: WorkOut
 
 
 # -- /offers and /offers/history (answers re-serialised through these models) ---------------

@@ -1,0 +1,95 @@
+"""The work a /breakeven question states, in exactly one of its ways, as hours on its card."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hardware import Workload
+from service.documents.errors import InvalidQuestion, UnknownName
+from service.documents.gpus import resolve_gpu
+from service.documents.queries import BreakevenQuery
+from service.engine.work import (
+    Work,
+    WorkError,
+    from_hours,
+    from_reference_run,
+    from_transformer,
+)
+from service.runtime import Runtime
+
+# The ways to state the work, each with its parameters; a question uses exactly one.
+WAYS = {
+    "hours": ("hours",),
+    "reference_run": ("ref_gpu", "ref_count", "ref_hours"),
+    "transformer": ("model", "params", "tokens", "method"),
+}
+ONE_WAY = (
+    "state the work one way: hours= (on the card); ref_gpu=, ref_count= and ref_hours= "
+    "(a run already done); or model= (or params=), tokens= and method= (a transformer job)"
+)
+
+
+def stated_work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload) -> Work:
+    given = {
+        way: [name for name in names if getattr(query, name) is not None]
+        for way, names in WAYS.items()
+    }
+    used = [way for way, names in given.items() if names]
+    if not used:
+        raise InvalidQuestion("hours", ONE_WAY)
+    if len(used) > 1:
+        raise InvalidQuestion(given[used[1]][0], f"more than one way given; {ONE_WAY}")
+    try:
+        return _work(query, runtime, gpu, workload, used[0])
+    except WorkError as exc:
+        raise InvalidQuestion(exc.parameter, str(exc)) from exc
+
+
+def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload, way: str) -> Work:
+    hardware = runtime.hardware
+    if way == "hours":
+        assert query.hours is not None
+        return from_hours(query.hours)
+    if way == "reference_run":
+        for name in WAYS[way]:
+            if getattr(query, name) is None:
+                raise InvalidQuestion(name, "a reference run needs ref_gpu, ref_count, ref_hours")
+        assert query.ref_gpu and query.ref_count and query.ref_hours
+        ref = resolve_gpu(hardware, query.ref_gpu, "ref_gpu")
+        return from_reference_run(hardware, gpu, workload, ref.id, query.ref_count, query.ref_hours)
+    if query.tokens is None:
+        raise InvalidQuestion("tokens", "a transformer job needs tokens=")
+    if query.model is not None and query.params is not None:
+        raise InvalidQuestion("params", "give model= or params=, not both")
+    model = None
+    if query.model is not None:
+        model = hardware.models.get(query.model.strip().lower())
+        if model is None:
+            known = sorted(m for m, v in hardware.models.items() if v.family == "transformer")
+            raise UnknownName(
+                "unknown-model",
+                f"unknown model {query.model!r}; known: {', '.join(known)} (or give params=)",
+                "model",
+                f"unknown model {query.model!r}",
+                known,
+            )
+        if model.family != "transformer":
+            raise InvalidQuestion("model", f"{model.id} is a vision model: state hours= instead")
+    method = hardware.methods[query.method or "full"]
+    return from_transformer(hardware, gpu, model, query.params, query.tokens, method)
+
+
+def work_document(work: Work, gpu: str) -> dict[str, Any]:
+    """The answer's ``work`` block: how the work was stated and what it came to."""
+    return {
+        "stated": work.stated,
+        "description": work.description,
+        "gpu_hours": work.hours,
+        "gpu": gpu,
+        "flops": work.flops,
+        "precision": work.precision,
+        "utilization": work.utilization,
+        "memory_gb": work.memory_gb,
+        "memory_parts": work.memory_parts,
+        "min_cards": work.min_cards,
+    }

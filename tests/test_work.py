@@ -1,0 +1,205 @@
+"""The work as people state it: hand-computed FLOPs, hours and memory, and published runs.
+
+Llama 3 8B has 8,030,261,248 parameters (models.csv); an A100 80GB peaks at 312 dense FP16
+TFLOPS and the anchor utilization is 0.40 (Llama 2 on A100s): one A100 does
+312e12 x 0.40 x 3600 = 4.4928e17 FLOPs an hour.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from hardware import Hardware, Workload
+from service.engine.work import (
+    ANCHOR_UTILIZATION,
+    from_hours,
+    from_reference_run,
+    from_transformer,
+    utilization,
+)
+from tests.helpers import toy_hardware
+
+A100_FLOPS_PER_HOUR = 312e12 * 0.40 * 3600
+RUNS = Path(__file__).resolve().parents[1] / "hardware" / "data" / "sources" / "training_runs.csv"
+
+
+def test_hours_are_hours() -> None:
+    work = from_hours(500.0)
+    assert (work.stated, work.hours, work.flops) == ("hours", 500.0, None)
+
+
+def test_a_reference_run_is_its_cards_work_in_the_named_cards_hours() -> None:
+    """Toy: 40 h on 8 x fast (speed 2.0, nvlink 0.9 at 8) = 8 x 40 x 0.9 x 2.0 = 576 h of
+    the ref card (speed 1.0)."""
+    work = from_reference_run(toy_hardware(), "ref", Workload.TRANSFORMER, "fast", 8, 40.0)
+    assert work.hours == pytest.approx(576.0)
+    assert work.description == "a run that took 40 h on 8 x fast"
+
+
+def test_a_lora_job_by_hand(hardware: Hardware) -> None:
+    """LoRA on llama-3-8b, 1e9 tokens, on an A100 80GB: 6 x 8.03e9 x 1e9 x 0.667 =
+    3.2137e19 FLOPs, / 4.4928e17 = 71.53 h. Memory: 2 bytes x 8.03e9 = 16.06 GB of frozen
+    weights + 2 x 8192 x 4096 x 32 = 2.147 GB of checkpointed activations = 18.21 GB."""
+    model, lora = hardware.models["llama-3-8b"], hardware.methods["lora"]
+    work = from_transformer(hardware, "a100-80gb", model, None, 1e9, lora)
+    assert work.flops == pytest.approx(6 * 8_030_261_248 * 1e9 * 0.667)
+    assert work.hours == pytest.approx(work.flops / A100_FLOPS_PER_HOUR)
+    assert work.hours == pytest.approx(71.53, abs=0.01)
+    assert work.memory_parts == pytest.approx(
+        {"weights_and_optimizer": 16.0605, "activations": 2.1475}, abs=1e-4
+    )
+    assert work.min_cards == 1 and work.utilization == ANCHOR_UTILIZATION
+
+
+def test_full_training_of_a_7b_model_needs_five_rtx4090s(hardware: Hardware) -> None:
+    """16 bytes per parameter (ZeRO, mixed-precision Adam): 6.738e9 x 16 = 107.8 GB, plus
+    2 x 4096 x 4096 x 32 = 1.07 GB of activations = 108.9 GB: ceil(108.9 / 24) = 5 cards."""
+    model, full = hardware.models["llama-2-7b"], hardware.methods["full"]
+    work = from_transformer(hardware, "rtx4090", model, None, 1e9, full)
+    assert work.memory_gb == pytest.approx(6_738_415_616 * 16 / 1e9 + 1.073741824)
+    assert work.min_cards == 5
+
+
+def test_qlora_holds_a_65b_class_model_on_one_48_gb_card(hardware: Hardware) -> None:
+    """QLoRA: 0.516 bytes per parameter; Dettmers et al. 2023 fine-tune 65B on one 48 GB GPU.
+    llama-2-70b: 68.98e9 x 0.516 = 35.6 GB + 2 x 4096 x 8192 x 80 = 5.4 GB = 41.0 GB."""
+    model, qlora = hardware.models["llama-2-70b"], hardware.methods["qlora"]
+    work = from_transformer(hardware, "rtx-a6000", model, None, 1e6, qlora)
+    assert work.memory_gb == pytest.approx(68_976_648_192 * 0.516 / 1e9 + 5.36870912)
+    assert work.memory_gb < 48 and work.min_cards == 1
+
+
+def test_params_stand_in_for_a_model(hardware: Hardware) -> None:
+    work = from_transformer(hardware, "a100-80gb", None, 1e9, 1e9, hardware.methods["full"])
+    assert work.hours == pytest.approx(6e18 / A100_FLOPS_PER_HOUR)
+    assert work.memory_parts == {"weights_and_optimizer": 16.0}  # no shape: no activations
+
+
+def _runs() -> dict[str, dict[str, str]]:
+    with RUNS.open(newline="", encoding="utf-8") as handle:
+        return {row["run"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.mark.parametrize(
+    ("run", "card", "tolerance"),
+    [
+        ("llama-2-7b-pretrain", "a100-80gb", 0.10),
+        ("llama-2-13b-pretrain", "a100-80gb", 0.10),
+        ("llama-2-70b-pretrain", "a100-80gb", 0.10),
+        ("mpt-7b-pretrain", "a100-40gb", 0.15),
+    ],
+)
+def test_published_training_runs_are_reproduced(
+    hardware: Hardware, run: str, card: str, tolerance: float
+) -> None:
+    """Touvron et al. 2023 (Llama 2, Table 2: 184,320 / 368,640 / 1,720,320 A100-80GB
+    GPU-hours for 2T tokens) and MosaicML's MPT-7B (440 A100-40GB for 9.5 days, 1T tokens),
+    each row cited in hardware/data/sources/training_runs.csv: predicted accelerator-hours
+    within 10 % (15 % for MPT, whose 6.7B parameters are rounded)."""
+    row = _runs()[run]
+    model = hardware.models.get(row["model"])
+    params = None if model else float(row["params"])
+    work = from_transformer(
+        hardware, card, model, params, float(row["tokens_or_images"]), hardware.methods["full"]
+    )
+    published = float(row["accelerator_hours"])
+    assert work.hours == pytest.approx(published, rel=tolerance), (work.hours, published)
+    assert row["source"].strip()
+
+
+def test_the_flops_route_and_the_measured_speeds_agree(hardware: Hardware) -> None:
+    """On every card with a measured transformer speed and a peak, hours from FLOPs times
+    the card's speed is the same work: the utilization each card gets is what its measured
+    speed implies. Stated tolerance on the implied utilization: 0.15-0.7 of peak (measured:
+    0.18 on an RTX 6000 Ada and a B200, 0.64 on an RTX 3090, whose half-rate FP32-accumulate
+    peak Lambda's benchmarks outrun)."""
+    reference = from_transformer(hardware, "a100-80gb", None, 1e9, 1e9, hardware.methods["full"])
+    for (card, k), speed in hardware.throughput.items():
+        peak = hardware.registry[card].fp16_tensor_tflops
+        if k != Workload.TRANSFORMER or speed.method != "measured" or peak is None:
+            continue
+        work = from_transformer(hardware, card, None, 1e9, 1e9, hardware.methods["full"])
+        ratio = speed.relative / hardware.speed("a100-80gb", k).relative
+        assert work.hours * ratio == pytest.approx(reference.hours)
+        assert 0.15 <= utilization(hardware, card, k) <= 0.7, card
+
+
+# -- through the API ------------------------------------------------------------------------
+
+LORA = "/breakeven?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora"
+
+
+def test_the_answer_carries_the_work_block(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get(LORA).get_json()
+    work = answer["work"]
+    assert work["stated"] == "transformer" and work["gpu"] == "rtx4090"
+    assert answer["hours"] == work["gpu_hours"]
+    assert answer["memory_gate"]["per_accelerator_gb"] == pytest.approx(work["memory_gb"])
+    assert work["cards_bought"] == "one (the default)"
+
+
+def test_a_job_too_big_for_one_card_buys_the_fewest_that_hold_it(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get("/breakeven?gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
+    assert answer["buy"]["gpus"] == 5 and answer["work"]["min_cards"] == 5
+    assert answer["memory_gate"]["applied"] == "total"
+    assert answer["work"]["cards_bought"] == "the fewest that hold the job (5)"
+    one = client.get("/breakeven?gpu=rtx4090&model=llama-2-7b&tokens=1e8&gpus=1")
+    assert one.status_code == 422
+    assert one.get_json()["errors"][0]["parameter"] == "total_memory"
+
+
+def test_a_reference_run_through_the_api(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get(
+        "/breakeven?gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8&ref_hours=40"
+    ).get_json()
+    assert answer["work"]["description"] == "a run that took 40 h on 8 x a100-80gb"
+    assert answer["work"]["gpu_hours"] > 8 * 40  # a 3090 is slower than an A100
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter", "status"),
+    [
+        ("gpu=rtx3090", "hours", 400),
+        ("gpu=rtx3090&hours=5&tokens=1e9", "tokens", 400),
+        ("gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8", "ref_hours", 400),
+        ("gpu=rtx3090&model=llama-3-8b", "tokens", 400),
+        ("gpu=rtx3090&model=llama-3-8b&params=8e9&tokens=1e9", "params", 400),
+        ("gpu=rtx3090&model=gpt5&tokens=1e9", "model", 404),
+        ("gpu=rtx3090&model=resnet50&tokens=1e9", "model", 400),
+        ("gpu=rtx3090&ref_gpu=h999&ref_count=8&ref_hours=4", "ref_gpu", 404),
+        ("gpu=rtx3090&model=llama-3-8b&tokens=1e9&method=dora", "method", 400),
+        ("gpu=rtx3090&params=1e20&tokens=1e9", "params", 400),
+        ("gpu=rtx3090&params=1e9&tokens=-1", "tokens", 400),
+        ("gpu=rtx3090&ref_gpu=a100-80gb&ref_count=0&ref_hours=4", "ref_count", 400),
+    ],
+)
+def test_the_work_stated_wrong_is_a_problem_naming_the_parameter(
+    client, query: str, parameter: str, status: int
+) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(f"/breakeven?{query}")
+    assert response.status_code == status, response.get_json()
+    assert response.get_json()["errors"][0]["parameter"] == parameter
+
+
+def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None:  # type: ignore[no-untyped-def]
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = " ".join(readme[readme.index("## Describing the job") :].split())
+    lora = client.get(LORA).get_json()
+    run = client.get("/breakeven?gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8&ref_hours=40").get_json()
+    w, cheapest = lora["work"], lora["rent"][0]
+    quoted = [
+        f"= {w['flops']:.3g} FLOPs".replace("e+19", "e19"),
+        f"so the job is {w['gpu_hours']:,.1f} h on one RTX 4090",
+        f"It needs {w['memory_gb']:.1f} GB",
+        f"costs {lora['buy']['total_usd']:,.0f} USD for the job",
+        f"does it in {cheapest['hours']:,.1f} h for {cheapest['total_usd']:,.0f} USD",
+        f"pay off after {lora['breakeven']['hours']:,.0f} h",
+        f"= {run['work']['gpu_hours']:,.1f} h on one RTX 3090",
+        f"spot VM does it for {run['rent'][0]['total_usd']:,.0f} USD",
+        f"costs {run['buy']['total_usd']:,.0f} USD for it",
+        f"only after {run['breakeven']['crossing_hours']:,.0f} h",
+    ]
+    assert [q for q in quoted if q not in text] == []
