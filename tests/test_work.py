@@ -174,6 +174,8 @@ def test_a_reference_run_through_the_api(client) -> None:  # type: ignore[no-unt
         ("gpu=rtx3090&params=1e20&tokens=1e9", "params", 400),
         ("gpu=rtx3090&params=1e9&tokens=-1", "tokens", 400),
         ("gpu=rtx3090&ref_gpu=a100-80gb&ref_count=0&ref_hours=4", "ref_count", 400),
+        ("gpu=rtx3090&params=1e12&tokens=1e15", "tokens", 400),  # 1e8 h on one card
+        ("gpu=rtx3090&params=1e12&tokens=1e6", "params", 422),  # 16 TB: 667 cards
     ],
 )
 def test_the_work_stated_wrong_is_a_problem_naming_the_parameter(

@@ -28,6 +28,7 @@ from service.engine.assumptions import MAX_USD, overrides_model
 # Upper bounds keep absurd inputs (1e308 hours) out of the arithmetic; each is far past
 # any real workload.
 MAX_HOURS = 10_000_000  # ~1,140 years of one card
+MAX_CARDS = 64  # cards one quote buys: eight 8-card servers
 MAX_MEMORY_GB = 4096  # per accelerator: 20x the largest card (B200, 180 GB)
 MAX_TOTAL_MEMORY_GB = 1_048_576  # 1 PB: past a TPU v5p pod (8,960 chips x 95 GiB = 851 TB)
 # Lower bounds do the same for vanishing inputs: hours=5e-324 rounded every rental's cost
@@ -157,7 +158,7 @@ class _BreakevenQuestion(Query):
     gpus: int | None = Field(
         None,
         ge=1,
-        le=64,
+        le=MAX_CARDS,
         description="Local cards bought (default 1, or the fewest that hold the job's memory).",
     )
     memory: float | None = Field(

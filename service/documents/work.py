@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from hardware import Workload
-from service.documents.errors import InvalidQuestion, UnknownName
+from service.documents.errors import InvalidQuestion, Unanswerable, UnknownName
 from service.documents.gpus import resolve_gpu
-from service.documents.queries import BreakevenQuery
+from service.documents.queries import MAX_CARDS, MAX_HOURS, BreakevenQuery
 from service.engine.work import (
     Work,
     WorkError,
@@ -40,9 +40,24 @@ def stated_work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Wor
     if len(used) > 1:
         raise InvalidQuestion(given[used[1]][0], f"more than one way given; {ONE_WAY}")
     try:
-        return _work(query, runtime, gpu, workload, used[0])
+        work = _work(query, runtime, gpu, workload, used[0])
     except WorkError as exc:
         raise InvalidQuestion(exc.parameter, str(exc)) from exc
+    blame = given[used[0]][-1] if used[0] != "transformer" else "tokens"
+    if work.hours > MAX_HOURS:
+        raise InvalidQuestion(
+            blame, f"the job is {work.hours:,.0f} h on one {gpu}, over {MAX_HOURS:,} h"
+        )
+    if query.gpus is None and work.min_cards > MAX_CARDS:
+        raise Unanswerable(
+            "too-large",
+            f"the job needs {work.memory_gb:,.0f} GB: {work.min_cards:,} x {gpu}, more than "
+            f"the {MAX_CARDS} cards a quote buys; name a larger card (gpu=) or a method that "
+            "needs less memory (method=lora or qlora)",
+            "model" if query.model is not None else "params",
+            "more memory than 64 cards hold",
+        )
+    return work
 
 
 def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload, way: str) -> Work:
