@@ -49,7 +49,11 @@ def main() -> int:
         and h["server_p50_ms"] <= SERVER_P50_MS
         and h["start_to_first_answer_s"] <= START_BUDGET_S
     )
-    engine_ok = e["engine_p50_ms"] <= ENGINE_BUDGET_MS and e["speedup"] >= ENGINE_MIN_SPEEDUP
+    engine_ok = (
+        e["engine_p50_ms"] <= ENGINE_BUDGET_MS
+        and e["job_p50_ms"] <= ENGINE_BUDGET_MS
+        and e["speedup"] >= ENGINE_MIN_SPEEDUP
+    )
     ingest_ok = a["stream_mb_s"] >= INGEST_MIN_MB_S and a["stream_peak_rss_mb"] <= INGEST_MAX_RSS_MB
     lines = [
         "# Benchmark results",
@@ -70,6 +74,8 @@ def main() -> int:
         f"| {e['engine_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
         f"| engine p99 per quote, full scan | {e['engine_p99_ms']:.3f} ms | |",
         f"| engine p50, same filters again (shortlist cached) | {e['warm_p50_ms']:.3f} ms | |",
+        f"| a job described (LoRA llama-3-8b, 1e9 tokens): work out and quote, p50 "
+        f"| {e['job_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
         f"| plain-Python loop p50 | {e['loop_p50_ms']:.1f} ms | baseline |",
         f"| speed-up of the full scan over the loop | {e['speedup']:.0f}x "
         f"| >= {ENGINE_MIN_SPEEDUP:.0f}x |",
