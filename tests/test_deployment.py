@@ -95,8 +95,8 @@ def _wait(condition: Callable[[], object], seconds: float, what: str) -> object:
     while True:
         try:
             value = condition()
-        except requests.ConnectionError:
-            value = None
+        except (requests.ConnectionError, requests.Timeout):
+            value = None  # not listening yet, or too busy starting to answer within 1 s
         if value:
             return value
         assert time.monotonic() < deadline, f"timed out after {seconds}s waiting for {what}"
@@ -133,17 +133,21 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[dict]:  # type: ignor
     processes = [start("serve", "--port", str(port), "--workers", "2") for port in ports]
     schedulers = [start("scheduler") for _ in range(2)]
     urls = [f"http://127.0.0.1:{port}" for port in ports]
-    for url in urls:
-        _wait(lambda u=url: requests.get(f"{u}/health", timeout=1).ok, 60, f"{url} to start")
-    yield {"urls": urls, "schedulers": schedulers, "store": Store(postgres_url)}
-    for process in [*processes, *schedulers]:
-        process.send_signal(signal.SIGTERM)
-    for process in [*processes, *schedulers]:
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-    reset_postgres(postgres_url)
+    # stopped however the setup ends: a cluster left running after a failed start would hold
+    # the scheduler role on the shared database and stall the next test's schedulers
+    try:
+        for url in urls:
+            _wait(lambda u=url: requests.get(f"{u}/health", timeout=1).ok, 60, f"{url} to start")
+        yield {"urls": urls, "schedulers": schedulers, "store": Store(postgres_url)}
+    finally:
+        for process in [*processes, *schedulers]:
+            process.send_signal(signal.SIGTERM)
+        for process in [*processes, *schedulers]:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        reset_postgres(postgres_url)
 
 
 def test_a_refresh_through_one_instance_is_served_by_both(cluster) -> None:  # type: ignore[no-untyped-def]

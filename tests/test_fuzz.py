@@ -91,7 +91,9 @@ MIN_OK = {
 }
 # Statuses a schema-valid request may get (besides the 2xx).
 POSITIVE_REFUSALS = {
-    "/breakeven": {404, 422},  # unknown card; nothing to compare (no price, no rental)
+    # 400: the work stated in no way or two (one of hours, a reference run, a job: no
+    # schema says "exactly one of"); 404: unknown card; 422: nothing to compare
+    "/breakeven": {400, 404, 422},
     "/gpus/{gpu_id}": {404},
     "/offers": {400, 404},  # 400: workload without gpu or gpu without workload
     "/offers/history": {400, 404},  # 400: since matches the pattern but no calendar day
@@ -131,6 +133,15 @@ DROPPED_HALF_THE_TIME = {
     "/offers": ("provider", "region", "pricing", "workload", "gpu"),
     "/offers/history": ("provider", "region", "pricing"),
 }
+# The ways to state the work on /breakeven, exactly one per question: a positive case keeps
+# one way's parameters (filling the required ones with a known value where generation left
+# them out) and drops the others', or nearly every case would be a 400.
+WORK_WAYS = {
+    "hours": {"hours": 500},
+    "reference_run": {"ref_gpu": "a100-80gb", "ref_count": 8, "ref_hours": 40},
+    "job": {"model": "llama-3-8b", "tokens": 1e9},
+}
+WORK_PARAMETERS = {"param_count", "method"} | {n for way in WORK_WAYS.values() for n in way}
 HEADER_TEXT = string.ascii_letters + string.digits + string.punctuation + " "
 
 COUNTS: dict[str, dict[str, Any]] = {}
@@ -188,16 +199,31 @@ def _steered(strategy: st.SearchStrategy, path: str) -> st.SearchStrategy:
     # st.one_of favours its first branch: mostly a known card.
     picks = st.tuples(*[st.one_of(st.sampled_from(KNOWN_CARDS), st.none()) for _ in names])
 
-    def steer(drawn: tuple[Any, tuple[str | None, ...], bool]) -> Any:
-        case, values, drop = drawn
+    def steer(drawn: tuple[Any, tuple[str | None, ...], bool, str]) -> Any:
+        case, values, drop, way = drawn
         for (container, name), value in zip(names, values, strict=True):
             if value is not None:
                 getattr(case, container)[name] = value
         if drop and case.query:
             case.query = {k: v for k, v in case.query.items() if k not in dropped}
+        if path == "/breakeven":
+            case.query = _one_way(case.query or {}, way)
         return case
 
-    return st.tuples(strategy, picks, st.booleans()).map(steer)
+    ways = st.sampled_from(["hours", "hours", "reference_run", "job"])
+    return st.tuples(strategy, picks, st.booleans(), ways).map(steer)
+
+
+def _one_way(query: dict[str, Any], way: str) -> dict[str, Any]:
+    """``query`` stating the work one way: that way's parameters kept (its required ones
+    filled where generation left them out), the other ways' dropped."""
+    own = set(WORK_WAYS[way]) | ({"param_count", "method"} if way == "job" else set())
+    kept = {k: v for k, v in query.items() if k not in WORK_PARAMETERS - own}
+    required = dict(WORK_WAYS[way])
+    if "param_count" in kept:  # a job sized by its parameter count names no model
+        required.pop("model")
+        kept.pop("model", None)
+    return {**required, **kept}
 
 
 def _with_undeclared(strategy: st.SearchStrategy) -> st.SearchStrategy:

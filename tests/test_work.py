@@ -166,16 +166,16 @@ def test_a_reference_run_through_the_api(client) -> None:  # type: ignore[no-unt
         ("gpu=rtx3090&hours=5&tokens=1e9", "tokens", 400),
         ("gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8", "ref_hours", 400),
         ("gpu=rtx3090&model=llama-3-8b", "tokens", 400),
-        ("gpu=rtx3090&model=llama-3-8b&params=8e9&tokens=1e9", "params", 400),
+        ("gpu=rtx3090&model=llama-3-8b&param_count=8e9&tokens=1e9", "param_count", 400),
         ("gpu=rtx3090&model=gpt5&tokens=1e9", "model", 404),
         ("gpu=rtx3090&model=resnet50&tokens=1e9", "model", 400),
         ("gpu=rtx3090&ref_gpu=h999&ref_count=8&ref_hours=4", "ref_gpu", 404),
         ("gpu=rtx3090&model=llama-3-8b&tokens=1e9&method=dora", "method", 400),
-        ("gpu=rtx3090&params=1e20&tokens=1e9", "params", 400),
-        ("gpu=rtx3090&params=1e9&tokens=-1", "tokens", 400),
+        ("gpu=rtx3090&param_count=1e20&tokens=1e9", "param_count", 400),
+        ("gpu=rtx3090&param_count=1e9&tokens=-1", "tokens", 400),
         ("gpu=rtx3090&ref_gpu=a100-80gb&ref_count=0&ref_hours=4", "ref_count", 400),
-        ("gpu=rtx3090&params=1e12&tokens=1e15", "tokens", 400),  # 1e8 h on one card
-        ("gpu=rtx3090&params=1e12&tokens=1e6", "params", 422),  # 16 TB: 667 cards
+        ("gpu=rtx3090&param_count=1e12&tokens=1e15", "tokens", 400),  # 1e8 h on one card
+        ("gpu=rtx3090&param_count=1e12&tokens=1e6", "param_count", 422),  # 16 TB: 667 cards
     ],
 )
 def test_the_work_stated_wrong_is_a_problem_naming_the_parameter(

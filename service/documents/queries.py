@@ -145,7 +145,8 @@ class _BreakevenQuestion(Query):
     model: str | None = Field(
         None, max_length=100, description="A transformer job: the model (llama-3-8b ...)."
     )
-    params: float | None = Field(
+    # not `params`: generated clients (openapi-python-client) name their query dict so
+    param_count: float | None = Field(
         None, ge=1e6, le=1e13, description="A transformer job: parameters, if no model= names it."
     )
     tokens: float | None = Field(

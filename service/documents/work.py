@@ -21,11 +21,11 @@ from service.runtime import Runtime
 WAYS = {
     "hours": ("hours",),
     "reference_run": ("ref_gpu", "ref_count", "ref_hours"),
-    "transformer": ("model", "params", "tokens", "method"),
+    "transformer": ("model", "param_count", "tokens", "method"),
 }
 ONE_WAY = (
     "state the work one way: hours= (on the card); ref_gpu=, ref_count= and ref_hours= "
-    "(a run already done); or model= (or params=), tokens= and method= (a transformer job)"
+    "(a run already done); or model= (or param_count=), tokens= and method= (a transformer job)"
 )
 
 
@@ -54,7 +54,7 @@ def stated_work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Wor
             f"the job needs {work.memory_gb:,.0f} GB: {work.min_cards:,} x {gpu}, more than "
             f"the {MAX_CARDS} cards a quote buys; name a larger card (gpu=) or a method that "
             "needs less memory (method=lora or qlora)",
-            "model" if query.model is not None else "params",
+            "model" if query.model is not None else "param_count",
             "more memory than 64 cards hold",
         )
     return work
@@ -74,8 +74,8 @@ def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload,
         return from_reference_run(hardware, gpu, workload, ref.id, query.ref_count, query.ref_hours)
     if query.tokens is None:
         raise InvalidQuestion("tokens", "a transformer job needs tokens=")
-    if query.model is not None and query.params is not None:
-        raise InvalidQuestion("params", "give model= or params=, not both")
+    if query.model is not None and query.param_count is not None:
+        raise InvalidQuestion("param_count", "give model= or param_count=, not both")
     model = None
     if query.model is not None:
         model = hardware.models.get(query.model.strip().lower())
@@ -83,7 +83,7 @@ def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload,
             known = sorted(m for m, v in hardware.models.items() if v.family == "transformer")
             raise UnknownName(
                 "unknown-model",
-                f"unknown model {query.model!r}; known: {', '.join(known)} (or give params=)",
+                f"unknown model {query.model!r}; known: {', '.join(known)} (or give param_count=)",
                 "model",
                 f"unknown model {query.model!r}",
                 known,
@@ -91,7 +91,7 @@ def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload,
         if model.family != "transformer":
             raise InvalidQuestion("model", f"{model.id} is a vision model: state hours= instead")
     method = hardware.methods[query.method or "full"]
-    return from_transformer(hardware, gpu, model, query.params, query.tokens, method)
+    return from_transformer(hardware, gpu, model, query.param_count, query.tokens, method)
 
 
 def work_document(work: Work, gpu: str) -> dict[str, Any]:

@@ -105,7 +105,7 @@ def from_transformer(
 ) -> Work:
     n = model.params if model is not None else params
     if n is None:
-        raise WorkError("params", "a transformer job needs model= or params=")
+        raise WorkError("param_count", "a transformer job needs model= or param_count=")
     flops = TRAINING_FLOPS_PER_PARAM_TOKEN * n * tokens * method.flops_factor
     hours, share = _from_flops(hardware, named, Workload.TRANSFORMER, flops)
     parts = {"weights_and_optimizer": n * method.bytes_per_param / GB}
