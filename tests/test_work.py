@@ -165,6 +165,9 @@ def test_a_reference_run_through_the_api(client) -> None:  # type: ignore[no-unt
         ("gpu=rtx3090", "hours", 400),
         ("gpu=rtx3090&hours=5&tokens=1e9", "tokens", 400),
         ("gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8", "ref_hours", 400),
+        # found by the fuzzer: an empty card name was a 500
+        ("gpu=gaudi3&ref_gpu=&ref_count=8&ref_hours=40&gpus=10", "ref_gpu", 400),
+        ("gpu=rtx3090&model=&tokens=1e9", "model", 400),
         ("gpu=rtx3090&model=llama-3-8b", "tokens", 400),
         ("gpu=rtx3090&model=llama-3-8b&param_count=8e9&tokens=1e9", "param_count", 400),
         ("gpu=rtx3090&model=gpt5&tokens=1e9", "model", 404),

@@ -136,14 +136,20 @@ class _BreakevenQuestion(Query):
         description="The work as training hours on one such card (one way to state it).",
     )
     ref_gpu: str | None = Field(
-        None, max_length=100, description="A run already done: the card it ran on (any alias)."
+        None,
+        min_length=1,
+        max_length=100,
+        description="A run already done: the card it ran on (any alias).",
     )
     ref_count: int | None = Field(None, ge=1, le=100_000, description="A run done: how many.")
     ref_hours: float | None = Field(
         None, ge=MIN_HOURS, le=MAX_HOURS, description="A run done: its wall-clock hours."
     )
     model: str | None = Field(
-        None, max_length=100, description="A transformer job: the model (llama-3-8b ...)."
+        None,
+        min_length=1,
+        max_length=100,
+        description="A transformer job: the model (llama-3-8b ...).",
     )
     # not `params`: generated clients (openapi-python-client) name their query dict so
     param_count: float | None = Field(

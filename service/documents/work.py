@@ -66,12 +66,12 @@ def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload,
         assert query.hours is not None
         return from_hours(query.hours)
     if way == "reference_run":
-        for name in WAYS[way]:
-            if getattr(query, name) is None:
-                raise InvalidQuestion(name, "a reference run needs ref_gpu, ref_count, ref_hours")
-        assert query.ref_gpu and query.ref_count and query.ref_hours
-        ref = resolve_gpu(hardware, query.ref_gpu, "ref_gpu")
-        return from_reference_run(hardware, gpu, workload, ref.id, query.ref_count, query.ref_hours)
+        ref_gpu, count, hours = query.ref_gpu, query.ref_count, query.ref_hours
+        if ref_gpu is None or count is None or hours is None:
+            missing = next(n for n in WAYS[way] if getattr(query, n) is None)
+            raise InvalidQuestion(missing, "a reference run needs ref_gpu, ref_count, ref_hours")
+        ref = resolve_gpu(hardware, ref_gpu, "ref_gpu")
+        return from_reference_run(hardware, gpu, workload, ref.id, count, hours)
     if query.tokens is None:
         raise InvalidQuestion("tokens", "a transformer job needs tokens=")
     if query.model is not None and query.param_count is not None:
