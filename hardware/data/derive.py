@@ -10,6 +10,7 @@ Run from anywhere: ``python hardware/data/derive.py``. Output is deterministic.
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -364,6 +365,7 @@ def derive_throughput(accelerators: pd.DataFrame) -> list[list[str]]:
     return [[acc, k, fmt(value), method, text] for acc, k, value, method, text in rows]
 
 
+@functools.cache  # read once per run: every anchored value and ceiling looks rows up
 def load_anchors() -> pd.DataFrame:
     return pd.read_csv(SOURCES / "training_anchors.csv", dtype=str)
 

@@ -418,12 +418,8 @@ def _left_out(
     others = frozenset(table.platforms) - request.platforms
     if not others:
         return None
-    asked = replace(request, platforms=others, top=1)
-    shortlist = table.shortlist(asked, need)
-    if shortlist.candidates == 0:
-        return None
-    (best,) = _rent_options(table, asked, shortlist.index, s_ref, model)
-    return LeftOut(platforms=others, offers=shortlist.candidates, best=best)
+    found = _cheapest_of(table, replace(request, platforms=others), need, s_ref, model)
+    return None if found is None else LeftOut(platforms=others, offers=found[1], best=found[0])
 
 
 def _cheapest_measured(
@@ -438,12 +434,20 @@ def _cheapest_measured(
     answer should not rest on an estimate without showing the measured alternative."""
     if not cheapest.throughput_estimated:
         return None
-    asked = replace(request, measured_only=True, top=1)
+    found = _cheapest_of(table, replace(request, measured_only=True), need, s_ref, model)
+    return None if found is None else found[0]
+
+
+def _cheapest_of(
+    table: OfferTable, asked: QuoteRequest, need: MemoryNeed, s_ref: float, model: BuyModel
+) -> tuple[RentOption, int] | None:
+    """The cheapest offer a variant of the question admits, and how many it admits."""
+    asked = replace(asked, top=1)
     shortlist = table.shortlist(asked, need)
     if shortlist.candidates == 0:
         return None
     (best,) = _rent_options(table, asked, shortlist.index, s_ref, model)
-    return best
+    return best, shortlist.candidates
 
 
 def breakeven_hours(
