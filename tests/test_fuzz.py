@@ -97,7 +97,8 @@ POSITIVE_REFUSALS = {
     "/gpus/{gpu_id}": {404},
     "/offers": {400, 404},  # 400: workload without gpu or gpu without workload
     "/offers/history": {400, 404},  # 400: since matches the pattern but no calendar day
-    "/rank": {404},
+    # 400: a job sized past MAX_HOURS (tokens=1e15); 404: unknown card
+    "/rank": {400, 404},
 }
 # Operations whose query model forbids parameters it does not declare (POST /refresh too,
 # but it answers 401/403 before looking at them).
@@ -133,13 +134,16 @@ DROPPED_HALF_THE_TIME = {
     "/offers": ("provider", "region", "pricing", "workload", "gpu"),
     "/offers/history": ("provider", "region", "pricing"),
 }
-# The ways to state the work on /breakeven, exactly one per question: a positive case keeps
-# one way's parameters (filling the required ones with a known value where generation left
-# them out) and drops the others', or nearly every case would be a 400.
-WORK_WAYS = {
+# The ways to state the work on /breakeven and /rank, exactly one per question (/rank: or
+# none): a positive case keeps one way's parameters (filling the required ones with a known
+# value where generation left them out) and drops the others', or nearly every case would
+# be a 400. A named model decides the workload, so a stated one goes with it.
+WORK_WAYS: dict[str, dict[str, Any]] = {
     "hours": {"hours": 500},
     "reference_run": {"ref_gpu": "a100-80gb", "ref_count": 8, "ref_hours": 40},
-    "job": {"model": "llama-3-8b", "tokens": 1e9},
+    "transformer": {"model": "llama-3-8b", "tokens": 1e9},
+    "vision": {"model": "resnet50", "images": 1_281_167, "epochs": 90},
+    "none": {},
 }
 WORK_PARAMETERS = {"param_count", "method"} | {n for way in WORK_WAYS.values() for n in way}
 HEADER_TEXT = string.ascii_letters + string.digits + string.punctuation + " "
@@ -206,23 +210,26 @@ def _steered(strategy: st.SearchStrategy, path: str) -> st.SearchStrategy:
                 getattr(case, container)[name] = value
         if drop and case.query:
             case.query = {k: v for k, v in case.query.items() if k not in dropped}
-        if path == "/breakeven":
-            case.query = _one_way(case.query or {}, way)
+        if path in ("/breakeven", "/rank"):
+            case.query = _one_way(case.query or {}, way if path == "/rank" else way or "hours")
         return case
 
-    ways = st.sampled_from(["hours", "hours", "reference_run", "job"])
+    ways = st.sampled_from(["hours", "hours", "reference_run", "transformer", "vision", ""])
     return st.tuples(strategy, picks, st.booleans(), ways).map(steer)
 
 
 def _one_way(query: dict[str, Any], way: str) -> dict[str, Any]:
-    """``query`` stating the work one way: that way's parameters kept (its required ones
-    filled where generation left them out), the other ways' dropped."""
-    own = set(WORK_WAYS[way]) | ({"param_count", "method"} if way == "job" else set())
+    """``query`` stating the work one way (``""``: none): that way's parameters kept (its
+    required ones filled where generation left them out), the other ways' dropped."""
+    own = set(WORK_WAYS[way or "none"])
+    own |= {"param_count", "method"} if way == "transformer" else set()
     kept = {k: v for k, v in query.items() if k not in WORK_PARAMETERS - own}
-    required = dict(WORK_WAYS[way])
+    required = dict(WORK_WAYS[way or "none"])
     if "param_count" in kept:  # a job sized by its parameter count names no model
         required.pop("model")
         kept.pop("model", None)
+    if "model" in required:
+        kept.pop("workload", None)  # the model's own
     return {**required, **kept}
 
 

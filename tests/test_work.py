@@ -2,12 +2,14 @@
 
 Llama 3 8B has 8,030,261,248 parameters (models.csv); an A100 80GB peaks at 312 dense FP16
 TFLOPS and the anchor utilization is 0.40 (Llama 2 on A100s): one A100 does
-312e12 x 0.40 x 3600 = 4.4928e17 FLOPs an hour.
+312e12 x 0.40 x 3600 = 4.4928e17 FLOPs an hour. ResNet-50 does 4.09e9 multiply-accumulates
+a forward pass (torchvision): 6 x 4.09e9 = 24.54e9 training FLOPs an image.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,11 @@ import pytest
 from hardware import Hardware, Workload
 from service.engine.work import (
     ANCHOR_UTILIZATION,
+    IMAGENET_1K_IMAGES,
     from_hours,
     from_reference_run,
     from_transformer,
+    from_vision,
     utilization,
 )
 from tests.helpers import toy_hardware
@@ -78,6 +82,32 @@ def test_params_stand_in_for_a_model(hardware: Hardware) -> None:
     assert work.memory_parts == {"weights_and_optimizer": 16.0}  # no shape: no activations
 
 
+def test_a_vision_job_by_hand(hardware: Hardware) -> None:
+    """ResNet-50, 90 epochs of ImageNet-1k on an A100 80GB: 24.54e9 x 1,281,167 x 90 =
+    2.8296e18 FLOPs. The CNN anchor is NVIDIA's 2,470 images/s on that card: 2470 x
+    24.54e9 / 312e12 = 0.19428 of peak, so 2.8296e18 / (312e12 x 0.19428 x 3600) = 12.967 h
+    (= 1,281,167 x 90 / 2470 / 3600). Memory: 25,557,032 x 16 bytes = 0.4089 GB."""
+    work = from_vision(hardware, "a100-80gb", hardware.models["resnet50"], IMAGENET_1K_IMAGES, 90)
+    assert work.flops == pytest.approx(2.8296e18, rel=1e-4)
+    assert work.utilization == pytest.approx(0.19428, abs=1e-5)
+    assert work.hours == pytest.approx(12.967, abs=0.001)
+    assert work.memory_parts == pytest.approx({"weights_and_optimizer": 0.40891}, abs=1e-5)
+    assert work.min_cards == 1 and "ResNet-50" in (work.utilization_anchor or "")
+    assert "batch" in (work.memory_note or "")  # activations are said to be left out
+
+
+def test_a_vision_transformer_uses_the_vision_transformer_anchor(hardware: Hardware) -> None:
+    """DeiT-B: 300 epochs in 53 h on 8 V100s = 424 V100-hours, the anchor itself: 6 x
+    17.56e9 x 1,281,167 x 300 / (424 x 3600) = 26.53e12 FLOPs/s = 0.2122 of 125 TFLOPS. The
+    language-model anchor (0.40 on an A100) would have made it 1.8 x too fast."""
+    vit = hardware.models["vit-b-16"]
+    work = from_vision(hardware, "v100-16gb", vit, IMAGENET_1K_IMAGES, 300)
+    assert work.hours == pytest.approx(424.0)
+    assert work.utilization == pytest.approx(0.2122, abs=1e-4)
+    on_a100 = from_vision(hardware, "a100-80gb", vit, IMAGENET_1K_IMAGES, 300)
+    assert on_a100.utilization < ANCHOR_UTILIZATION * 0.6
+
+
 def _runs() -> dict[str, dict[str, str]]:
     with RUNS.open(newline="", encoding="utf-8") as handle:
         return {row["run"]: row for row in csv.DictReader(handle)}
@@ -110,6 +140,24 @@ def test_published_training_runs_are_reproduced(
     assert row["source"].strip()
 
 
+@pytest.mark.parametrize(
+    ("run", "card"),
+    [("resnet50-dle-1xa100", "a100-80gb"), ("resnet50-dle-1xv100", "v100-16gb")],
+)
+def test_published_vision_runs_are_reproduced(hardware: Hardware, run: str, card: str) -> None:
+    """NVIDIA DeepLearningExamples, ResNet-50 v1.5 for PyTorch: 90 epochs on one A100 80GB in
+    ~14 h, on one V100 16GB in ~29 h (README training-time tables; cited in
+    training_runs.csv). Within 15 %: the published times include evaluation and start-up
+    (the A100's pure training at 2,470 images/s is 12.97 h). The V100 run is independent of
+    the anchor: it holds through Lambda's measured CNN speeds (predicted 25.3 h)."""
+    row = _runs()[run]
+    model = hardware.models[row["model"]]
+    work = from_vision(hardware, card, model, float(row["tokens_or_images"]), float(row["epochs"]))
+    published = float(row["accelerator_hours"])
+    assert work.hours == pytest.approx(published, rel=0.15), (work.hours, published)
+    assert work.hours < published  # evaluation and start-up are not training
+
+
 def test_the_flops_route_and_the_measured_speeds_agree(hardware: Hardware) -> None:
     """On every card with a measured transformer speed and a peak, hours from FLOPs times
     the card's speed is the same work: the utilization each card gets is what its measured
@@ -130,6 +178,8 @@ def test_the_flops_route_and_the_measured_speeds_agree(hardware: Hardware) -> No
 # -- through the API ------------------------------------------------------------------------
 
 LORA = "/breakeven?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora"
+VISION = "/breakeven?gpu=rtx4090&model=resnet50&images=1281167&epochs=90"
+RANK_LORA = "/rank?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora"
 
 
 def test_the_answer_carries_the_work_block(client) -> None:  # type: ignore[no-untyped-def]
@@ -171,7 +221,15 @@ def test_a_reference_run_through_the_api(client) -> None:  # type: ignore[no-unt
         ("gpu=rtx3090&model=llama-3-8b", "tokens", 400),
         ("gpu=rtx3090&model=llama-3-8b&param_count=8e9&tokens=1e9", "param_count", 400),
         ("gpu=rtx3090&model=gpt5&tokens=1e9", "model", 404),
-        ("gpu=rtx3090&model=resnet50&tokens=1e9", "model", 400),
+        ("gpu=rtx3090&model=resnet50&tokens=1e9", "tokens", 400),
+        ("gpu=rtx3090&model=resnet50&images=1e6&epochs=9&method=lora", "method", 400),
+        ("gpu=rtx3090&model=resnet50&images=1e6", "epochs", 400),
+        ("gpu=rtx3090&images=1e6&epochs=90", "model", 400),
+        ("gpu=rtx3090&model=llama-3-8b&images=1e6&epochs=90", "model", 400),
+        ("gpu=rtx3090&model=resnet50&images=1e6&epochs=90&workload=transformer", "workload", 400),
+        ("gpu=rtx3090&model=resnet50&images=1e6&epochs=0", "epochs", 400),
+        ("gpu=rtx3090&model=resnet50&images=1e12&epochs=10000", "epochs", 400),  # 2e9 h
+        ("gpu=rtx3090&hours=5&images=1e6", "images", 400),
         ("gpu=rtx3090&ref_gpu=h999&ref_count=8&ref_hours=4", "ref_gpu", 404),
         ("gpu=rtx3090&model=llama-3-8b&tokens=1e9&method=dora", "method", 400),
         ("gpu=rtx3090&param_count=1e20&tokens=1e9", "param_count", 400),
@@ -207,4 +265,68 @@ def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None: 
         f"costs {run['buy']['total_usd']:,.0f} USD for it",
         f"only after {run['breakeven']['crossing_hours']:,.0f} h",
     ]
+    vision = client.get(VISION).get_json()
+    v, ranking = vision["work"], client.get(RANK_LORA).get_json()
+    on_a10g = vision["rent"][0]
+    quoted += [
+        f"= {v['flops']:.3g} FLOPs".replace("e+18", "e18"),
+        f"the {v['utilization']:.2f} its measured CNN speed implies",
+        f"the job is {v['gpu_hours']:.1f} h on one RTX 4090",
+        f"does it in {on_a10g['hours']:.1f} h for {on_a10g['total_usd']:.0f} USD",
+        f"buying costs {vision['buy']['total_usd']:,.0f} USD for it",
+        f"RTX 5090 bought new ({ranking['cards'][0]['reference_hours_per_usd']:.3f} h",
+        f"spot VM at {ranking['rent'][0]['usd_per_reference_hour']:.2f} USD per RTX 4090 hour",
+    ]
+    assert vision["rent"][0]["accelerator"] == "a10g" and ranking["cards"][0]["id"] == "rtx5090"
     assert [q for q in quoted if q not in text] == []
+
+
+def test_a_vision_job_through_the_api_is_a_cnn_question(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get(VISION)
+    assert answer.status_code == 200, answer.get_json()
+    body = answer.get_json()
+    assert body["workload"] == "cnn" and body["work"]["stated"] == "vision"
+    assert body["hours"] == body["work"]["gpu_hours"]
+    # 12.97 h on an A100 at its measured CNN speed against an RTX 4090's (2.473 vs 2.04)
+    assert body["work"]["gpu_hours"] == pytest.approx(12.967 * 2.473 / 2.04, rel=1e-3)
+    same = client.get(f"{VISION}&workload=cnn")
+    assert same.status_code == 200  # workload= may agree with the model
+
+
+# -- /rank and the CLI take the same job ---------------------------------------------------
+
+
+def test_rank_takes_the_job_and_ranks_by_its_work_per_dollar(client) -> None:  # type: ignore[no-untyped-def]
+    """The job is 71.53 h on an A100 (test_a_lora_job_by_hand); on the RTX 4090 it is that
+    many hours of its own work, which /breakeven computes the same way. Its 18.2 GB gate the
+    cards: a 16 GB card is too small, a 24 GB one holds it."""
+    ranking = client.get(RANK_LORA).get_json()
+    quote = client.get(LORA).get_json()
+    assert ranking["work"]["gpu_hours"] == pytest.approx(quote["work"]["gpu_hours"])
+    assert ranking["hours"] == pytest.approx(quote["hours"])
+    assert ranking["ranked_by"] == "reference_hours_per_usd"
+    assert ranking["memory"] == pytest.approx(quote["work"]["memory_gb"])
+    assert all(c["memory_gb"] >= 18.2 for c in ranking["cards"])
+    assert {c["id"] for c in ranking["too_small"]} >= {"rtx4080", "rtx3080"}
+    assert client.get("/rank?gpu=rtx4090").get_json()["work"] is None
+
+
+def test_rank_refuses_the_work_stated_twice(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(f"{RANK_LORA}&hours=5")
+    assert response.status_code == 400
+    assert response.get_json()["errors"][0]["parameter"] in {"hours", "model", "tokens"}
+
+
+def test_the_cli_ranks_a_described_job(settings) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from service.cli import cli
+
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    args = ["rank", "--gpu", "rtx4090", "--model", "resnet50", "--images", "1281167"]
+    result = CliRunner().invoke(cli, [*args, "--epochs", "90", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["workload"] == "cnn" and document["work"]["stated"] == "vision"
+    text = CliRunner().invoke(cli, [*args, "--epochs", "90"], env=env).output
+    assert "full training of resnet50 on 1,281,167 images for 90 epochs" in text

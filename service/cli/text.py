@@ -9,14 +9,7 @@ def describe_quote(d: dict[str, Any]) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
     buy, a = d["buy"], d["assumptions"]
     lines = [f"{d['hours']:g} h of {d['workload']} training on {buy['gpus']} x {d['gpu']}"]
-    work = d.get("work")
-    if work and work["stated"] != "hours":
-        line = f"Work: {work['description']} = {work['gpu_hours']:,.1f} h on one {d['gpu']}"
-        if work["flops"]:
-            line += f" ({work['flops']:.3g} FLOPs at {work['utilization']:.2f} of peak)"
-        if work["memory_gb"]:
-            line += f"; needs {work['memory_gb']:,.1f} GB; cards: {work['cards_bought']}"
-        lines.append(line + ".")
+    lines += _work_line(d.get("work"))
     lines += [
         "",
         f"BUY   {buy['total_usd']:>12,.2f} USD  = cards {buy['purchase_usd']:,.2f}"
@@ -96,6 +89,20 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(fmt.format(*row) for row in [header, *rows])
 
 
+def _work_line(work: dict[str, Any] | None) -> list[str]:
+    """How a described job became hours on the card, in one line; none for plain hours."""
+    if not work or work["stated"] == "hours":
+        return []
+    line = f"Work: {work['description']} = {work['gpu_hours']:,.1f} h on one {work['gpu']}"
+    if work["flops"]:
+        line += f" ({work['flops']:.3g} FLOPs at {work['utilization']:.2f} of peak)"
+    if work["memory_gb"]:
+        line += f"; needs {work['memory_gb']:,.1f} GB"
+    if "cards_bought" in work:
+        line += f"; cards: {work['cards_bought']}"
+    return [line + "."]
+
+
 def describe_ranking(d: dict[str, Any]) -> str:
     by_hours = d["ranked_by"] == "reference_hours_per_usd"
     metric = f"{d['gpu']} h per USD" if by_hours else "per $1,000"
@@ -116,6 +123,7 @@ def describe_ranking(d: dict[str, Any]) -> str:
     ]
     return "\n".join(
         [
+            *_work_line(d.get("work")),
             table(["card", "GB", "USD", d["workload"], metric, "note"], rows),
             "",
             table(["provider", "product", "pricing", f"USD per {d['gpu']} h"], rent),

@@ -14,7 +14,7 @@ from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RENTED, offer_fields
 from service.documents.queries import BreakevenQuery, competing_platforms
-from service.documents.work import stated_work, work_document
+from service.documents.work import job_workload, stated_work, work_document
 from service.engine.assumptions import as_dict, with_overrides
 from service.engine.breakeven import (
     LeftOut,
@@ -32,7 +32,7 @@ from service.runtime import Runtime
 
 def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
     gpu = resolve_gpu(runtime.hardware, query.gpu)
-    workload = Workload(query.workload)
+    workload = job_workload(query, runtime.hardware)
     measured = _measurement(query, runtime, gpu.id, workload)
     table = runtime.catalog.table()
     stale_after = runtime.settings.stale_after_hours

@@ -127,13 +127,14 @@ def competing_platforms(platforms: str | None, own: str) -> frozenset[str] | Non
     return frozenset(platforms.split(","))
 
 
-class _BreakevenQuestion(Query):
-    gpu: str = Field(min_length=1, max_length=100, description="Card to buy, any alias (rtx3090).")
+class _StatedWork(Query):
+    """The work, in exactly one of four ways (service/documents/work.py says which)."""
+
     hours: float | None = Field(
         None,
         ge=MIN_HOURS,
         le=MAX_HOURS,
-        description="The work as training hours on one such card (one way to state it).",
+        description="The work as training hours on one `gpu` card (one way to state it).",
     )
     ref_gpu: str | None = Field(
         None,
@@ -149,7 +150,7 @@ class _BreakevenQuestion(Query):
         None,
         min_length=1,
         max_length=100,
-        description="A transformer job: the model (llama-3-8b ...).",
+        description="A job: the model (llama-3-8b, resnet50 ...; /models lists them).",
     )
     # not `params`: generated clients (openapi-python-client) name their query dict so
     param_count: float | None = Field(
@@ -161,6 +162,16 @@ class _BreakevenQuestion(Query):
     method: Literal["full", "lora", "qlora"] | None = Field(
         None, description="A transformer job: full training (default), lora or qlora."
     )
+    images: float | None = Field(
+        None, ge=1, le=1e12, description="A vision job: training images (ImageNet-1k: 1281167)."
+    )
+    epochs: float | None = Field(
+        None, gt=0, le=10_000, description="A vision job: passes over the images."
+    )
+
+
+class _BreakevenQuestion(_StatedWork):
+    gpu: str = Field(min_length=1, max_length=100, description="Card to buy, any alias (rtx3090).")
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
     gpus: int | None = Field(
         None,
@@ -213,16 +224,18 @@ BreakevenQuery = overrides_model(
 )
 
 
-class _RankQuestion(Query):
+class _RankQuestion(_StatedWork):
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
-    gpu: str = Field("rtx3090", max_length=100, description="The card `hours` are measured on.")
+    gpu: str = Field(
+        "rtx3090", max_length=100, description="The card the work is stated in hours of."
+    )
     memory: float | None = Field(
-        None, gt=0, le=MAX_MEMORY_GB, description="GB needed per accelerator."
+        None,
+        gt=0,
+        le=MAX_MEMORY_GB,
+        description="GB needed per accelerator (default: a described job's own need).",
     )
     budget: float | None = Field(None, gt=0, le=MAX_USD, description="Max purchase, USD.")
-    hours: float | None = Field(
-        None, ge=MIN_HOURS, le=MAX_HOURS, description="Workload size: rank by work per TCO dollar."
-    )
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
 

@@ -8,25 +8,37 @@ from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RANKED, offer_fields
 from service.documents.queries import RankQuery, competing_platforms
+from service.documents.work import job_workload, optional_work, work_document
 from service.engine.assumptions import with_overrides
 from service.engine.ranking import RankedCard, Ranking, RankRequest, rank
 from service.runtime import Runtime
 
 
 def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
+    """Ranked by work per dollar where the question states the work (hours, a run done or
+    a job), else by throughput per purchase dollar. A described job's memory need gates
+    single accelerators: /rank compares one card with one card (a sharded job's count is
+    /breakeven's to work out)."""
     reference = resolve_gpu(runtime.hardware, query.gpu)
+    workload = job_workload(query, runtime.hardware)
+    work = optional_work(query, runtime, reference.id, workload)
+    memory = query.memory
+    if memory is None and work is not None:
+        memory = work.memory_gb
     request = RankRequest(
-        workload=query.workload,
+        workload=workload,
         reference=reference.id,
-        memory_gb=query.memory,
+        memory_gb=memory,
         budget_usd=query.budget,
-        hours=query.hours,
+        hours=work.hours if work is not None else None,
         top=query.top,
         assumptions=with_overrides(runtime.assumptions, query),
         platforms=competing_platforms(query.platforms, reference.platform),
     )
     ranking = rank(runtime.hardware, runtime.catalog.table(), request)
-    return ranking_document(ranking, runtime.settings.stale_after_hours)
+    document = ranking_document(ranking, runtime.settings.stale_after_hours)
+    document["work"] = work_document(work, reference.id) if work is not None else None
+    return document
 
 
 def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, Any]:

@@ -1,35 +1,64 @@
-"""The work a /breakeven question states, in exactly one of its ways, as hours on its card."""
+"""The work a question states, in exactly one of its ways, as hours on its card."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from hardware import Workload
+from hardware import Hardware, Workload
+from hardware.jobs import Model
 from service.documents.errors import InvalidQuestion, Unanswerable, UnknownName
 from service.documents.gpus import resolve_gpu
-from service.documents.queries import MAX_CARDS, MAX_HOURS, BreakevenQuery
+from service.documents.queries import MAX_CARDS, MAX_HOURS
 from service.engine.work import (
     Work,
     WorkError,
     from_hours,
     from_reference_run,
     from_transformer,
+    from_vision,
 )
 from service.runtime import Runtime
 
-# The ways to state the work, each with its parameters; a question uses exactly one.
+# The ways to state the work, each with its parameters; a question uses exactly one. A job
+# is a transformer's (tokens) or a vision model's (images and epochs).
 WAYS = {
     "hours": ("hours",),
     "reference_run": ("ref_gpu", "ref_count", "ref_hours"),
-    "transformer": ("model", "param_count", "tokens", "method"),
+    "job": ("model", "param_count", "tokens", "method", "images", "epochs"),
 }
+TRANSFORMER_ONLY = ("param_count", "tokens", "method")
+VISION_ONLY = ("images", "epochs")
 ONE_WAY = (
     "state the work one way: hours= (on the card); ref_gpu=, ref_count= and ref_hours= "
-    "(a run already done); or model= (or param_count=), tokens= and method= (a transformer job)"
+    "(a run already done); model= (or param_count=), tokens= and method= (a transformer "
+    "job); or model=, images= and epochs= (a vision job)"
 )
 
 
-def stated_work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload) -> Work:
+def job_workload(query: Any, hardware: Hardware) -> Workload:
+    """The workload class the question is about: a named model's own, else ``workload=``.
+    A model and a ``workload=`` that disagree are a 400, not a silent pick."""
+    stated = Workload(query.workload)
+    if query.model is None:
+        return stated
+    model = _model(hardware, query.model)
+    own = Workload(model.workload)
+    if "workload" in query.model_fields_set and stated != own:
+        raise InvalidQuestion(
+            "workload", f"{model.id} trains like a {own} workload; drop workload= or make it {own}"
+        )
+    return own
+
+
+def optional_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> Work | None:
+    """The work, where the question may state none (/rank ranks by price without it)."""
+    if not any(getattr(query, name) is not None for names in WAYS.values() for name in names):
+        return None
+    return stated_work(query, runtime, gpu, workload)
+
+
+def stated_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> Work:
+    """The work ``query`` states, in hours on one ``gpu``."""
     given = {
         way: [name for name in names if getattr(query, name) is not None]
         for way, names in WAYS.items()
@@ -40,15 +69,17 @@ def stated_work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Wor
     if len(used) > 1:
         raise InvalidQuestion(given[used[1]][0], f"more than one way given; {ONE_WAY}")
     try:
-        work = _work(query, runtime, gpu, workload, used[0])
+        work = _work(query, runtime.hardware, gpu, workload, used[0])
     except WorkError as exc:
         raise InvalidQuestion(exc.parameter, str(exc)) from exc
-    blame = given[used[0]][-1] if used[0] != "transformer" else "tokens"
+    blame = {"hours": "hours", "reference_run": "ref_hours", "transformer": "tokens"}
     if work.hours > MAX_HOURS:
         raise InvalidQuestion(
-            blame, f"the job is {work.hours:,.0f} h on one {gpu}, over {MAX_HOURS:,} h"
+            blame.get(work.stated, "epochs"),
+            f"the job is {work.hours:,.0f} h on one {gpu}, over {MAX_HOURS:,} h",
         )
-    if query.gpus is None and work.min_cards > MAX_CARDS:
+    buys = "gpus" in type(query).model_fields  # /breakeven buys cards; /rank ranks one
+    if buys and query.gpus is None and work.min_cards > MAX_CARDS:
         raise Unanswerable(
             "too-large",
             f"the job needs {work.memory_gb:,.0f} GB: {work.min_cards:,} x {gpu}, more than "
@@ -60,10 +91,8 @@ def stated_work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Wor
     return work
 
 
-def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload, way: str) -> Work:
-    hardware = runtime.hardware
+def _work(query: Any, hardware: Hardware, gpu: str, workload: Workload, way: str) -> Work:
     if way == "hours":
-        assert query.hours is not None
         return from_hours(query.hours)
     if way == "reference_run":
         ref_gpu, count, hours = query.ref_gpu, query.ref_count, query.ref_hours
@@ -72,26 +101,48 @@ def _work(query: BreakevenQuery, runtime: Runtime, gpu: str, workload: Workload,
             raise InvalidQuestion(missing, "a reference run needs ref_gpu, ref_count, ref_hours")
         ref = resolve_gpu(hardware, ref_gpu, "ref_gpu")
         return from_reference_run(hardware, gpu, workload, ref.id, count, hours)
+    model = _model(hardware, query.model) if query.model is not None else None
+    vision = (model is not None and model.family == "vision") or any(
+        getattr(query, name) is not None for name in VISION_ONLY
+    )
+    if vision:
+        return _vision_job(query, hardware, gpu, model)
     if query.tokens is None:
         raise InvalidQuestion("tokens", "a transformer job needs tokens=")
-    if query.model is not None and query.param_count is not None:
+    if model is not None and query.param_count is not None:
         raise InvalidQuestion("param_count", "give model= or param_count=, not both")
-    model = None
-    if query.model is not None:
-        model = hardware.models.get(query.model.strip().lower())
-        if model is None:
-            known = sorted(m for m, v in hardware.models.items() if v.family == "transformer")
-            raise UnknownName(
-                "unknown-model",
-                f"unknown model {query.model!r}; known: {', '.join(known)} (or give param_count=)",
-                "model",
-                f"unknown model {query.model!r}",
-                known,
-            )
-        if model.family != "transformer":
-            raise InvalidQuestion("model", f"{model.id} is a vision model: state hours= instead")
     method = hardware.methods[query.method or "full"]
     return from_transformer(hardware, gpu, model, query.param_count, query.tokens, method)
+
+
+def _vision_job(query: Any, hardware: Hardware, gpu: str, model: Model | None) -> Work:
+    if model is None or model.family != "vision":
+        known = ", ".join(sorted(m.id for m in hardware.models.values() if m.family == "vision"))
+        named = f"{model.id} is a transformer" if model is not None else "no model= given"
+        raise InvalidQuestion("model", f"images= and epochs= state a vision job: {named}; {known}")
+    stray = next((name for name in TRANSFORMER_ONLY if getattr(query, name) is not None), None)
+    if stray is not None:
+        raise InvalidQuestion(
+            stray, f"{model.id} is a vision model: state images= and epochs=, not {stray}="
+        )
+    missing = next((name for name in VISION_ONLY if getattr(query, name) is None), None)
+    if missing is not None:
+        raise InvalidQuestion(missing, f"a vision job needs images= and epochs= ({model.id})")
+    return from_vision(hardware, gpu, model, query.images, query.epochs)
+
+
+def _model(hardware: Hardware, name: str) -> Model:
+    model = hardware.models.get(name.strip().lower())
+    if model is None:
+        known = sorted(hardware.models)
+        raise UnknownName(
+            "unknown-model",
+            f"unknown model {name!r}; known: {', '.join(known)} (or give param_count=)",
+            "model",
+            f"unknown model {name!r}",
+            known,
+        )
+    return model
 
 
 def work_document(work: Work, gpu: str) -> dict[str, Any]:
@@ -104,7 +155,9 @@ def work_document(work: Work, gpu: str) -> dict[str, Any]:
         "flops": work.flops,
         "precision": work.precision,
         "utilization": work.utilization,
+        "utilization_anchor": work.utilization_anchor,
         "memory_gb": work.memory_gb,
         "memory_parts": work.memory_parts,
+        "memory_note": work.memory_note,
         "min_cards": work.min_cards,
     }

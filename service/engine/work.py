@@ -1,15 +1,17 @@
 """How much work a job is, as people state it, in hours on one card of the kind named.
 
-Three ways to state it so far: hours on the card; a run already done ("40 h on 8 x
-a100-80gb"); a transformer job (a model or its parameter count, tokens, and full, LoRA or
-QLoRA training). The engine works in hours on the named card, so each becomes that, and the
-answer's ``work`` block says how. (Vision jobs wait for a sourced CNN utilization anchor:
-transformer runs put an A100 at 0.40 of peak, a ResNet-50 run at about half that.)
+Four ways to state it: hours on the card; a run already done ("40 h on 8 x a100-80gb"); a
+transformer job (a model or its parameter count, tokens, and full, LoRA or QLoRA training);
+a vision job (a model, images and epochs). The engine works in hours on the named card, so
+each becomes that, and the answer's ``work`` block says how.
 
-Compute: training FLOPs = 6 x parameters x tokens (forward 2, backward 4 per parameter and
-token) x the method's factor. FLOPs become hours through the card's peak dense
-FP16 TFLOPS (FP32 accumulate) and a model FLOPs utilization anchored on published runs: Meta's
-Llama 2 pre-training on A100s implies 0.38-0.43 (hardware/data/sources/training_runs.csv).
+Compute: transformer training FLOPs = 6 x parameters x tokens (forward 2, backward 4 per
+parameter and token) x the method's factor; vision training FLOPs = 3 x the forward pass
+(2 FLOPs per multiply-accumulate in the model table) x images x epochs. FLOPs become hours
+through the card's peak dense FP16 TFLOPS (FP32 accumulate) and a model FLOPs utilization
+anchored on a published run for each kind of training: Meta's Llama 2 pre-training on A100s
+implies 0.38-0.43 for language models; NVIDIA's ResNet-50 v1.5 recipe 0.19 on an A100 for
+CNNs; DeiT-B 0.21 on V100s for vision transformers (hardware/data/sources/training_runs.csv).
 Other cards get the utilization that makes their measured relative speed hold, so the FLOPs
 route and the throughput table agree.
 """
@@ -22,11 +24,36 @@ from dataclasses import dataclass
 from hardware import Hardware, Workload
 from hardware.jobs import Method, Model
 
-# The card the utilization is anchored on, and its utilization: Llama 2 7B/13B/70B on
-# A100-80GB imply 0.391/0.377/0.428 (Touvron et al. 2023, Table 2 GPU-hours, 2T tokens).
+# The card the utilization is anchored on, and its transformer utilization: Llama 2
+# 7B/13B/70B on A100-80GB imply 0.391/0.377/0.428 (Touvron et al. 2023, Table 2 GPU-hours).
 ANCHOR_CARD = "a100-80gb"
 ANCHOR_UTILIZATION = 0.40
+TRANSFORMER_ANCHOR = (
+    "Llama 2 7B/13B/70B pre-training on A100-80GB: 0.391/0.377/0.428 of peak "
+    "(Touvron et al. 2023, Table 2 GPU-hours for 2T tokens)"
+)
+# CNNs: NVIDIA DeepLearningExamples, ResNet-50 v1.5 for PyTorch (README, pytorch-21.03
+# container): one A100 80GB in mixed precision trains 2,470 images/s, 90 epochs in ~14 h.
+CNN_ANCHOR_IMAGES_PER_S = 2470
+CNN_ANCHOR = (
+    "ResNet-50 v1.5 on one A100 80GB, mixed precision: 2,470 images/s (NVIDIA "
+    "DeepLearningExamples PyTorch README, pytorch-21.03); a plain PyTorch loop gets about "
+    "two thirds of that (Lambda 2025-12: 1,582 images/s)"
+)
+# Vision transformers: DeiT-B (ViT-B/16's architecture) trains 300 ImageNet-1k epochs in
+# 53 h on one 8-GPU V100 node (Touvron et al. 2021, arXiv:2012.12877, section 6). LLM runs
+# would make ViT training 1.8 x too fast: 197 tokens a sequence keep the matrices small.
+VIT_ANCHOR_CARD = "v100-16gb"  # the paper's V100 (16 GB in its Table 1); same chip as 32 GB
+VIT_ANCHOR_GPU_HOURS = 8 * 53
+VIT_ANCHOR_EPOCHS = 300
+VIT_ANCHOR = (
+    "DeiT-B (ViT-B/16) on ImageNet-1k: 300 epochs in 53 h on 8 x V100 (Touvron et al. 2021, "
+    "arXiv:2012.12877, section 6)"
+)
+IMAGENET_1K_IMAGES = 1_281_167  # the ILSVRC-2012 training set
 TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # Kaplan et al. 2020: forward 2, backward 4
+# Vision: forward 2 FLOPs per multiply-accumulate, and backward costs twice the forward.
+TRAINING_FLOPS_PER_FORWARD_MAC = 6
 # Activation memory the answer counts: the least a run needs, micro-batch 1 with full
 # activation checkpointing, 2 x sequence x hidden bytes per layer (Korthikanti et al. 2022).
 CHECKPOINTED_ACTIVATION_BYTES = 2
@@ -51,8 +78,10 @@ class Work:
     flops: float | None = None
     precision: str | None = None
     utilization: float | None = None  # of the named card's peak
+    utilization_anchor: str | None = None  # the published run it is scaled from
     memory_gb: float | None = None  # weights, gradients, optimizer state and activations
     memory_parts: dict[str, float] | None = None
+    memory_note: str | None = None  # what memory_gb leaves out
     min_cards: int = 1  # fewest named cards that hold memory_gb
 
 
@@ -73,26 +102,55 @@ def from_reference_run(
     )
 
 
-def utilization(hardware: Hardware, card: str, workload: Workload) -> float:
-    """Model FLOPs utilization of ``card``: the anchor's, scaled by how the card's measured
-    speed compares with its peak against the anchor's."""
-    anchor = hardware.registry[ANCHOR_CARD]
-    me = hardware.registry[card]
-    if me.fp16_tensor_tflops is None or anchor.fp16_tensor_tflops is None:
+def anchor(hardware: Hardware, workload: Workload, family: str) -> tuple[str, float, str]:
+    """The published run a utilization is read from: its card, the utilization it implies
+    there, and the run in words. One per kind of training: a language model, a CNN, a
+    vision transformer."""
+    if workload == Workload.CNN:
+        macs = _forward_macs(hardware, "resnet50")
+        achieved = CNN_ANCHOR_IMAGES_PER_S * TRAINING_FLOPS_PER_FORWARD_MAC * macs
+        return ANCHOR_CARD, achieved / (_peak(hardware, ANCHOR_CARD) * 1e12), CNN_ANCHOR
+    if workload == Workload.TRANSFORMER and family == "vision":
+        flops = TRAINING_FLOPS_PER_FORWARD_MAC * _forward_macs(hardware, "vit-b-16")
+        flops *= IMAGENET_1K_IMAGES * VIT_ANCHOR_EPOCHS
+        achieved = flops / (VIT_ANCHOR_GPU_HOURS * 3600)
+        return VIT_ANCHOR_CARD, achieved / (_peak(hardware, VIT_ANCHOR_CARD) * 1e12), VIT_ANCHOR
+    if workload == Workload.TRANSFORMER:
+        return ANCHOR_CARD, ANCHOR_UTILIZATION, TRANSFORMER_ANCHOR
+    raise WorkError("workload", f"no published {workload} run anchors a utilization")
+
+
+def utilization(
+    hardware: Hardware, card: str, workload: Workload, family: str = "transformer"
+) -> float:
+    """Model FLOPs utilization of ``card``: the anchor run's, scaled by how the card's
+    measured speed compares with its peak against the anchor card's."""
+    anchor_card, share, _ = anchor(hardware, workload, family)
+    speed = hardware.speed(card, workload).relative / hardware.speed(anchor_card, workload).relative
+    peak = _peak(hardware, card) / _peak(hardware, anchor_card)
+    return share * speed / peak
+
+
+def _forward_macs(hardware: Hardware, model: str) -> float:
+    macs = hardware.models[model].forward_gmacs
+    if macs is None:
+        raise WorkError("model", f"{model} has no sourced FLOPs per image")
+    return macs * 1e9
+
+
+def _peak(hardware: Hardware, card: str) -> float:
+    peak = hardware.registry[card].fp16_tensor_tflops
+    if peak is None:
         raise WorkError("gpu", f"no sourced peak TFLOPS for {card}: state the work in hours")
-    speed = hardware.speed(card, workload).relative / hardware.speed(ANCHOR_CARD, workload).relative
-    peak = me.fp16_tensor_tflops / anchor.fp16_tensor_tflops
-    return ANCHOR_UTILIZATION * speed / peak
+    return peak
 
 
 def _from_flops(
-    hardware: Hardware, named: str, workload: Workload, flops: float
+    hardware: Hardware, named: str, workload: Workload, flops: float, family: str
 ) -> tuple[float, float]:
     """(hours on one named card, its utilization)."""
-    share = utilization(hardware, named, workload)
-    peak = hardware.registry[named].fp16_tensor_tflops
-    assert peak is not None  # utilization() refused a card without one
-    return flops / (peak * 1e12 * share * 3600), share
+    share = utilization(hardware, named, workload, family)
+    return flops / (_peak(hardware, named) * 1e12 * share * 3600), share
 
 
 def from_transformer(
@@ -107,7 +165,7 @@ def from_transformer(
     if n is None:
         raise WorkError("param_count", "a transformer job needs model= or param_count=")
     flops = TRAINING_FLOPS_PER_PARAM_TOKEN * n * tokens * method.flops_factor
-    hours, share = _from_flops(hardware, named, Workload.TRANSFORMER, flops)
+    hours, share = _from_flops(hardware, named, Workload.TRANSFORMER, flops, "transformer")
     parts = {"weights_and_optimizer": n * method.bytes_per_param / GB}
     if model is not None and model.layers and model.hidden and model.seq_len:
         activations = CHECKPOINTED_ACTIVATION_BYTES * model.seq_len * model.hidden
@@ -122,7 +180,36 @@ def from_transformer(
         flops=flops,
         precision="fp16/bf16 mixed precision (peak dense FP16 TFLOPS, FP32 accumulate)",
         utilization=share,
+        utilization_anchor=TRANSFORMER_ANCHOR,
         memory_gb=need,
         memory_parts=parts,
+        memory_note=(
+            "activations at micro-batch 1 with full checkpointing: the least a run needs"
+            if "activations" in parts
+            else "no activations: the model table gives no shape to size them"
+        ),
+        min_cards=max(1, math.ceil(need / card_memory)),
+    )
+
+
+def from_vision(hardware: Hardware, named: str, model: Model, images: float, epochs: float) -> Work:
+    """Full training of a vision model. Memory counts weights, gradients and Adam state
+    only: activations grow with the batch, which the answer cannot know."""
+    flops = TRAINING_FLOPS_PER_FORWARD_MAC * _forward_macs(hardware, model.id) * images * epochs
+    workload = Workload(model.workload)
+    hours, share = _from_flops(hardware, named, workload, flops, model.family)
+    need = model.params * hardware.methods["full"].bytes_per_param / GB
+    card_memory = hardware.registry[named].device_memory_gb
+    return Work(
+        "vision",
+        f"full training of {model.id} on {images:,.0f} images for {epochs:g} epochs",
+        hours,
+        flops=flops,
+        precision="fp16/bf16 mixed precision (peak dense FP16 TFLOPS, FP32 accumulate)",
+        utilization=share,
+        utilization_anchor=anchor(hardware, workload, model.family)[2],
+        memory_gb=need,
+        memory_parts={"weights_and_optimizer": need},
+        memory_note="no activations: they grow with the batch size, which is yours to pick",
         min_cards=max(1, math.ceil(need / card_memory)),
     )

@@ -213,19 +213,28 @@ class MemoryGateOut(_Out):
 class WorkOut(_Out):
     """The work as stated, and what it came to in hours on the named card."""
 
-    stated: Literal["hours", "reference_run", "transformer"]
+    stated: Literal["hours", "reference_run", "transformer", "vision"]
     description: str
     gpu_hours: float = Field(description="Hours on one card of the kind named (`gpu`).")
     gpu: str
-    flops: float | None = Field(description="Training FLOPs: 6 x params x tokens x method.")
+    flops: float | None = Field(
+        description="Training FLOPs: 6 x params x tokens x method (transformers), "
+        "6 x forward MACs x images x epochs (vision)."
+    )
     precision: str | None
     utilization: float | None = Field(
-        description="Model FLOPs utilization of the named card's peak: 0.40 on an A100 "
-        "(Llama 2 runs), other cards as their measured speed implies."
+        description="Model FLOPs utilization of the named card's peak: on an A100, 0.40 for "
+        "transformers (Llama 2 runs) and 0.19 for CNNs (NVIDIA's ResNet-50 recipe); other "
+        "cards as their measured speed implies."
     )
+    utilization_anchor: str | None = Field(description="The published run it is scaled from.")
     memory_gb: float | None = Field(description="Weights, gradients, optimizer, activations.")
     memory_parts: dict[str, float] | None
+    memory_note: str | None = Field(description="What `memory_gb` leaves out.")
     min_cards: int = Field(description="Fewest named cards that hold `memory_gb`.")
+
+
+class BreakevenWorkOut(WorkOut):
     cards_bought: str
 
 
@@ -250,7 +259,7 @@ class BreakevenAnswer(_Out):
     breakeven: BreakevenPoint | None
     prices: PricesOut
     throughput: ThroughputOut = Field(description="The bought card's speed the answer used.")
-    work: WorkOut
+    work: BreakevenWorkOut
 
 
 # -- /offers and /offers/history (answers re-serialised through these models) ---------------
@@ -488,6 +497,7 @@ class RankAnswer(_Out):
         description="Software platforms whose rentals were ranked (`platforms`)."
     )
     ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
+    work: WorkOut | None = Field(description="The work as stated; null without one.")
     cards: list[RankedCardOut]
     too_small: list[RankedCardOut]
     rent: list[RankedRentalOut]
