@@ -127,6 +127,43 @@ def test_calculator_shows_the_left_out_offer_and_takes_platforms_life_and_memory
     assert "total_memory=40" in page.url
 
 
+def test_calculator_takes_the_job_described_and_shows_its_work(page: Page, base_url: str) -> None:
+    """LoRA on Llama 3 8B over 1e9 tokens, through the "describe the job" form: the answer
+    is the API's, its work line says how the hours came about, and the link reopens it."""
+    page.goto(f"{base_url}/?view=calculator")
+    page.fill("#calc-form input[name=gpu]", "rtx4090")
+    page.select_option("#calc-way", "transformer")
+    expect(page.locator("#calc-form input[name=hours]")).to_be_hidden()
+    expect(page.locator("#calc-workload")).to_be_disabled()
+    page.select_option("#calc-form fieldset[data-way=transformer] select[name=model]", "llama-3-8b")
+    page.fill("#calc-form input[name=tokens]", "1e9")
+    page.select_option("#calc-form select[name=method]", "lora")
+    page.click("#calc-form button[type=submit]")
+    api = requests.get(
+        f"{base_url}/breakeven?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora", timeout=10
+    ).json()
+    work = page.locator("#work")
+    expect(work).to_contain_text("lora training of llama-3-8b on 1e+09 tokens")
+    expect(work).to_contain_text(f"= {api['work']['gpu_hours']:.1f} h on one rtx4090")
+    expect(work).to_contain_text(f"needs {api['work']['memory_gb']:.1f} GB")
+    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["product"])
+    shared = page.url
+    assert "model=llama-3-8b" in shared and "method=lora" in shared
+    assert "hours=" not in shared and "workload=" not in shared  # one way, the model's workload
+    page.goto(shared)
+    expect(work).to_contain_text("lora training of llama-3-8b")
+    assert page.input_value("#calc-way") == "transformer"
+    # a vision job, then back to hours: the job's parameters leave the link
+    page.select_option("#calc-way", "vision")
+    page.click("#calc-form button[type=submit]")
+    expect(work).to_contain_text("full training of resnet50 on 1,281,167 images for 90 epochs")
+    expect(page.locator("#verdict")).to_contain_text("of cnn training")
+    page.select_option("#calc-way", "hours")
+    page.click("#calc-form button[type=submit]")
+    expect(work).to_be_hidden()
+    assert "images=" not in page.url and "hours=500" in page.url
+
+
 def test_freshness_view_calls_old_prices_stale_and_shows_their_dates(
     page: Page, base_url: str
 ) -> None:

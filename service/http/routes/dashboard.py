@@ -7,8 +7,12 @@ style, so the pages work with no network and nothing on them can talk to a third
 
 from __future__ import annotations
 
+from typing import Any
+
 from apiflask import APIBlueprint
 from flask import Response, render_template
+
+from service.http import current_runtime
 
 bp = APIBlueprint("dashboard", __name__, enable_openapi=False)
 
@@ -29,7 +33,13 @@ CONTENT_SECURITY_POLICY = "; ".join(
 
 @bp.get("/")
 def index() -> Response:
-    return _page("index.html")
+    """The dashboard; its "describe the job" form offers the model table's models."""
+    models = current_runtime().hardware.models.values()
+    return _page(
+        "index.html",
+        transformers=sorted(m.id for m in models if m.family == "transformer"),
+        vision_models=sorted(m.id for m in models if m.family == "vision"),
+    )
 
 
 @bp.get("/docs")
@@ -38,7 +48,7 @@ def docs() -> Response:
     return _page("docs.html")
 
 
-def _page(template: str) -> Response:
-    response = Response(render_template(template), mimetype="text/html")
+def _page(template: str, **context: Any) -> Response:
+    response = Response(render_template(template, **context), mimetype="text/html")
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY  # the rest: security.py
     return response

@@ -14,7 +14,11 @@ const CALC_FIELDS = [
   "gpu", "hours", "workload", "gpus", "providers", "pricing", "region", "memory", "price",
   "watts", "electricity", "pue", "load", "host_cost", "host_watts", "utilization", "resale",
   "depreciation", "spot_overhead", "restart_hours", "platforms", "lifetime_years", "total_memory",
+  "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs",
 ];
+// The ways to state the work (service/documents/work.py): the parameter that marks each in a
+// shared link, so a reload opens the form the way it was filled.
+const WAY_MARKERS = [["reference_run", "ref_gpu"], ["vision", "images"], ["transformer", "tokens"]];
 const COLORS = ["#1f5fbf", "#b42318", "#1e7b34", "#9a6700", "#6941c6", "#0e7090", "#c4320a"];
 
 const state = { offers: [], sort: { key: "usd_per_accelerator_hour", dir: 1 }, loaded: {} };
@@ -277,7 +281,12 @@ function drawChart(name, selector, config) {
 async function runCalculator() {
   const form = $("#calc-form");
   if (!state.loaded.calcForm) {
-    fillForm(form, CALC_FIELDS);
+    const params = query();
+    const marked = WAY_MARKERS.find(([, name]) => params.has(name));
+    setWay(marked ? marked[0] : "hours");
+    fillForm(form, CALC_FIELDS.filter((name) => name !== "model"));
+    const model = $(`#calc-form fieldset[data-way="${$("#calc-way").value}"] select[name="model"]`);
+    if (model && params.has("model")) model.value = params.get("model");
     state.loaded.calcForm = true;
   }
   const values = formValues(form);
@@ -288,11 +297,34 @@ async function runCalculator() {
   renderAnswer(answer);
 }
 
+// One way to state the work at a time: the others' inputs are disabled, so the form sends
+// only this way's (two ways at once is a 400), and a named model decides the workload.
+function setWay(way) {
+  $("#calc-way").value = way;
+  for (const fieldset of document.querySelectorAll("#calc-form fieldset.way")) {
+    const off = fieldset.dataset.way !== way;
+    fieldset.hidden = off;
+    fieldset.disabled = off;
+  }
+  $("#calc-workload").disabled = way === "transformer" || way === "vision";
+}
+
+function renderWork(w) {
+  const line = $("#work");
+  line.hidden = w.stated === "hours";
+  if (line.hidden) return;
+  const parts = [`Work: ${w.description} = ${w.gpu_hours.toFixed(1)} h on one ${w.gpu}`];
+  if (w.flops) parts.push(` (${w.flops.toExponential(2)} FLOPs at ${w.utilization.toFixed(2)} of peak; anchor: ${w.utilization_anchor})`);
+  if (w.memory_gb) parts.push(`; needs ${w.memory_gb.toFixed(1)} GB (${w.memory_note}); cards: ${w.cards_bought}`);
+  line.textContent = `${parts.join("")}.`;
+}
+
 function renderAnswer(a) {
   const cheapest = a.rent[0];
   const verdict = $("#verdict");
   verdict.classList.remove("error");
-  const what = `${a.hours} h of ${a.workload} training on ${a.buy.gpus} × ${a.gpu}`;
+  const hours = Number(a.hours.toFixed(1)).toLocaleString();
+  const what = `${hours} h of ${a.workload} training on ${a.buy.gpus} × ${a.gpu}`;
   const winner = a.verdict === "buy"
     ? `Buying is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)} against ${cheapest.product} (${cheapest.provider}).`
     : `Renting ${cheapest.product} (${cheapest.provider}, ${cheapest.pricing}) is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)}.`;
@@ -304,6 +336,7 @@ function renderAnswer(a) {
       ? ` Buying pays off after ${Math.round(be.hours).toLocaleString()} h of work (about ${Math.round(be.days).toLocaleString()} days at ${share}), within the cards' ${be.life_years}-year life.`
       : ` Buying does not pay off within the cards' ${be.life_years}-year life (${Math.round(be.life_hours).toLocaleString()} h of work at ${share}); the costs cross only after ${Math.round(be.crossing_hours).toLocaleString()} h.`;
   verdict.textContent = winner + point + (a.prices.stale ? " Some prices are stale." : "");
+  renderWork(a.work);
   renderGates(a);
 
   const rows = [
@@ -466,6 +499,7 @@ function init() {
     event.preventDefault();
     loadRank().catch((e) => showError("rank", e));
   });
+  $("#calc-way").addEventListener("change", (event) => setWay(event.target.value));
   $("#calc-form").addEventListener("submit", (event) => {
     event.preventDefault();
     runCalculator().catch((e) => showError("calculator", e));
