@@ -17,7 +17,7 @@ from hardware import Hardware, Workload, load_hardware
 from pricing.offer import INTERRUPTIBLE, Offer, PricingModel, StoredOffer
 from service.engine.breakeven import QuoteRequest, quote
 from service.engine.offer_table import OfferTable
-from service.engine.work import from_transformer
+from service.engine.work import from_transformer, from_vision
 
 OFFERS = 100_000
 QUOTES = 300  # timed repetitions of the vectorized quote
@@ -108,6 +108,15 @@ def run() -> dict[str, float]:
         work = from_transformer(hardware, "rtx3090", model, None, 1e9 + i, lora)
         quote(table, hardware, replace(request, hours=work.hours, memory_gb=work.memory_gb))
         job_times.append(time.perf_counter() - t0)
+    # A vision job: ResNet-50 on ImageNet-1k, worked out through the CNN anchor.
+    vision_times = []
+    resnet = hardware.models["resnet50"]
+    cnn = replace(request, workload=Workload.CNN)
+    for i in range(QUOTES):
+        t0 = time.perf_counter()
+        work = from_vision(hardware, "rtx3090", resnet, 1_281_167, 90 + i)
+        quote(table, hardware, replace(cnn, hours=work.hours, memory_gb=work.memory_gb))
+        vision_times.append(time.perf_counter() - t0)
     loop_times = []
     for _ in range(LOOPS):
         t0 = time.perf_counter()
@@ -122,6 +131,7 @@ def run() -> dict[str, float]:
         "engine_p99_ms": sorted(engine_times)[int(0.99 * len(engine_times))] * 1000,
         "warm_p50_ms": statistics.median(warm_times) * 1000,
         "job_p50_ms": statistics.median(job_times) * 1000,
+        "vision_p50_ms": statistics.median(vision_times) * 1000,
         "loop_p50_ms": loop_ms,
         "speedup": loop_ms / engine_ms,
         "table_build_s": build_s,

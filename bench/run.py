@@ -52,6 +52,7 @@ def main() -> int:
     engine_ok = (
         e["engine_p50_ms"] <= ENGINE_BUDGET_MS
         and e["job_p50_ms"] <= ENGINE_BUDGET_MS
+        and e["vision_p50_ms"] <= ENGINE_BUDGET_MS
         and e["speedup"] >= ENGINE_MIN_SPEEDUP
     )
     ingest_ok = a["stream_mb_s"] >= INGEST_MIN_MB_S and a["stream_peak_rss_mb"] <= INGEST_MAX_RSS_MB
@@ -76,6 +77,8 @@ def main() -> int:
         f"| engine p50, same filters again (shortlist cached) | {e['warm_p50_ms']:.3f} ms | |",
         f"| a job described (LoRA llama-3-8b, 1e9 tokens): work out and quote, p50 "
         f"| {e['job_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| a vision job (ResNet-50, ImageNet-1k, 90 epochs): work out and quote, p50 "
+        f"| {e['vision_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
         f"| plain-Python loop p50 | {e['loop_p50_ms']:.1f} ms | baseline |",
         f"| speed-up of the full scan over the loop | {e['speedup']:.0f}x "
         f"| >= {ENGINE_MIN_SPEEDUP:.0f}x |",
