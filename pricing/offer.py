@@ -23,6 +23,8 @@ TEXT_LIMITS = {
     "pricing": 32,
     "confidence": 32,
     "price_as_of": 64,
+    "market": 32,
+    "interruption": 16,
 }
 
 
@@ -40,6 +42,16 @@ INTERRUPTIBLE = frozenset({PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
 
 # Hourly offers a training job can be priced against; reserved terms commit a year or more.
 HOURLY = frozenset({PricingModel.ON_DEMAND, PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
+
+# Who runs the machine an offer rents. A cloud's own data centres; RunPod's Secure Cloud
+# (vetted data centres) and Community Cloud (individual hosts); Vast.ai's verified and
+# unverified hosts. Marketplaces rent consumer cards (RTX 3090, 4090) that clouds do not.
+MARKETS = ("cloud", "secure", "community", "verified", "unverified")
+
+# The interruption bands AWS's Spot Instance Advisor publishes: the share of a type's spot
+# instances reclaimed in a region over the trailing month (service/engine/interruption.py
+# turns each into lost work).
+INTERRUPTION_BANDS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +73,9 @@ class Offer:
     suspect: bool = False
     confidence: str = ""
     notes: str = ""
+    market: str = "cloud"  # one of MARKETS
+    reliability: float | None = None  # the marketplace's uptime score, 0-1, where it gives one
+    interruption: str = ""  # one of INTERRUPTION_BANDS where the provider publishes it, else ""
 
     @property
     def usd_per_accelerator_hour(self) -> float:

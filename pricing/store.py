@@ -81,6 +81,9 @@ offers = Table(
     Column("price_as_of", String(TEXT_LIMITS["price_as_of"]), nullable=False),
     Column("source", Text, nullable=False),
     Column("notes", Text, nullable=False),
+    Column("market", String(TEXT_LIMITS["market"]), nullable=False, server_default="cloud"),
+    Column("reliability", Float, nullable=True),
+    Column("interruption", String(TEXT_LIMITS["interruption"]), nullable=False, server_default=""),
     Index("ix_offers_run_id", "run_id"),
     Index("ix_offers_accelerator", "accelerator"),
 )

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 from pricing.errors import ImportRejected, RowError
-from pricing.offer import HOURLY, TEXT_LIMITS, Offer, PricingModel
+from pricing.offer import HOURLY, INTERRUPTION_BANDS, MARKETS, TEXT_LIMITS, Offer, PricingModel
 
 REQUIRED_COLUMNS = ("product", "region", "accelerator", "count", "pricing", "usd_per_hour")
 OPTIONAL_COLUMNS = (
@@ -28,6 +28,9 @@ OPTIONAL_COLUMNS = (
     "confidence",
     "source",
     "notes",
+    "market",
+    "reliability",
+    "interruption",
 )
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
@@ -217,6 +220,20 @@ def _parse_row(
     host = value("host_included").lower() or "true"
     if host not in _TRUE | _FALSE:
         fail("host_included", f"must be true or false, got {host!r}")
+    market = value("market") or "cloud"
+    if market not in MARKETS:
+        fail("market", f"must be one of {', '.join(MARKETS)}, got {market!r}")
+    reliability = None
+    if value("reliability"):
+        reliability = _number(value("reliability"))
+        if reliability is None or not 0 <= reliability <= 1:
+            fail("reliability", f"must be a number from 0 to 1, got {value('reliability')!r}")
+    if value("interruption") and value("interruption") not in INTERRUPTION_BANDS:
+        fail(
+            "interruption",
+            f"must be empty or one of {', '.join(INTERRUPTION_BANDS)}, "
+            f"got {value('interruption')!r}",
+        )
     if len(errors) > before:
         return None
     assert accelerator is not None and count is not None and price is not None
@@ -236,6 +253,9 @@ def _parse_row(
         host_included=host in _TRUE,
         confidence=value("confidence"),
         notes=value("notes"),
+        market=market,
+        reliability=reliability,
+        interruption=value("interruption"),
     )
 
 

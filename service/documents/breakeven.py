@@ -8,12 +8,12 @@ from typing import Any
 from hardware import Throughput, Workload
 from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
-from pricing.offer import PricingModel, StoredOffer
+from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer
 from service.documents.errors import Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RENTED, offer_fields
-from service.documents.queries import BreakevenQuery, competing_platforms
+from service.documents.queries import BreakevenQuery, competing_platforms, market_tiers
 from service.documents.work import job_workload, stated_work, work_document
 from service.engine.assumptions import as_dict, with_overrides
 from service.engine.breakeven import (
@@ -26,6 +26,7 @@ from service.engine.breakeven import (
     RentOption,
     quote,
 )
+from service.engine.interruption import overhead_basis
 from service.engine.offer_table import OfferTable
 from service.runtime import Runtime
 
@@ -71,6 +72,7 @@ def _answer(
             total_memory = work.memory_gb
     request = QuoteRequest(
         platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
+        markets=market_tiers(query.market),
         reference=gpu,
         hours=work.hours,
         workload=workload,
@@ -150,6 +152,7 @@ def _quote_document(
         "total_memory": request.total_memory_gb,
         "providers": sorted(request.providers) if request.providers else "all",
         "platforms": sorted(request.platforms) if request.platforms is not None else "all",
+        "market": sorted(request.markets) if request.markets is not None else "all",
         "pricing": request.pricing,
         "region": request.region or "all",
         "top": request.top,
@@ -211,7 +214,17 @@ def _rent_line(option: RentOption, result: Quote, colab: SessionTerms | None) ->
         "throughput_estimated": option.throughput_estimated,
         "throughput": _throughput(option.throughput),
         "sessions": _sessions(option, result, colab),
+        "interruption": _interruption(option, result.assumptions.spot_overhead),
     }
+
+
+def _interruption(option: RentOption, spot_overhead: float) -> dict[str, Any] | None:
+    """The extra work an interruptible rental was charged, and why; None: not interruptible."""
+    offer = option.stored.offer
+    if offer.pricing not in INTERRUPTIBLE:
+        return None
+    overhead, basis = overhead_basis(offer.interruption, spot_overhead)
+    return {"band": offer.interruption or None, "overhead": overhead, "basis": basis}
 
 
 def _sessions(

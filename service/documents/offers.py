@@ -24,7 +24,7 @@ from pricing.offer import StoredOffer
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
-from service.documents.queries import HistoryQuery, OffersQuery
+from service.documents.queries import HistoryQuery, OffersQuery, market_tiers
 from service.runtime import Runtime
 
 # A JSON number passed through as it is: a float field would write an int 3 as 3.0.
@@ -60,15 +60,18 @@ OFFER_FIELDS: dict[str, OfferField] = {
     "suspect": OfferField(bool, "offer.suspect"),
     "fetched_at": OfferField(str, "fetched_at", iso),
     "run_id": OfferField(int, "run_id"),
+    "market": OfferField(str, "offer.market"),
+    "reliability": OfferField(Number | None, "offer.reliability"),
+    "interruption": OfferField(str, "offer.interruption"),
 }
 # Each answer's slice, in the order of its rows (and CSV columns).
 _PRICED = ("provider", "product", "region", "accelerator", "count", "pricing", "usd_per_hour")
-RANKED = (*_PRICED, "price_as_of", "source")  # /rank's rentals
+RANKED = (*_PRICED, "market", "price_as_of", "source")  # /rank's rentals
 RENTED = (*RANKED, "host_included", "confidence", "notes")  # /breakeven's rentals
 CATALOG = (  # /offers: everything a row of the catalog holds
     *RENTED,
     *("service", "zone", "memory_gb", "usd_per_accelerator_hour", "estimated", "suspect"),
-    *("fetched_at", "run_id"),
+    *("reliability", "interruption", "fetched_at", "run_id"),
 )
 HISTORY = (  # /offers/history: a price and when it was read
     *("at", "provider", "product", "region", "zone", "accelerator", "count", "pricing"),
@@ -113,6 +116,7 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         provider=query.provider.lower() if query.provider else None,
         pricing=query.pricing,
         region_prefix=query.region,
+        markets=market_tiers(query.market),
     )
     total = len(picked)
     picked = picked[query.offset : query.offset + query.limit]

@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from hardware import PLATFORMS, Workload
-from pricing.offer import PricingModel
+from pricing.offer import MARKETS, PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
 
 # Upper bounds keep absurd inputs (1e308 hours) out of the arithmetic; each is far past
@@ -117,6 +117,25 @@ Platforms = Annotated[
 ]
 
 
+# A comma list of market tiers (pricing.offer.MARKETS): who runs the machines rented.
+MARKET_LIST = rf"^({'|'.join(MARKETS)})(,({'|'.join(MARKETS)}))*$"
+Markets = Annotated[
+    str | None,
+    Field(
+        max_length=100,
+        pattern=MARKET_LIST,
+        description="Comma-separated market tiers to rent from: cloud (a provider's own data "
+        "centres), secure and community (RunPod), verified and unverified (Vast.ai hosts); "
+        "default: all.",
+    ),
+]
+
+
+def market_tiers(markets: str | None) -> frozenset[str] | None:
+    """The market tiers a query names; None: every tier. MARKET_LIST admits known ones only."""
+    return frozenset(markets.split(",")) if markets else None
+
+
 def competing_platforms(platforms: str | None, own: str) -> frozenset[str] | None:
     """The platforms whose offers compete: the card's own unless the query names them
     (`all`: None, every platform). PLATFORM_LIST admits known platforms only."""
@@ -196,6 +215,7 @@ class _BreakevenQuestion(_StatedWork):
         None, max_length=500, description="Comma-separated providers to rent from (all)."
     )
     platforms: Platforms = None
+    market: Markets = None
     pricing: Literal["on_demand", "spot", "any"] = Field("any", description="Rental pricing.")
     region: str | None = Field(
         None, max_length=100, description="Region prefix: us matches us-east-1, us-central1."
@@ -238,6 +258,7 @@ class _RankQuestion(_StatedWork):
     budget: float | None = Field(None, gt=0, le=MAX_USD, description="Max purchase, USD.")
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
+    market: Markets = None
 
 
 RankQuery = overrides_model(
@@ -250,6 +271,7 @@ class OffersQuery(Query):
     provider: str | None = Field(None, max_length=64, description="Provider (aws, gcp ...).")
     pricing: PricingFilter | None = Field(None, description="Pricing model.")
     region: str | None = Field(None, max_length=100, description="Region prefix.")
+    market: Markets = None
     workload: Workload | None = Field(
         None,
         description="With `gpu`: add usd_per_reference_hour, the price of one hour of "

@@ -7,7 +7,7 @@ from typing import Any
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RANKED, offer_fields
-from service.documents.queries import RankQuery, competing_platforms
+from service.documents.queries import RankQuery, competing_platforms, market_tiers
 from service.documents.work import job_workload, optional_work, work_document
 from service.engine.assumptions import with_overrides
 from service.engine.ranking import RankedCard, Ranking, RankRequest, rank
@@ -34,6 +34,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         top=query.top,
         assumptions=with_overrides(runtime.assumptions, query),
         platforms=competing_platforms(query.platforms, reference.platform),
+        markets=market_tiers(query.market),
     )
     ranking = rank(runtime.hardware, runtime.catalog.table(), request)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)
@@ -50,6 +51,7 @@ def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, An
         "budget": r.budget_usd,
         "hours": r.hours,
         "platforms": sorted(r.platforms) if r.platforms is not None else "all",
+        "market": sorted(r.markets) if r.markets is not None else "all",
         "ranked_by": "reference_hours_per_usd" if r.hours else "throughput_per_1000_usd",
         "cards": [_card(c) for c in ranking.cards],
         "too_small": [_card(c) for c in ranking.too_small],

@@ -59,6 +59,7 @@ class QuoteRequest:
     platforms: frozenset[str] | None = None  # software platforms that compete; None = all
     measured_only: bool = False  # only offers whose throughput is not estimated
     session_hours: float | None = None  # longest session of session-bound offers (Colab)
+    markets: frozenset[str] | None = None  # market tiers that compete (pricing.offer.MARKETS)
 
 
 @dataclass(frozen=True)
@@ -363,7 +364,7 @@ def _rent_options(
     """The shortlisted offers costed for the work, cheapest first, at most ``top``."""
     k = request.workload
     a = request.assumptions
-    overhead = 1.0 + a.spot_overhead * table.interruptible[index]
+    overhead = table.overhead(index, a.spot_overhead)
     work_hours = request.hours * s_ref / table.speed[k][index] * overhead
     sessions = np.ones_like(work_hours)
     if request.session_hours is not None:

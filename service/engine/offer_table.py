@@ -16,6 +16,7 @@ import numpy as np
 
 from hardware import Hardware, Throughput, Workload
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
+from service.engine.interruption import band_overhead
 from service.engine.lru import Lru
 
 if TYPE_CHECKING:
@@ -74,6 +75,12 @@ class OfferTable:
         self.memory = np.fmin(chip, np.array(program, dtype=np.float64))  # nan: no cap
         self.total_memory = chip * np.array([s.offer.count for s in rows], dtype=np.float64)
         self.interruptible = np.array([s.offer.pricing in INTERRUPTIBLE for s in rows], bool)
+        # The overhead a published interruption band sets (AWS spot); NaN: none published,
+        # so the spot_overhead assumption applies (service/engine/interruption.py).
+        self.band_overhead = np.array(
+            [band_overhead(s.offer.interruption) for s in rows], dtype=np.float64
+        )
+        banded = self.interruptible & ~np.isnan(self.band_overhead)
         # Runtimes that end after a session's maximum (Colab): long jobs restart from a checkpoint
         self.session_bound = np.array(
             [s.offer.pricing == PricingModel.COMPUTE_UNITS for s in rows], dtype=bool
@@ -85,6 +92,7 @@ class OfferTable:
         self.providers, self.provider_code = _codes(s.offer.provider for s in rows)
         self.regions, self.region_code = _codes(s.offer.region.lower() for s in rows)
         self.pricings, self.pricing_code = _codes(str(s.offer.pricing) for s in rows)
+        self.markets, self.market_code = _codes(s.offer.market for s in rows)
         self.speed: dict[Workload, np.ndarray] = {}
         self.estimated: dict[Workload, np.ndarray] = {}
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
@@ -92,9 +100,12 @@ class OfferTable:
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         groups = (
             np.flatnonzero(~self.interruptible),
-            np.flatnonzero(self.interruptible & ~self.session_bound),
+            np.flatnonzero(self.interruptible & ~self.session_bound & ~banded),
             np.flatnonzero(self.session_bound),
+            np.flatnonzero(banded),
         )
+        # Banded offers carry their own overhead, fixed by data: it orders them as it costs.
+        own_overhead = 1.0 + np.where(banded, self.band_overhead, 0.0)
         for k in Workload:
             speed = [
                 n * hardware.efficiency(acc, k, n) * hardware.speed(acc, k).relative
@@ -105,11 +116,12 @@ class OfferTable:
             estimated = [record.estimated for record in records]
             self.speed[k] = np.array(speed, dtype=np.float64)[pair_code]
             self.estimated[k] = np.array(estimated, dtype=bool)[pair_code]
-            # Cheapest-first orders per class, one per overhead group: a spot overhead scales
-            # a whole group alike, so a quote's top offers are the first candidates of each.
-            # Session restarts add about the same share to every session-bound offer (a
-            # restart per session_hours of work), so that group keeps its order too.
-            unit_cost = self.price / self.speed[k] if rows else self.price
+            # Cheapest-first orders per class, one per overhead group: the spot_overhead
+            # assumption scales a whole group alike, so a quote's top offers are the first
+            # candidates of each. Session restarts add about the same share to every
+            # session-bound offer (a restart per session_hours of work), so that group keeps
+            # its order too; banded offers are ordered with their own overheads.
+            unit_cost = self.price * own_overhead / self.speed[k] if rows else self.price
             self.by_cost[k] = tuple(
                 group[np.argsort(unit_cost[group], kind="stable")] for group in groups
             )
@@ -136,6 +148,7 @@ class OfferTable:
             request.providers,
             request.platforms,
             (request.region or "").lower(),
+            request.markets,
             need,
             request.measured_only,
             request.top,
@@ -164,6 +177,7 @@ class OfferTable:
             providers=request.providers,
             region_prefix=request.region,
             platforms=request.platforms,
+            markets=request.markets,
         )
         if request.measured_only:
             mask &= ~self.estimated[request.workload]
@@ -184,6 +198,7 @@ class OfferTable:
         provider: str | None = None,
         pricing: str | None = None,
         region_prefix: str | None = None,
+        markets: Iterable[str] | None = None,
     ) -> np.ndarray:
         """Row numbers of the offers matching every filter given, in catalog order."""
         return np.flatnonzero(
@@ -192,8 +207,17 @@ class OfferTable:
                 providers=None if provider is None else {provider},
                 pricings=None if pricing is None else {pricing},
                 region_prefix=region_prefix,
+                markets=markets,
             )
         )
+
+    def overhead(self, index: np.ndarray, spot_overhead: float) -> np.ndarray:
+        """1 + the extra work each offer's interruptions cost: its published band's where it
+        has one, else the spot_overhead assumption; on-demand offers none."""
+        share = np.where(
+            np.isnan(self.band_overhead[index]), spot_overhead, self.band_overhead[index]
+        )
+        return 1.0 + share * self.interruptible[index]
 
     def matching(
         self,
@@ -202,9 +226,12 @@ class OfferTable:
         pricings: Iterable[str] | None = None,
         region_prefix: str | None = None,
         platforms: Iterable[str] | None = None,
+        markets: Iterable[str] | None = None,
     ) -> np.ndarray:
         """Boolean mask: the offers within each filter given (None = no filter)."""
         mask = np.ones(len(self.rows), dtype=bool)
+        if markets is not None:
+            mask &= _allowed(self.markets, markets)[self.market_code]
         if platforms is not None:
             mask &= _allowed(self.platforms, platforms)[self.platform_code]
         if accelerators is not None:

@@ -33,6 +33,7 @@ class RankRequest:
     top: int = 10
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
     platforms: frozenset[str] | None = None  # software platforms whose rentals compete
+    markets: frozenset[str] | None = None  # market tiers whose rentals compete; None = all
 
 
 @dataclass(frozen=True)
@@ -118,13 +119,14 @@ def _rentals(
         top=request.top,
         assumptions=request.assumptions,
         platforms=request.platforms,
+        markets=request.markets,
     )
     shortlist = table.shortlist(probe, MemoryNeed(per_accelerator_gb=request.memory_gb))
     index, candidates = shortlist.index, shortlist.candidates
     if index.size == 0:
         return [], candidates
     k = request.workload
-    overhead = 1.0 + request.assumptions.spot_overhead * table.interruptible[index]
+    overhead = table.overhead(index, request.assumptions.spot_overhead)
     per_hour = table.price[index] * overhead * s_ref / table.speed[k][index]
     best = np.lexsort((index, per_hour))[: request.top]
     return [

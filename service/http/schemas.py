@@ -156,6 +156,14 @@ class SessionsOut(_Out):
     note: str
 
 
+class InterruptionOut(_Out):
+    """What an interruptible rental's interruptions cost the work, and where that comes from."""
+
+    band: str | None = Field(description="The provider's published band (AWS: <5% ...).")
+    overhead: float = Field(description="Extra share of work: hours x (1 + overhead).")
+    basis: str = Field(description="The band and the lost work it means, or the assumption.")
+
+
 RentOut = _offer_model(
     "RentOut",
     RENTED,
@@ -168,6 +176,10 @@ RentOut = _offer_model(
     sessions=(
         SessionsOut | None,
         Field(description="Session-limited rentals (Colab): runtimes and plan units; else null."),
+    ),
+    interruption=(
+        InterruptionOut | None,
+        Field(description="Interruptible rentals: the extra work charged and why; else null."),
     ),
 )
 
@@ -495,6 +507,9 @@ class RankAnswer(_Out):
     hours: float | None
     platforms: list[str] | Literal["all"] = Field(
         description="Software platforms whose rentals were ranked (`platforms`)."
+    )
+    market: list[str] | Literal["all"] = Field(
+        description="Market tiers whose rentals were ranked (`market`)."
     )
     ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
     work: WorkOut | None = Field(description="The work as stated; null without one.")
