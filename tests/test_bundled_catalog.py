@@ -20,7 +20,7 @@ from pricing.sanity import SanityPolicy, check
 
 DATA = Path(str(resources.files("pricing") / "data"))
 ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
-PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab"}
+PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"}
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +112,32 @@ def test_a_generated_row_matches_its_catalog_lines_by_hand() -> None:
         provider="gcp", product="g2-standard-4", region="us-central1", pricing="on_demand"
     )
     assert g2["usd_per_hour"] == "0.70683" and g2["accelerator"] == "l4"
+
+
+def test_marketplace_rows_match_their_catalog_lines_by_hand() -> None:
+    """catalogs/runpod_vms.csv: 1x_RTX3090_SECURE, Price 0.43 on all 25 lines (24 data
+    centres: EU-SE-1 is listed under NO and SE), no SpotPrice; 1x_RTX4090_SECURE 0.69 with
+    SpotPrice 0.34. catalogs/vast_vms.csv: 1x-RTX_3090-32-65536 at 0.25 in "Germany, DE,
+    EU". The L40S lines' SpotPrice (0.86) is above their Price (0.43): no spot row."""
+    rtx3090 = _snapshot_row(provider="runpod", product="1x_RTX3090_SECURE", pricing="on_demand")
+    assert (rtx3090["usd_per_hour"], rtx3090["accelerator"], rtx3090["region"]) == (
+        "0.43",
+        "rtx3090",
+        "global",
+    )
+    assert rtx3090["market"] == "secure" and "same price in 24 data centres" in rtx3090["notes"]
+    spot = _snapshot_row(provider="runpod", product="1x_RTX4090_SECURE", pricing="spot")
+    assert spot["usd_per_hour"] == "0.34"
+    with (DATA / "snapshot.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert not [r for r in rows if r["product"] == "1x_L40S_SECURE" and r["pricing"] == "spot"]
+    vast = _snapshot_row(provider="vast", product="1x-RTX_3090-32-65536", region="de")
+    assert (vast["usd_per_hour"], vast["market"], vast["accelerator"]) == (
+        "0.25",
+        "verified",
+        "rtx3090",
+    )
+    # Vast's "A100" is told apart by the catalog's GPU memory: 40960 MiB a GPU is the 40 GB
+    a100 = _snapshot_row(provider="vast", product="1x-A100_SXM4-32-65536", region="de")
+    assert a100["accelerator"] == "a100-40gb"
+    assert {r["market"] for r in rows if r["provider"] in {"aws", "gcp", "azure"}} == {"cloud"}

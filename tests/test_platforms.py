@@ -12,7 +12,7 @@ def test_by_default_only_the_cards_platform_competes(client) -> None:  # type: i
     assert answer["assumptions"]["platforms"] == ["cuda"]
     assert all(not r["accelerator"].startswith("tpu-") for r in answer["rent"])
     left_out = answer["left_out"]
-    assert left_out["platforms"] == ["neuron", "xla"] and left_out["offers"] > 0
+    assert left_out["platforms"] == ["neuron", "rocm", "xla"] and left_out["offers"] > 0
     best = left_out["best"]["accelerator"]
     assert best.startswith(("tpu-", "trainium")), best
 
@@ -55,7 +55,7 @@ def test_the_readmes_first_example_is_what_the_service_answers(client) -> None: 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     intro = " ".join(readme[: readme.index("## Quick start")].split())  # lines joined
     a = client.get(README_QUESTION).get_json()
-    cheapest, left = a["rent"][0], a["left_out"]
+    cheapest, left, same = a["rent"][0], a["left_out"], a["same_card"]
     crossing = a["breakeven"]["crossing_hours"]
     quoted = {
         f"costs {a['buy']['total_usd']:,.0f} USD": "buy total",
@@ -69,7 +69,13 @@ def test_the_readmes_first_example_is_what_the_service_answers(client) -> None: 
         f"does the work for {cheapest['total_usd']:,.0f} USD": "rental total",
         f"only after {crossing:,.0f} hours": "crossing",
         f"past the {a['breakeven']['life_hours']:,.0f} a card does": "life hours",
-        f"names {left['offers']} TPU and Trainium offers": "left out",
+        f"names {left['offers']} TPU, Trainium and AMD offers": "left out",
+        f"the cheapest of {same['offers']} RTX 3090 offers": "same-card offers",
+        f"in {same['cheapest']['region']} at {same['cheapest']['usd_per_hour']:.2f} USD/h": "same",
+        f"in {same['cheapest']['hours']:,.0f} hours for {same['cheapest']['total_usd']:,.0f} USD": (
+            "same-card total"
+        ),
+        f"pay off after {same['cheapest']['breakeven_hours']:,.0f} hours": "same-card b/e",
         f"{left['best']['product']} spot at {left['best']['total_usd']:,.0f} USD": "left-out best",
     }
     missing = [what for text, what in quoted.items() if text not in intro]

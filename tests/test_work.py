@@ -267,17 +267,22 @@ def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None: 
     ]
     vision = client.get(VISION).get_json()
     v, ranking = vision["work"], client.get(RANK_LORA).get_json()
-    on_a10g = vision["rent"][0]
+    on_3060s = vision["rent"][0]
     quoted += [
         f"= {v['flops']:.3g} FLOPs".replace("e+18", "e18"),
         f"the {v['utilization']:.2f} its measured CNN speed implies",
         f"the job is {v['gpu_hours']:.1f} h on one RTX 4090",
-        f"does it in {on_a10g['hours']:.1f} h for {on_a10g['total_usd']:.0f} USD",
+        f"do it in {on_3060s['hours']:.1f} h for {on_3060s['total_usd']:.0f} USD",
         f"buying costs {vision['buy']['total_usd']:,.0f} USD for it",
         f"RTX 5090 bought new ({ranking['cards'][0]['reference_hours_per_usd']:.3f} h",
         f"spot VM at {ranking['rent'][0]['usd_per_reference_hour']:.2f} USD per RTX 4090 hour",
     ]
-    assert vision["rent"][0]["accelerator"] == "a10g" and ranking["cards"][0]["id"] == "rtx5090"
+    assert (on_3060s["accelerator"], on_3060s["count"], on_3060s["provider"]) == (
+        "rtx3060",
+        4,
+        "vast",
+    )
+    assert ranking["cards"][0]["id"] == "rtx5090"
     assert [q for q in quoted if q not in text] == []
 
 

@@ -8,7 +8,8 @@ test re-runs this script and requires the result to equal the shipped file byte 
 
 Inputs, all read-only:
 - ``curated.csv``: the hand-curated rows (Colab, and the older sourced cloud rows);
-- ``catalogs/*.csv``: verbatim skypilot-org/skypilot-catalog files (AWS, GCP, Azure, Lambda);
+- ``catalogs/*.csv``: verbatim skypilot-org/skypilot-catalog files (AWS, GCP, Azure, Lambda,
+  and the GPU marketplaces RunPod and Vast.ai);
 - ``aws_instances.csv``, ``azure_vms.csv``, ``gcp_machines.csv``, ``gcp_gpus.csv``,
   ``gcp_tpus.csv``: the project's own sourced instance tables, which the live adapters use;
 - ``hardware/data/accelerators.csv``: canonical accelerator ids and their aliases.
@@ -30,6 +31,10 @@ Rules (pricing/data/README.md says the same in prose):
   YYYY-MM-DD) from another source than these catalogs (curated rows read from the same
   catalog carry its read date, 2026-11-30, and are recomputed here). Only the post-cut AWS
   p4d/p5 prices (2025-06) are kept that way: the catalog still lists the pre-cut prices.
+- Marketplaces: RunPod lists the same price in all its data centres, so one row per pod
+  type in region "global" (as the live adapter writes it), market "secure" (the catalog's
+  rows are all Secure Cloud). Vast.ai's rows are medians of verified hosts' asks per GPU,
+  count and size (SkyPilot's fetcher): one row per type and country, market "verified".
   ``SUPERSEDED`` names curated rows that describe a generated offer under another name or
   a country-wide region.
 
@@ -53,7 +58,7 @@ ACCELERATORS = ROOT / "hardware" / "data" / "accelerators.csv"
 
 COLUMNS = [
     "provider", "service", "product", "region", "zone", "accelerator", "count", "pricing",
-    "usd_per_hour", "host_included", "price_as_of", "confidence", "source", "notes",
+    "usd_per_hour", "host_included", "price_as_of", "confidence", "source", "notes", "market",
 ]  # fmt: skip
 READ_DATE = "2026-11-30"
 # The catalogs do not say when they collected a price: it held at some time before the read
@@ -72,6 +77,10 @@ CATALOG = {
               "098741e70562f65d7af1cceb81e33b284f742604"),
     "lambda": ("lambda_vms.csv", "Lambda Cloud", "catalogs/v7/lambda/vms.csv",
                "11580132cea293395776b033c8533714d42abb4e"),
+    "runpod": ("runpod_vms.csv", "RunPod", "catalogs/v7/runpod/vms.csv",
+               "0727c2bd9e77f91cb1377127c5f793a28cf01384"),
+    "vast": ("vast_vms.csv", "Vast.ai", "catalogs/v7/vast/vms.csv",
+             "00690e7666c721997de53f0594aef3d86d560545"),
 }  # fmt: skip
 TPU_SERVICE = "Cloud TPU"
 
@@ -185,6 +194,7 @@ def offer(
     notes: list[str],
     confidence: str = CONFIDENCE,
     extra_source: str = "",
+    market: str = "cloud",
 ) -> dict[str, str]:
     return {
         "provider": provider,
@@ -201,6 +211,7 @@ def offer(
         "confidence": confidence,
         "source": source(provider) + (f"; {extra_source}" if extra_source else ""),
         "notes": "; ".join([*notes, DATE_NOTE]),
+        "market": market,
     }
 
 
@@ -357,6 +368,99 @@ def lambda_cloud(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
             )
         )
     return rows
+
+
+# --- GPU marketplaces ----------------------------------------------------------------------
+
+
+def runpod(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
+    """One row per pod type and pricing: RunPod prices every data centre alike."""
+    file, service, _, _ = CATALOG["runpod"]
+    by_key: dict[tuple[str, str, int, str], tuple[str, set[str]]] = {}
+    for line in read_csv(CATALOGS / file):
+        itype = line["InstanceType"]
+        if not line["AcceleratorName"]:
+            continue  # CPU-only pods
+        accelerator = aliases.get(normalize_name(line["AcceleratorName"]), "")
+        if not accelerator:
+            skips.add("runpod", f"{line['AcceleratorName']} ({itype})")
+            continue
+        count = int(float(line["AcceleratorCount"]))
+        on_demand, spot = price(line["Price"]), price(line["SpotPrice"])
+        listed = [("on_demand", on_demand, line["Price"])]
+        if spot is not None and (on_demand is None or spot < on_demand):
+            listed.append(("spot", spot, line["SpotPrice"]))
+        for pricing, value, text in listed:
+            if value is None:
+                continue
+            key = (itype, accelerator, count, pricing)
+            known = by_key.setdefault(key, (text, set()))
+            if float(known[0]) != value:
+                raise SystemExit(f"runpod {itype} {pricing}: data centres differ in price")
+            known[1].add(line["AvailabilityZone"])
+    return [
+        offer(
+            "runpod",
+            service,
+            itype,
+            "global",
+            accelerator,
+            count,
+            pricing,
+            text,
+            [f"same price in {len(zones)} data centres", "Secure Cloud"],
+            market="secure",
+        )
+        for (itype, accelerator, count, pricing), (text, zones) in by_key.items()
+    ]
+
+
+def vast(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
+    """One row per offer type and country: the median ask of verified hosts there."""
+    file, service, _, _ = CATALOG["vast"]
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for line in read_csv(CATALOGS / file):
+        itype = line["InstanceType"]
+        count = int(float(line["AcceleratorCount"]))
+        accelerator = _vast_accelerator(line, count, aliases)
+        if not accelerator:
+            skips.add("vast", f"{line['AcceleratorName']} ({itype})")
+            continue
+        on_demand = price(line["Price"])
+        if on_demand is None:
+            skips.add("vast", f"no price ({itype})")
+            continue
+        country = line["Region"].split(",")[-2].strip().lower() if "," in line["Region"] else ""
+        region = country or "unknown"
+        notes = [
+            "median ask of verified hosts' offers of this type (SkyPilot's fetcher)",
+            f"host in {line['Region'].strip()}",
+            "no interruptible price listed",
+        ]
+        row = offer(
+            "vast", service, itype, region, accelerator, count, "on_demand", line["Price"],
+            notes, market="verified",
+        )  # fmt: skip
+        rows.setdefault((itype, region), row)  # a type listed twice in one country: once
+    return list(rows.values())
+
+
+# Vast.ai names the A100's form, not its memory: the catalog's GPU memory tells them apart.
+VAST_A100 = {40: "a100-40gb", 80: "a100-80gb"}
+_MIB = re.compile(r"'TotalGpuMemoryInMiB': (\d+)")
+
+
+def _vast_accelerator(line: dict[str, str], count: int, aliases: dict[str, str]) -> str:
+    stub = line["InstanceType"].split("-")[1] if "-" in line["InstanceType"] else ""
+    if line["AcceleratorName"] == "A100":
+        total = _MIB.search(line["GpuInfo"])
+        per_gpu_gb = round(int(total.group(1)) / count / 1024) if total and count else 0
+        return VAST_A100.get(per_gpu_gb, "")
+    for name in (stub.replace("_", " "), line["AcceleratorName"]):
+        found = aliases.get(normalize_name(name), "")
+        if found:
+            return found
+    return ""
 
 
 # --- GCP -----------------------------------------------------------------------------------
@@ -590,10 +694,14 @@ def build() -> tuple[str, Report]:
         *azure(aliases, skips),
         *gcp(aliases, skips),
         *lambda_cloud(aliases, skips),
+        *runpod(aliases, skips),
+        *vast(aliases, skips),
     ]
     rows, replaced, kept_notes = merge(curated, generated)
     rows.sort(key=sort_key)
     out = io.StringIO()
+    for row in rows:
+        row.setdefault("market", "cloud")  # curated rows: the clouds' own data centres
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)

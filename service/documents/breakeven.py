@@ -182,6 +182,14 @@ def _quote_document(
             if result.cheapest_measured is None
             else _rent_line(result.cheapest_measured, result, colab)
         ),
+        "same_card": (
+            None
+            if result.same_card is None
+            else {
+                "offers": result.same_card[1],
+                "cheapest": _rent_line(result.same_card[0], result, colab),
+            }
+        ),
         "verdict": result.verdict,
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,

@@ -60,6 +60,7 @@ class QuoteRequest:
     measured_only: bool = False  # only offers whose throughput is not estimated
     session_hours: float | None = None  # longest session of session-bound offers (Colab)
     markets: frozenset[str] | None = None  # market tiers that compete (pricing.offer.MARKETS)
+    accelerators: frozenset[str] | None = None  # only these accelerators; None = any
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,9 @@ class Quote:
     left_out: LeftOut | None = None  # None: no platform gate, or nothing behind it
     # The cheapest offer whose throughput is not estimated, when the cheapest one's is
     cheapest_measured: RentOption | None = None
+    # The cheapest rental of the very card the question would buy (a marketplace's RTX 3090),
+    # and how many offers rent it: the comparison people make first
+    same_card: tuple[RentOption, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -303,6 +307,9 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         memory_gate=MemoryGate(need, shortlist.gated),
         left_out=_left_out(table, request, need, s_ref, model),
         cheapest_measured=_cheapest_measured(table, request, need, s_ref, model, cheapest),
+        same_card=_cheapest_of(
+            table, replace(request, accelerators=frozenset({request.reference})), need, s_ref, model
+        ),
     )
 
 

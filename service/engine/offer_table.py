@@ -149,6 +149,7 @@ class OfferTable:
             request.platforms,
             (request.region or "").lower(),
             request.markets,
+            request.accelerators,
             need,
             request.measured_only,
             request.top,
@@ -178,6 +179,7 @@ class OfferTable:
             region_prefix=request.region,
             platforms=request.platforms,
             markets=request.markets,
+            accelerators=request.accelerators,
         )
         if request.measured_only:
             mask &= ~self.estimated[request.workload]

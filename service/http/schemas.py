@@ -250,6 +250,11 @@ class BreakevenWorkOut(WorkOut):
     cards_bought: str
 
 
+class SameCardOut(_Out):
+    offers: int = Field(description="Offers that rent this card, within the filters.")
+    cheapest: RentOut
+
+
 class BreakevenAnswer(_Out):
     gpu: str
     hours: float
@@ -265,6 +270,10 @@ class BreakevenAnswer(_Out):
     cheapest_measured: RentOut | None = Field(
         description="When the cheapest rental's speed is estimated: the cheapest whose speed "
         "is measured (null when the cheapest is measured, or none is)."
+    )
+    same_card: SameCardOut | None = Field(
+        description="The cheapest rental of the card the question would buy (a marketplace's "
+        "RTX 3090), within the same filters; null when nobody rents it."
     )
     verdict: Literal["buy", "rent"]
     savings_usd: float
