@@ -7,7 +7,7 @@ can hand them one pointed at a local fake (the transport seam).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -80,6 +80,41 @@ def get_json(
         return response.json()
     except ValueError as exc:
         raise AdapterError(f"{context}GET {url}: answer is not JSON (truncated?)") from exc
+
+
+def post_json(
+    http: requests.Session,
+    url: str,
+    timeout: float,
+    body: Mapping[str, Any],
+    headers: dict[str, str] | None = None,
+    refused: str = "",
+    explain: Callable[[int, Any], str | None] | None = None,
+) -> Any:
+    """POST a JSON body for the JSON of a 200 answer, with :func:`get`'s errors.
+
+    The session's retries (429, 5xx) apply to POST too. ``explain`` reads a failed answer's
+    JSON (None if it has none) for its cause: a GraphQL error, or a key refused with a 404.
+    """
+    prefix = f"POST {url}"
+    try:
+        response = http.post(url, json=body, headers=headers, timeout=timeout)
+    except requests.RequestException as exc:
+        raise _failed(prefix, exc) from exc
+    with response:
+        status = response.status_code
+        try:
+            document = response.json()
+        except (ValueError, requests.RequestException) as exc:
+            if status == 200:
+                raise AdapterError(f"{prefix}: answer is not JSON (truncated?)") from exc
+            document = None
+    if status == 200:
+        return document
+    if refused and status in (401, 403):
+        raise AdapterError(f"{prefix}: HTTP {status}: {refused}")
+    cause = explain(status, document) if explain is not None else None
+    raise AdapterError(f"{prefix}: HTTP {status}" + (f": {cause}" if cause else ""))
 
 
 @contextmanager

@@ -125,7 +125,7 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         default=30, ge=0, description="A refresh missed by less than this still runs (once)."
     )
     refresh_providers: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=("aws", "gcp", "azure", "lambda", "colab"),
+        default=("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"),
         description="Comma list of sources the scheduler and a bare `breakeven refresh` run.",
     )
     refresh_timeout_seconds: float = Field(
@@ -172,6 +172,14 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         default="https://pricing.us-east-1.amazonaws.com",
         description="Base URL of the AWS Price List Bulk API, used without AWS credentials.",
     )
+    aws_spot_prices_url: str = Field(
+        default="https://website.spot.ec2.aws.a2z.com/spot.json",
+        description="AWS's public spot price data (spot.json), used without AWS credentials.",
+    )
+    aws_spot_advisor_url: str = Field(
+        default="https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json",
+        description="AWS Spot Instance Advisor data: each spot type's interruption band.",
+    )
 
     gcp_billing_endpoint: str = Field(
         default="https://cloudbilling.googleapis.com",
@@ -200,6 +208,20 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     )
     lambda_api_key: SecretStr | None = Field(
         default=None, description="Lambda Cloud API key; unset = the lambda source is skipped."
+    )
+    runpod_url: str = Field(
+        default="https://api.runpod.io/graphql",
+        description="RunPod GraphQL API endpoint (GPU types and prices).",
+    )
+    runpod_api_key: SecretStr | None = Field(
+        default=None, description="RunPod API key; unset = the runpod source is skipped."
+    )
+    vast_url: str = Field(
+        default="https://console.vast.ai/api/v0/bundles/",
+        description="Vast.ai offer search endpoint (/api/v0/bundles/).",
+    )
+    vast_api_key: SecretStr | None = Field(
+        default=None, description="Vast.ai API key; unset = the vast source is skipped."
     )
 
     @field_validator("aws_regions", "refresh_providers", mode="before")

@@ -222,6 +222,8 @@ def _env(settings: Settings, fake: AwsFake, credentials: bool) -> dict[str, str 
         "BREAKEVEN_DATA_DIR": str(settings.data_dir),
         "BREAKEVEN_AWS_REGIONS": "us-east-1,us-west-2",
         "BREAKEVEN_HTTP_RETRIES": "3",
+        "BREAKEVEN_AWS_SPOT_PRICES_URL": f"{fake.base_url}/spot.json",  # type: ignore[attr-defined]
+        "BREAKEVEN_AWS_SPOT_ADVISOR_URL": f"{fake.base_url}/spot-advisor-data.json",  # type: ignore[attr-defined]
     }
     if credentials:
         env.update(
@@ -264,6 +266,9 @@ def test_refresh_with_credentials_stores_on_demand_and_spot(fake, settings, app)
     }
     p5 = next(o for o in offers if o["product"] == "p5.48xlarge")
     assert p5["usd_per_accelerator_hour"] == pytest.approx(6.88)
+    # the advisor's bands apply to DescribeSpotPriceHistory's zones too (us-east-1 p4d: r2)
+    bands = {(o["product"], o["zone"]): o["interruption"] for o in offers if o["pricing"] == "spot"}
+    assert bands[("p4d.24xlarge", "us-east-1a")] == "10-15%"
     assert "bundled" not in {o["source"] for o in offers}
     answer = client.get("/breakeven?gpu=rtx3090&hours=500&providers=aws").get_json()
     assert all(r["provider"] == "aws" for r in answer["rent"])
@@ -272,21 +277,113 @@ def test_refresh_with_credentials_stores_on_demand_and_spot(fake, settings, app)
 
 
 def test_refresh_without_credentials_streams_the_offer_files(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    """On demand from the bulk files; spot from the public spot.json (the sample: us-east-1,
+    p4d 14.2313, p5 19.4933, g5.xlarge 0.5089 ...), each with its advisor band (us-east-1:
+    p4d r2 = 10-15%, the others r4 = >20%)."""
     fake.throttle_first = 1  # one 429 first: retried
     result = _refresh(_env(settings, fake, credentials=False))
     assert result.exit_code == 0, result.output
-    assert [r["api"] for r in fake.requests] == ["bulk", "bulk", "bulk"]
+    assert [r["api"] for r in fake.requests] == [
+        *("bulk", "bulk", "bulk", "spot.json", "spot-advisor-data.json")
+    ]
     offers = app.test_client().get("/offers?provider=aws").get_json()["offers"]
-    assert sorted((o["product"], o["region"]) for o in offers) == [
+    on_demand = [o for o in offers if o["pricing"] == "on_demand"]
+    assert sorted((o["product"], o["region"]) for o in on_demand) == [
         ("g5.xlarge", "us-east-1"),
         ("g6.xlarge", "us-west-2"),
         ("p5.48xlarge", "us-east-1"),
     ]
-    assert all(o["pricing"] == "on_demand" for o in offers)
+    spot = {o["product"]: o for o in offers if o["pricing"] == "spot"}
+    assert {o["region"] for o in spot.values()} == {"us-east-1"}  # the sample's one region
+    assert spot["p4d.24xlarge"]["usd_per_hour"] == 14.2313
+    assert (spot["p4d.24xlarge"]["interruption"], spot["p5.48xlarge"]["interruption"]) == (
+        "10-15%",
+        ">20%",
+    )
+    assert all(o["interruption"] == "" for o in on_demand)
     (aws,) = [
         p for p in app.test_client().get("/providers").get_json()["providers"] if p["name"] == "aws"
     ]
-    assert "no spot" in aws["current_run"]["source_version"]
+    version = aws["current_run"]["source_version"]
+    assert "public spot price data" in version and "Spot Instance Advisor" in version
+
+
+def test_a_spot_offers_overhead_follows_its_interruption_band(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    """Two g5.xlarge spot offers alike but for their band: us-east-1 ">20%" (advisor r4),
+    us-west-2 "<5%" (r0, set here). Overhead = band share / 730 h x 0.5 h lost each:
+    1.00 / 730 x 0.5 = 0.000685 and 0.05 / 730 x 0.5 = 0.0000342, so the same price buys
+    the work in fewer hours where interruptions are rarer (hours in RTX 3090 work: the
+    A10G has no purchase price to quote it as the bought card); a GCP or Azure spot offer
+    (no band) pays the 10 % assumption."""
+    west = {"region": "us-west-2", "instanceTypes": [{"type": "gpuCurrentGen", "sizes": [
+        {"size": "g5.xlarge", "valueColumns": [{"name": "linux", "prices": {"USD": "0.5089"}}]}
+    ]}]}  # fmt: skip
+    fake.public["spot.json"]["config"]["regions"].append(west)
+    fake.public["spot-advisor-data.json"]["spot_advisor"]["us-west-2"]["Linux"]["g5.xlarge"] = {
+        "s": 63,
+        "r": 0,
+    }
+    result = _refresh(_env(settings, fake, credentials=False))
+    assert result.exit_code == 0, result.output
+    answer = (
+        app.test_client()
+        .get("/breakeven?gpu=rtx3090&hours=100&providers=aws&pricing=spot&top=50")
+        .get_json()
+    )
+    lines = {r["region"]: r for r in answer["rent"] if r["product"] == "g5.xlarge"}
+    east, west_line = lines["us-east-1"], lines["us-west-2"]
+    assert (east["interruption"]["band"], west_line["interruption"]["band"]) == (">20%", "<5%")
+    assert east["interruption"]["overhead"] == pytest.approx(1.0 / 730 * 0.5)
+    assert west_line["interruption"]["overhead"] == pytest.approx(0.05 / 730 * 0.5)
+    assert east["hours"] / west_line["hours"] == pytest.approx(
+        (1 + 1.0 / 730 * 0.5) / (1 + 0.05 / 730 * 0.5)
+    )
+    assert west_line["total_usd"] < east["total_usd"]
+    assert "Spot Instance Advisor band <5%" in west_line["interruption"]["basis"]
+    unbanded = (
+        app.test_client()
+        .get("/breakeven?gpu=rtx3090&hours=100&providers=azure&pricing=spot")
+        .get_json()["rent"][0]
+    )
+    assert unbanded["interruption"] == {
+        "band": None,
+        "overhead": 0.1,
+        "basis": "no published interruption rate: the spot_overhead assumption (0.1)",
+    }
+
+
+def test_a_failing_public_spot_file_costs_only_what_it_gives(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    """The advisor answering 500: spot offers keep coming, without a band (spot_overhead
+    applies); spot.json answering 500 too: on demand only; the run succeeds both times and
+    says what it lacked."""
+    fake.fault("spot-advisor-data.json").status = 500
+    assert _refresh(_env(settings, fake, credentials=False)).exit_code == 0
+    offers = app.test_client().get("/offers?provider=aws&pricing=spot").get_json()["offers"]
+    assert offers and all(o["interruption"] == "" for o in offers)
+    fake.fault("spot.json").status = 500
+    result = _refresh(_env(settings, fake, credentials=False) | {"BREAKEVEN_MAX_DROP_SHARE": "1"})
+    assert result.exit_code == 0, result.output
+    (aws,) = [
+        p for p in app.test_client().get("/providers").get_json()["providers"] if p["name"] == "aws"
+    ]
+    version = aws["current_run"]["source_version"]
+    assert (
+        "public spot data unavailable" in version and "Spot Instance Advisor unavailable" in version
+    )
+    assert app.test_client().get("/offers?provider=aws&pricing=spot").get_json()["total"] == 0
+
+
+def test_the_legacy_spot_js_is_read_too(fake) -> None:  # type: ignore[no-untyped-def]
+    """spot.js: the same document as callback({...}); with legacy region names (us-east)."""
+    from pricing.adapters.aws.public_spot import fetch_document, parse_spot_prices
+
+    text = (SAMPLES / "aws_spot_js_excerpt.js").read_text()
+    assert text.startswith("callback(")
+    legacy = json.loads(text[len("callback(") :].rstrip().rstrip(";").rstrip()[:-1])
+    offers = parse_spot_prices(legacy, ["us-east-1"], INSTANCES, TODAY)
+    assert offers and {o.region for o in offers} == {"us-east-1"}
+    served = fetch_document(requests.Session(), f"{fake.base_url}/spot.js", 5)
+    assert served == fake.public["spot.json"]
 
 
 def test_throttling_is_retried_with_backoff(fake, settings) -> None:  # type: ignore[no-untyped-def]

@@ -164,6 +164,41 @@ def test_calculator_takes_the_job_described_and_shows_its_work(page: Page, base_
     assert "images=" not in page.url and "hours=500" in page.url
 
 
+def test_the_market_filter_and_the_same_card_rental_in_every_view(
+    page: Page, base_url: str
+) -> None:
+    """The calculator names the rented RTX 3090 the API names; "clouds only" removes it;
+    the prices table and the ranking take the same filter."""
+    page.goto(f"{base_url}/?view=calculator")
+    page.fill("#calc-form input[name=gpu]", "rtx3090")
+    page.click("#calc-form button[type=submit]")
+    same = requests.get(f"{base_url}/breakeven?gpu=rtx3090&hours=500", timeout=10).json()
+    cheapest = same["same_card"]["cheapest"]
+    times = "\N{MULTIPLICATION SIGN}"
+    expect(page.locator("#gates")).to_contain_text(
+        f"The same card for rent: {cheapest['count']} {times} rtx3090 on {cheapest['provider']}"
+    )
+    page.select_option("#calc-form select[name=market]", "cloud")
+    page.click("#calc-form button[type=submit]")
+    expect(page.locator("#gates")).not_to_contain_text("The same card for rent")
+    assert "market=cloud" in page.url
+
+    page.goto(f"{base_url}/?view=prices&market=secure%2Ccommunity%2Cverified%2Cunverified")
+    page.wait_for_selector("#prices-table tbody tr")
+    total = requests.get(
+        f"{base_url}/offers?market=secure,community,verified,unverified", timeout=10
+    ).json()["total"]
+    expect(page.locator("#prices-table tbody tr")).to_have_count(total)
+    assert {row[0] for row in _table_rows(page)} == {"runpod", "vast"}
+
+    page.goto(f"{base_url}/?view=rank")
+    page.select_option("#rank-form select[name=r_market]", "verified")
+    page.fill("#rank-form input[name=r_hours]", "500")
+    page.click("#rank-form button[type=submit]")
+    expect(page.locator("#rank-rent")).to_contain_text("vast")
+    expect(page.locator("#rank-rent")).not_to_contain_text("azure")
+
+
 def test_freshness_view_calls_old_prices_stale_and_shows_their_dates(
     page: Page, base_url: str
 ) -> None:

@@ -98,7 +98,10 @@ class Assumptions:
         0.10,
         ge=0,
         le=10,
-        description="Extra work on interruptible offers (spot, Colab): restarts, lost work.",
+        description="Extra work on interruptible offers whose provider publishes no "
+        "interruption rate (GCP and Azure spot, marketplaces' interruptible tier, Colab): "
+        "restarts, lost work. AWS spot offers with a Spot Instance Advisor band get the "
+        "band's own overhead instead.",
     )
     restart_hours: float = Field(
         0.5,

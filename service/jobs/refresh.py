@@ -13,6 +13,8 @@ from pricing.adapters.colab import ColabAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
 from pricing.adapters.kit import HttpConfig
 from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
+from pricing.adapters.runpod import RunPodAdapter, RunPodConfig
+from pricing.adapters.vast import VastAdapter, VastConfig
 from pricing.refresh import RefreshPolicy
 from pricing.sanity import SanityPolicy
 from service.runtime import Runtime
@@ -26,7 +28,13 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
         retries=settings.http_retries,
         backoff_seconds=settings.http_backoff_seconds,
     )
-    aws = AwsConfig(regions=settings.aws_regions, bulk_url=settings.aws_bulk_url, http=http)
+    aws = AwsConfig(
+        regions=settings.aws_regions,
+        bulk_url=settings.aws_bulk_url,
+        http=http,
+        spot_prices_url=settings.aws_spot_prices_url,
+        spot_advisor_url=settings.aws_spot_advisor_url,
+    )
     gcp = GcpConfig(
         billing_endpoint=settings.gcp_billing_endpoint,
         compute_endpoint=settings.gcp_compute_endpoint,
@@ -44,6 +52,16 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
             LambdaConfig(
                 url=settings.lambda_url, api_key=_secret(settings.lambda_api_key), http=http
             ),
+            runtime.resolve_accelerator,
+        ),
+        "runpod": RunPodAdapter(
+            RunPodConfig(
+                url=settings.runpod_url, api_key=_secret(settings.runpod_api_key), http=http
+            ),
+            runtime.resolve_accelerator,
+        ),
+        "vast": VastAdapter(
+            VastConfig(url=settings.vast_url, api_key=_secret(settings.vast_api_key), http=http),
             runtime.resolve_accelerator,
         ),
     }

@@ -1,12 +1,16 @@
-"""Local fakes of the three AWS price sources, in their real wire formats.
+"""Local fakes of the AWS price sources, in their real wire formats.
 
 - Price List Query API: JSON 1.1 (``X-Amz-Target: AWSPriceListService.GetProducts``),
   PriceList entries as JSON strings, NextToken paging.
 - EC2 Query API: form-encoded ``Action=DescribeSpotPriceHistory``, XML answer, nextToken.
 - Price List Bulk API: the regional ``index.csv`` (5 preamble lines, 91-column header).
+- The public spot files: ``/spot.json`` (the spot pricing page's data; ``/spot.js`` the
+  same wrapped as ``callback(...);``) and ``/spot-advisor-data.json`` (the Spot Instance
+  Advisor's), both from the samples' real excerpts unless a test sets others.
 
-``AwsFake`` serves all three from one pytest-httpserver; tests point boto3 at it with
-AWS_ENDPOINT_URL_PRICING / AWS_ENDPOINT_URL_EC2 and the adapter with BREAKEVEN_AWS_BULK_URL.
+``AwsFake`` serves them all from one pytest-httpserver; tests point boto3 at it with
+AWS_ENDPOINT_URL_PRICING / AWS_ENDPOINT_URL_EC2 and the adapter with BREAKEVEN_AWS_BULK_URL,
+BREAKEVEN_AWS_SPOT_PRICES_URL and BREAKEVEN_AWS_SPOT_ADVISOR_URL.
 """
 
 from __future__ import annotations
@@ -29,6 +33,12 @@ from tests.fakes.faults import Faults
 
 SAMPLES = Path(__file__).parent / "samples"
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
+SPOT_JSON = "aws_spot_json_excerpt.json"
+SPOT_ADVISOR = "aws_spot_advisor_data_excerpt.json"
+
+
+def public_sample(name: str) -> Any:
+    return json.loads((SAMPLES / name).read_text())
 
 
 def price_list_entry(
@@ -70,6 +80,14 @@ class AwsFake:
     # "bulk <region>" (that region's offer file only).
     faults: dict[str, Faults] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # The public spot files ("spot.json", "spot-advisor-data.json") as documents; the
+    # samples unless a test sets its own. Faults by file name, as for the APIs above.
+    public: dict[str, Any] = field(
+        default_factory=lambda: {
+            "spot.json": public_sample(SPOT_JSON),
+            "spot-advisor-data.json": public_sample(SPOT_ADVISOR),
+        }
+    )
 
     def fault(self, api: str) -> Faults:
         return self.faults.setdefault(api, Faults())
@@ -83,7 +101,23 @@ class AwsFake:
         httpserver.expect_request(
             re.compile(r"^/offers/v1\.0/aws/AmazonEC2/current/[^/]+/index\.csv$")
         ).respond_with_handler(self._bulk)
+        for name in ("spot.json", "spot.js", "spot-advisor-data.json"):
+            httpserver.expect_request(f"/{name}", method="GET").respond_with_handler(self._public)
         return httpserver.url_for("/").rstrip("/")
+
+    def _public(self, request: Request) -> Response:
+        """A public spot file as S3/CloudFront serve it: spot.js wrapped for JSONP."""
+        name = request.path.lstrip("/")
+        self.requests.append({"api": name})
+        faults = self.fault(name)
+        status = faults.error_status()
+        if status is not None:
+            return Response(f"<Error><Code>Fake{status}</Code></Error>", status=status)
+        if name == "spot.js":
+            body = f"callback({json.dumps(self.public['spot.json'], separators=(',', ':'))});"
+            return Response(body, content_type="application/x-javascript")
+        text = json.dumps(self.public[name], separators=(",", ":"))
+        return Response(faults.body(1, text), content_type="application/x-javascript")
 
     def _throttled(self) -> bool:
         if self.throttle_first > 0:

@@ -2,8 +2,11 @@
 
 With credentials (boto3's standard chain) on-demand comes from the Price List Query API and
 spot from DescribeSpotPriceHistory; without, on-demand comes from the public bulk offer file
-and there is no spot. boto3 itself honours AWS_ENDPOINT_URL_PRICING and AWS_ENDPOINT_URL_EC2,
-which is how tests point it at local fakes.
+and spot from the public spot pricing page's data. Either way each spot offer carries its
+interruption band from the Spot Instance Advisor's public data. The two public spot files
+are extras: when one fails, the run goes on without it and its record says so. boto3
+itself honours AWS_ENDPOINT_URL_PRICING and AWS_ENDPOINT_URL_EC2, which is how tests point
+it at local fakes.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from typing import Any
 import requests
 
 from pricing.adapters import Batch
-from pricing.adapters.aws import bulk, price_list, spot
-from pricing.adapters.aws.common import PROVIDER, skip_report, unique
+from pricing.adapters.aws import bulk, price_list, public_spot, spot
+from pricing.adapters.aws.common import PROVIDER, log, skip_report, unique
 from pricing.adapters.aws.instances import InstanceMap, load_instance_map
 from pricing.adapters.kit import HttpConfig
 from pricing.errors import AdapterError
@@ -29,6 +32,8 @@ class AwsConfig:
     regions: tuple[str, ...]
     bulk_url: str
     http: HttpConfig = field(default_factory=HttpConfig)
+    spot_prices_url: str = ""  # the public spot files (settings); "" = not read
+    spot_advisor_url: str = ""
 
 
 class AwsAdapter:
@@ -84,8 +89,43 @@ class AwsAdapter:
                 )
                 offers += file.offers
                 versions.append(f"{region} {file.version}")
-            version = "bulk offer files " + ", ".join(versions) + "; no credentials: no spot"
-        return Batch(unique(offers), source_version=skipped.version(version))
+            public, note = self._public_spot(today)
+            offers += public
+            version = f"spot: {note}; bulk offer files " + ", ".join(versions)
+        bands, note = self._bands()
+        # first in the run record, whose 200 characters a long region list would fill
+        version = f"bands: {note}; {version}"
+        return Batch(
+            unique(public_spot.with_bands(offers, bands)), source_version=skipped.version(version)
+        )
+
+    def _public_spot(self, today: str) -> tuple[list[Offer], str]:
+        """Spot offers from the public pricing page's data, or none and why."""
+        if not self.config.spot_prices_url:
+            return [], "no public spot data configured"
+        try:
+            document = self._public(self.config.spot_prices_url)
+            instances = load_instance_map() if self._instances is None else self._instances
+            offers = public_spot.parse_spot_prices(document, self.config.regions, instances, today)
+        except AdapterError as exc:
+            log.warning("aws: public spot data unavailable: %s", exc)
+            return [], "public spot data unavailable (see the log), none"
+        return offers, f"public spot price data ({len(offers)})"
+
+    def _bands(self) -> tuple[public_spot.Bands, str]:
+        """The advisor's bands, or none (every spot offer then pays the assumed overhead)."""
+        if not self.config.spot_advisor_url:
+            return {}, "none configured, spot_overhead applies"
+        try:
+            bands = public_spot.parse_advisor(self._public(self.config.spot_advisor_url))
+        except AdapterError as exc:
+            log.warning("aws: Spot Instance Advisor data unavailable: %s", exc)
+            return {}, "Spot Instance Advisor unavailable (see the log), spot_overhead applies"
+        return bands, "Spot Instance Advisor"
+
+    def _public(self, url: str) -> Any:
+        http = self._http or self.config.http.session()
+        return public_spot.fetch_document(http, url, self.config.http.timeout_seconds)
 
     def _client(self, session: Any, service: str, region: str) -> Any:
         from botocore.config import Config

@@ -3,7 +3,7 @@
 "use strict";
 
 const VIEWS = ["prices", "freshness", "history", "calculator", "rank"];
-const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu"];
+const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu", "r_market"];
 const PRICE_COLUMNS = [
   ["provider", "text"], ["product", "text"], ["region", "text"], ["accelerator", "text"],
   ["count", "int"], ["pricing", "text"], ["usd_per_hour", "usd"],
@@ -14,7 +14,7 @@ const CALC_FIELDS = [
   "gpu", "hours", "workload", "gpus", "providers", "pricing", "region", "memory", "price",
   "watts", "electricity", "pue", "load", "host_cost", "host_watts", "utilization", "resale",
   "depreciation", "spot_overhead", "restart_hours", "platforms", "lifetime_years", "total_memory",
-  "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs",
+  "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs", "market",
 ];
 // The ways to state the work (service/documents/work.py): the parameter that marks each in a
 // shared link, so a reload opens the form the way it was filled.
@@ -110,7 +110,7 @@ async function loadPrices() {
     const all = await getJSON("offers?limit=10000"); // the largest page: options to pick from
     fillSelect(form.elements.accelerator, [...new Set(all.offers.map((o) => o.accelerator))].sort());
     fillSelect(form.elements.provider, [...new Set(all.offers.map((o) => o.provider))].sort());
-    fillForm(form, ["accelerator", "provider", "region", "pricing", "workload", "ref"]);
+    fillForm(form, ["accelerator", "provider", "region", "pricing", "market", "workload", "ref"]);
     const params = query();
     if (params.has("sort")) state.sort.key = params.get("sort");
     if (params.has("dir")) state.sort.dir = Number(params.get("dir")) || 1;
@@ -119,7 +119,7 @@ async function loadPrices() {
   const values = formValues(form);
   setQuery(values);
   const params = new URLSearchParams();
-  for (const key of ["accelerator", "provider", "region", "pricing", "workload"]) {
+  for (const key of ["accelerator", "provider", "region", "pricing", "market", "workload"]) {
     if (values[key]) params.set(key, values[key]);
   }
   params.set("gpu", values.ref || "rtx3090");
@@ -380,6 +380,10 @@ function renderGates(a) {
     const m = a.cheapest_measured;
     notes.push(`The cheapest rental's speed is estimated; cheapest with a measured speed: ${m.provider} ${m.product} at ${usd(m.total_usd, 2)}.`);
   }
+  if (a.same_card) {
+    const c = a.same_card.cheapest;
+    notes.push(`The same card for rent: ${c.count} × ${a.gpu} on ${c.provider} (${c.market}, ${c.region}) at ${usd(c.usd_per_hour, 2)}/h does the work for ${usd(c.total_usd, 2)}, cheapest of ${a.same_card.offers} offers.`);
+  }
   if (a.rent[0].sessions) notes.push(`${a.rent[0].provider}: ${a.rent[0].sessions.note}.`);
   notes.push(`Host: ${a.buy.host}; resale: ${a.buy.resale_basis.split(";")[0]}.`);
   $("#gates").textContent = notes.join(" ");
@@ -440,7 +444,7 @@ async function loadRank() {
   const values = formValues(form);
   setQuery(Object.fromEntries(RANK_FIELDS.map((name) => [name, values[name] || ""])));
   const params = new URLSearchParams({ workload: values.r_workload, gpu: values.r_gpu || "rtx3090" });
-  for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"]]) {
+  for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"], ["r_market", "market"]]) {
     if (values[field]) params.set(param, values[field]);
   }
   const body = await getJSON(`rank?${params.toString()}`);
