@@ -10,13 +10,18 @@ from __future__ import annotations
 import csv
 import io
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from importlib import resources
+from typing import Any, ClassVar, Protocol
 
 import requests
 
+from pricing.adapters import Batch
+from pricing.errors import AdapterNotConfigured
 from pricing.http import make_session
+from pricing.offer import Offer
 
 SHOWN = 2  # names the run record shows per reason; the log lists more
 LOGGED = 50  # names one log line lists per reason, so a broken answer cannot flood the log
@@ -94,6 +99,63 @@ class SkipReport:
             shown = sorted(set(labels.values()))
             line += f" ({', '.join(shown[:SHOWN])}{', ...' if len(shown) > SHOWN else ''})"
         return line
+
+
+class KeyedConfig(Protocol):
+    """What a keyed source is configured with: its endpoint, its key, its HTTP policy."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def api_key(self) -> str | None: ...
+    @property
+    def http(self) -> HttpConfig: ...
+
+
+# parse(document, resolve_accelerator, price_as_of, skipped) -> offers
+Parser = Callable[[Any, Callable[[str], str | None], str, SkipReport], list[Offer]]
+
+
+class KeyedAdapter:
+    """A source that needs an API key and answers one JSON document (Lambda, RunPod,
+    Vast.ai): skipped, not failed, without its key; its answer read by a pure parser.
+
+    A subclass names itself, its key's setting and its source, and says how to ask
+    (``request``), how to read the answer (``parse``) and what it may skip (``skips``).
+    """
+
+    name: ClassVar[str]
+    key_setting: ClassVar[str]  # BREAKEVEN_..._API_KEY, named when it is missing
+    source: ClassVar[str]  # what the run record says was read
+    parse: ClassVar[Parser]
+    skips: ClassVar[Callable[[], SkipReport]]
+
+    def __init__(
+        self,
+        config: KeyedConfig,
+        resolve_accelerator: Callable[[str], str | None],
+        http: requests.Session | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.config = config
+        self._resolve = resolve_accelerator
+        self._http = http
+        self._clock = clock
+
+    def fetch(self) -> Batch:
+        if not self.config.api_key:
+            raise AdapterNotConfigured(f"no {self.key_setting}")
+        skipped = type(self).skips()
+        today = self._clock().date().isoformat()
+        offers = type(self).parse(self.request(self.session()), self._resolve, today, skipped)
+        return Batch(offers, source_version=skipped.version(self.source))
+
+    def session(self) -> requests.Session:
+        return self._http or self.config.http.session()
+
+    def request(self, http: requests.Session) -> Any:
+        """The source's answer, as JSON."""
+        raise NotImplementedError
 
 
 def read_table(name: str) -> list[dict[str, str]]:

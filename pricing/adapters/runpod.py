@@ -24,15 +24,13 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import requests
 
-from pricing.adapters import Batch
-from pricing.adapters.kit import HttpConfig, Reason, SkipReport
-from pricing.errors import AdapterError, AdapterNotConfigured
+from pricing.adapters.kit import HttpConfig, KeyedAdapter, Reason, SkipReport
+from pricing.errors import AdapterError
 from pricing.http import post_json
 from pricing.offer import Offer, PricingModel
 
@@ -213,31 +211,14 @@ def _parse_one(
     ]
 
 
-class RunPodAdapter:
+class RunPodAdapter(KeyedAdapter):
     name = PROVIDER
+    key_setting = "BREAKEVEN_RUNPOD_API_KEY"
+    source = SOURCE
+    parse = staticmethod(parse_gpu_types)
+    skips = staticmethod(skip_report)
 
-    def __init__(
-        self,
-        config: RunPodConfig,
-        resolve_accelerator: Callable[[str], str | None],
-        http: requests.Session | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self.config = config
-        self._resolve = resolve_accelerator
-        self._http = http
-        self._clock = clock
-
-    def fetch(self) -> Batch:
-        if not self.config.api_key:
-            raise AdapterNotConfigured("no BREAKEVEN_RUNPOD_API_KEY")
-        skipped = skip_report()
-        today = self._clock().date().isoformat()
-        offers = parse_gpu_types(self._post(), self._resolve, today, skipped)
-        return Batch(offers, source_version=skipped.version(SOURCE))
-
-    def _post(self) -> Any:
-        http = self._http or self.config.http.session()
+    def request(self, http: requests.Session) -> Any:
         headers = {
             "Authorization": f"Bearer {self.config.api_key}",
             "Accept": "application/json",
