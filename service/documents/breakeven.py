@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from hardware import Throughput, Workload
@@ -13,7 +13,13 @@ from service.documents.errors import Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RENTED, offer_fields
-from service.documents.queries import BreakevenQuery, competing_platforms, market_tiers
+from service.documents.queries import (
+    BreakevenQuery,
+    competing_platforms,
+    market_tiers,
+    sensitivity_parameters,
+)
+from service.documents.sensitivity import ranges_document, sensitivity_document
 from service.documents.work import job_workload, stated_work, work_document
 from service.engine.assumptions import as_dict, with_overrides
 from service.engine.breakeven import (
@@ -28,6 +34,7 @@ from service.engine.breakeven import (
 )
 from service.engine.interruption import overhead_basis
 from service.engine.offer_table import OfferTable
+from service.engine.ranges import ranges
 from service.runtime import Runtime
 
 
@@ -73,6 +80,7 @@ def _answer(
     request = QuoteRequest(
         platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
         markets=market_tiers(query.market),
+        rent_factor=query.rent_factor,
         reference=gpu,
         hours=work.hours,
         workload=workload,
@@ -97,6 +105,13 @@ def _answer(
         raise Unanswerable(slug, str(exc), exc.parameter, str(exc)) from exc
     document = _quote_document(result, runtime.settings.stale_after_hours, runtime.colab)
     document["throughput"] = _throughput_used(runtime, request, measured)
+    asked = sensitivity_parameters(query.sensitivity)
+    if asked:
+        reference = runtime.hardware.speed(request.reference, request.workload)
+        if measured is not None:  # the user's own card: a measurement, whatever the table's
+            reference = replace(reference, relative=measured.relative, method="measured")
+        document["sensitivity"] = sensitivity_document(result, table, asked)
+        document["ranges"] = ranges_document(ranges(result, table, reference))
     document["work"] = {
         **work_document(work, gpu),
         "cards_bought": (

@@ -24,6 +24,7 @@ from pydantic import (
 from hardware import PLATFORMS, Workload
 from pricing.offer import MARKETS, PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
+from service.engine.sensitivity import PARAMETERS
 
 # Upper bounds keep absurd inputs (1e308 hours) out of the arithmetic; each is far past
 # any real workload.
@@ -131,6 +132,18 @@ Markets = Annotated[
 ]
 
 
+# `all`, or a comma list of the inputs service/engine/sensitivity.py can move.
+SENSITIVITY_LIST = rf"^(all|({'|'.join(PARAMETERS)})(,({'|'.join(PARAMETERS)}))*)$"
+
+
+def sensitivity_parameters(value: str | None) -> tuple[str, ...]:
+    """The inputs a query asks the sensitivity of, in the answer's order; () for none."""
+    if not value:
+        return ()
+    asked = set(PARAMETERS) if value == "all" else set(value.split(","))
+    return tuple(name for name in PARAMETERS if name in asked)
+
+
 def market_tiers(markets: str | None) -> frozenset[str] | None:
     """The market tiers a query names; None: every tier. MARKET_LIST admits known ones only."""
     return frozenset(markets.split(",")) if markets else None
@@ -236,6 +249,20 @@ class _BreakevenQuestion(_StatedWork):
         "auto",
         description="The card's speed: published, measured (breakeven measure), or auto "
         "(measured when there is a calibrated measurement, else published).",
+    )
+    rent_factor: float = Field(
+        1.0,
+        ge=0.01,
+        le=100,
+        description="Every rental price times this: a what-if (1.2 = rentals 20 % dearer).",
+    )
+    sensitivity: str | None = Field(
+        None,
+        max_length=200,
+        pattern=SENSITIVITY_LIST,
+        description="`all`, or a comma list of inputs (utilization, electricity, price, "
+        "rent_factor, hours, lifetime_years, resale, spot_overhead, pue): where each flips "
+        "the verdict, the answer at a step down and up, and the spread of the rent side.",
     )
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from hardware import Hardware, Throughput, Workload
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from service.engine.offer_table import MemoryNeed, OfferTable
+from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 
 HOURS_PER_YEAR = 8760.0
 NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
@@ -61,6 +61,7 @@ class QuoteRequest:
     session_hours: float | None = None  # longest session of session-bound offers (Colab)
     markets: frozenset[str] | None = None  # market tiers that compete (pricing.offer.MARKETS)
     accelerators: frozenset[str] | None = None  # only these accelerators; None = any
+    rent_factor: float = 1.0  # every rental price times this: a what-if (1.2 = 20 % dearer)
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,19 @@ class Quote:
     # The cheapest rental of the very card the question would buy (a marketplace's RTX 3090),
     # and how many offers rent it: the comparison people make first
     same_card: tuple[RentOption, int] | None = None
+    priced: Priced | None = None  # the numbers the answer came from, to price it again
+
+
+@dataclass(frozen=True)
+class Priced:
+    """What a quote priced, kept so a what-if (service/engine/sensitivity.py) can price the
+    same question again with one input moved, without another scan of the catalog."""
+
+    price_usd: float  # per card
+    watts: float
+    local_speed: float  # reference-card hours the bought cards do per busy hour
+    reference_speed: float  # S(ref, k) the rentals' hours were counted in
+    shortlist: np.ndarray  # the offers that can be cheapest
 
 
 @dataclass(frozen=True)
@@ -307,9 +321,8 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         memory_gate=MemoryGate(need, shortlist.gated),
         left_out=_left_out(table, request, need, s_ref, model),
         cheapest_measured=_cheapest_measured(table, request, need, s_ref, model, cheapest),
-        same_card=_cheapest_of(
-            table, replace(request, accelerators=frozenset({request.reference})), need, s_ref, model
-        ),
+        same_card=_same_card(table, request, shortlist, s_ref, model),
+        priced=Priced(price, watts, local_speed, s_ref, shortlist.index),
     )
 
 
@@ -370,16 +383,7 @@ def _rent_options(
 ) -> list[RentOption]:
     """The shortlisted offers costed for the work, cheapest first, at most ``top``."""
     k = request.workload
-    a = request.assumptions
-    overhead = table.overhead(index, a.spot_overhead)
-    work_hours = request.hours * s_ref / table.speed[k][index] * overhead
-    sessions = np.ones_like(work_hours)
-    if request.session_hours is not None:
-        # Each session past the first restarts the job: restart_hours of paid time redone.
-        bound = table.session_bound[index]
-        sessions[bound] = np.ceil(work_hours[bound] / request.session_hours)
-    offer_hours = work_hours + (sessions - 1) * a.restart_hours
-    totals = offer_hours * table.price[index]
+    offer_hours, sessions, totals = rent_costs(table, request, index, s_ref)
     best = np.lexsort((index, offer_hours, totals))[: request.top]
 
     rent_per_ref_hour = totals[best] / request.hours
@@ -417,6 +421,22 @@ def _rent_options(
     return rent
 
 
+def rent_costs(
+    table: OfferTable, request: QuoteRequest, index: np.ndarray, s_ref: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hours each offer runs, its sessions, its total USD) for the request's work."""
+    a = request.assumptions
+    overhead = table.overhead(index, a.spot_overhead)
+    work_hours = request.hours * s_ref / table.speed[request.workload][index] * overhead
+    sessions = np.ones_like(work_hours)
+    if request.session_hours is not None:
+        # Each session past the first restarts the job: restart_hours of paid time redone.
+        bound = table.session_bound[index]
+        sessions[bound] = np.ceil(work_hours[bound] / request.session_hours)
+    offer_hours = work_hours + (sessions - 1) * a.restart_hours
+    return offer_hours, sessions, offer_hours * table.price[index] * request.rent_factor
+
+
 def _left_out(
     table: OfferTable, request: QuoteRequest, need: MemoryNeed, s_ref: float, model: BuyModel
 ) -> LeftOut | None:
@@ -444,6 +464,17 @@ def _cheapest_measured(
         return None
     found = _cheapest_of(table, replace(request, measured_only=True), need, s_ref, model)
     return None if found is None else found[0]
+
+
+def _same_card(
+    table: OfferTable, request: QuoteRequest, shortlist: Shortlist, s_ref: float, model: BuyModel
+) -> tuple[RentOption, int] | None:
+    """The cheapest rental of the card the question would buy, and how many rent it."""
+    if shortlist.same_card_candidates == 0:
+        return None
+    asked = replace(request, top=1)
+    (best,) = _rent_options(table, asked, shortlist.same_card, s_ref, model)
+    return best, shortlist.same_card_candidates
 
 
 def _cheapest_of(

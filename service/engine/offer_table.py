@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -42,11 +42,17 @@ class MemoryNeed:
         return "+".join(name for name, value in kinds.items() if value is not None) or "none"
 
 
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
 @dataclass(frozen=True)
 class Shortlist:
     index: np.ndarray  # the offers that can be cheapest
     candidates: int  # offers past every filter and the memory gate
     gated: int  # offers past every other filter that the memory gate removed
+    # the same for the offers of the reference card itself: the same-card rental
+    same_card: np.ndarray = field(default_factory=lambda: _EMPTY)
+    same_card_candidates: int = 0
 
 
 class OfferTable:
@@ -153,22 +159,34 @@ class OfferTable:
             need,
             request.measured_only,
             request.top,
+            request.reference,
         )
         cached = self._shortlists.get(key)
         if cached is not None:
             return cached
         filtered = self.candidates(request)
         mask = filtered & self.holding(need)
-        index = np.concatenate(
+        # the reference card's own offers, from the same scan: the same-card rental
+        code = self.accelerators.get(request.reference)
+        own = mask & (self.accelerator_code == code) if code is not None else None
+        result = Shortlist(
+            self._first(mask, request),
+            int(np.count_nonzero(mask)),
+            int(np.count_nonzero(filtered)) - int(np.count_nonzero(mask)),
+            self._first(own, request) if own is not None else _EMPTY,
+            int(np.count_nonzero(own)) if own is not None else 0,
+        )
+        self._shortlists.put(key, result)
+        return result
+
+    def _first(self, mask: np.ndarray, request: QuoteRequest) -> np.ndarray:
+        """The first ``top`` offers ``mask`` admits in each cheapest-first order."""
+        return np.concatenate(
             [
                 order[np.flatnonzero(mask[order])[: request.top]]
                 for order in self.by_cost[request.workload]
             ]
         )
-        passed = int(np.count_nonzero(mask))
-        result = Shortlist(index, passed, int(np.count_nonzero(filtered)) - passed)
-        self._shortlists.put(key, result)
-        return result
 
     def candidates(self, request: QuoteRequest) -> np.ndarray:
         """Boolean mask of offers the request may rent, memory aside."""

@@ -250,6 +250,49 @@ class BreakevenWorkOut(WorkOut):
     cards_bought: str
 
 
+class SwingOut(_Out):
+    value: float = Field(description="The input, moved one step.")
+    verdict: Literal["buy", "rent"]
+    savings_usd: float = Field(description="What the winner saves there.")
+    breakeven_hours: float | None = Field(description="Against the cheapest rental; null: never.")
+
+
+class FlipOut(_Out):
+    parameter: str
+    value: float = Field(description="The question's value.")
+    bounds: list[float] = Field(description="The range searched: the input's own bounds.")
+    flip: float | None = Field(description="Where the verdict turns; null: nowhere in bounds.")
+    buy_wins: Literal["above", "below", "always", "never"]
+    step: str = Field(description="The tornado's step: -d / +d, or /f / xf.")
+    low: SwingOut
+    high: SwingOut
+    note: str
+    sentence: str
+
+
+class SensitivityOut(_Out):
+    """What would have to be true for the other verdict (`sensitivity=`)."""
+
+    parameters: list[FlipOut]
+    sentences: list[str]
+    steps: dict[str, str]
+
+
+class RangesOut(_Out):
+    """The rent side's spread across comparable offers and the speeds' stated uncertainty."""
+
+    offers: dict[str, object] = Field(
+        description="The cheapest rental's accelerator anywhere: offers, P10/P50/P90 USD."
+    )
+    speed: dict[str, object] = Field(
+        description="Methods of the two speeds, their combined spread, low and high USD."
+    )
+    speed_spread_by_method: dict[str, float]
+    buy_usd: float
+    close: bool = Field(description="Buying's total falls inside a range: a close call.")
+    note: str
+
+
 class SameCardOut(_Out):
     offers: int = Field(description="Offers that rent this card, within the filters.")
     cheapest: RentOut
@@ -270,6 +313,12 @@ class BreakevenAnswer(_Out):
     cheapest_measured: RentOut | None = Field(
         description="When the cheapest rental's speed is estimated: the cheapest whose speed "
         "is measured (null when the cheapest is measured, or none is)."
+    )
+    sensitivity: SensitivityOut | None = Field(
+        None, description="With `sensitivity=`: where each input turns the verdict."
+    )
+    ranges: RangesOut | None = Field(
+        None, description="With `sensitivity=`: how sure the verdict is."
     )
     same_card: SameCardOut | None = Field(
         description="The cheapest rental of the card the question would buy (a marketplace's "

@@ -1,0 +1,93 @@
+"""How sure the verdict is: the spread of the rent side across comparable offers and
+across the uncertainty of the speeds it was counted with.
+
+Comparable offers rent the cheapest offer's accelerator anywhere: every region and
+provider, on the question's platforms, markets and pricing, with the memory it needs. Their
+costs for the work give P10, P50 and P90. Speeds carry a stated spread per method
+(``SPEED_SPREAD``); the rent total moves inversely with the speed ratio, so a spread u of
+the rental's and the bought card's speeds, combined in quadrature, bounds it by T / (1 + u)
+and T / (1 - u). The verdict is close when the buy total falls inside either range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from hardware import Throughput
+from service.engine.breakeven import Quote, rent_costs
+from service.engine.offer_table import OfferTable
+
+# The spread each way a speed of each method carries: an assumption, grounded as follows.
+# measured: a card's speed relative to Lambda's reference card moved by a median 10 % (CNN)
+#   and 14 % (transformer) between Lambda's 2022-07 and 2025-12 sets (10 cards in both;
+#   hardware/data/sources/lambda_relative_perf_single_gpu.csv): 15 %.
+# adjusted: a measurement carried to another set or chip adds that bridge's error: 20 %.
+# estimated: the capped and uncapped estimates of one card differ by up to 40 %
+#   (hardware/data/README.md, the estimates' table): 40 %.
+SPEED_SPREAD = {"measured": 0.15, "adjusted": 0.20, "estimated": 0.40}
+PERCENTILES = (10, 50, 90)
+
+
+@dataclass(frozen=True)
+class OfferSpread:
+    accelerator: str
+    offers: int
+    p10_usd: float
+    p50_usd: float
+    p90_usd: float
+
+
+@dataclass(frozen=True)
+class SpeedSpread:
+    methods: tuple[str, str]  # the bought card's speed, the cheapest rental's
+    spread: float  # combined, each way
+    low_usd: float  # the cheapest rental's total if the speeds favour it
+    high_usd: float
+
+
+@dataclass(frozen=True)
+class Ranges:
+    offers: OfferSpread
+    speed: SpeedSpread
+    buy_usd: float
+    close: bool  # the buy total falls inside a range: the verdict could go either way
+    note: str
+
+
+def ranges(quote: Quote, table: OfferTable, reference: Throughput) -> Ranges:
+    request, cheapest = quote.request, quote.rent[0]
+    accelerator = cheapest.stored.offer.accelerator
+    comparable = replace(request, providers=None, region=None)
+    mask = table.candidates(replace(comparable, accelerators=frozenset({accelerator})))
+    if quote.memory_gate is not None:
+        mask &= table.holding(quote.memory_gate.need)
+    index = np.flatnonzero(mask)
+    s_ref = quote.priced.reference_speed if quote.priced else reference.relative
+    _, _, totals = rent_costs(table, comparable, index, s_ref)
+    p10, p50, p90 = (float(v) for v in np.percentile(totals, PERCENTILES))
+    offers = OfferSpread(accelerator, int(index.size), p10, p50, p90)
+
+    methods = (reference.method, cheapest.throughput.method)
+    spread = math.hypot(*(SPEED_SPREAD.get(m, SPEED_SPREAD["estimated"]) for m in methods))
+    spread = min(spread, 0.9)  # a speed cannot be off by its whole value
+    total = cheapest.total_usd
+    speed = SpeedSpread(methods, spread, total / (1 + spread), total / (1 - spread))
+
+    buy = quote.buy.total_usd
+    inside = [
+        name
+        for name, low, high in (
+            (f"{accelerator}'s offers (P10-P90)", p10, p90),
+            ("the speeds' stated spread", speed.low_usd, speed.high_usd),
+        )
+        if low <= buy <= high
+    ]
+    note = (
+        f"close: buying ({buy:,.0f} USD) falls within {' and within '.join(inside)}"
+        if inside
+        else f"clear: buying ({buy:,.0f} USD) is outside both ranges"
+    )
+    return Ranges(offers, speed, buy, bool(inside), note)

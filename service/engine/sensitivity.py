@@ -1,0 +1,373 @@
+"""What would have to be true: where each input flips the verdict, and how far the answer
+swings when it moves (a tornado).
+
+Each figure prices the same question again with one input changed, on the quote's
+shortlist: the offers that can be cheapest whatever the hours or assumptions, so a change
+can hand the win to another rental, as a full re-quote would. The flips are solved in
+closed form where the cost is linear in the input (electricity, PUE, purchase price,
+resale, rental prices) or nearly so (utilization: resale decays with calendar time; hours:
+the break-even crossing), and by bisection for the spot overhead, which changes which
+rental is cheapest. The useful life moves no verdict: it decides whether the break-even
+falls within it, and the answer says from how many years on it does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from service.engine.assumptions import FIELDS, Assumptions
+from service.engine.breakeven import HOURS_PER_YEAR, BuyModel, Quote, buy_model
+from service.engine.offer_table import OfferTable
+
+# The inputs whose flip and swing the answer gives, in the order it lists them.
+PARAMETERS = (
+    "utilization",
+    "electricity",
+    "price",
+    "rent_factor",
+    "hours",
+    "lifetime_years",
+    "resale",
+    "spot_overhead",
+    "pue",
+)
+# Each input's tornado step: ("add", d) moves it by -d and +d; ("times", f) divides and
+# multiplies it by f. Stated in the answer; values are clipped to the input's bounds.
+STEPS: dict[str, tuple[str, float]] = {
+    "utilization": ("add", 0.2),
+    "electricity": ("times", 1.5),
+    "price": ("times", 1.25),
+    "rent_factor": ("times", 1.25),
+    "hours": ("times", 2.0),
+    "lifetime_years": ("add", 1.0),
+    "resale": ("add", 0.25),
+    "spot_overhead": ("add", 0.1),
+    "pue": ("add", 0.25),
+}
+# Bounds of the inputs that are not cost assumptions (those take theirs from FIELDS).
+OTHER_BOUNDS = {"price": (1.0, 1e9), "rent_factor": (0.01, 100.0), "hours": (0.001, 1e7)}
+BISECTION_STEPS = 60  # halves the spot overhead's bracket to 1e-18 of its width
+
+
+@dataclass(frozen=True)
+class Case:
+    """One question's buy and rent sides as numbers, ready to be priced with any input."""
+
+    price: float  # per card
+    watts: float
+    cards: int
+    local_speed: float  # reference-card hours the bought cards do per busy hour
+    hours: float
+    assumptions: Assumptions  # with the defaults from data filled in
+    rent_factor: float
+    # the shortlist: USD/h, offer hours per reference hour before overhead, interruptible,
+    # a published band's overhead (NaN: none), session-bound
+    offer_price: np.ndarray
+    offer_work: np.ndarray
+    interruptible: np.ndarray
+    band_overhead: np.ndarray
+    session_bound: np.ndarray
+    session_hours: float | None
+
+    def value(self, name: str) -> float:
+        if name in ("price", "hours", "rent_factor"):
+            return float(getattr(self, name))
+        return float(getattr(self.assumptions, name))
+
+    def moved(self, name: str, value: float) -> Case:
+        if name in ("price", "hours", "rent_factor"):
+            return replace(self, **{name: value})
+        return replace(self, assumptions=replace(self.assumptions, **{name: value}))
+
+    def buy_model(self) -> BuyModel:
+        return buy_model(self.price, self.watts, self.cards, self.local_speed, self.assumptions)
+
+    def buy(self) -> float:
+        return self.buy_model().cost(self.hours)
+
+    def rent(self) -> float:
+        """The cheapest rental's total for the work."""
+        a = self.assumptions
+        unbanded = np.isnan(self.band_overhead)
+        overhead = np.where(unbanded, a.spot_overhead, self.band_overhead) * self.interruptible
+        work = self.hours * self.offer_work * (1.0 + overhead)
+        if self.session_hours is not None:
+            restarts = np.where(self.session_bound, np.ceil(work / self.session_hours) - 1, 0)
+            work = work + restarts * a.restart_hours
+        return float(np.min(work * self.offer_price)) * self.rent_factor
+
+
+@dataclass(frozen=True)
+class Swing:
+    """The answer with one input moved by its step."""
+
+    value: float
+    verdict: str  # buy or rent
+    savings_usd: float  # what the winner saves
+    breakeven_hours: float | None  # against the cheapest rental; None: never
+
+
+@dataclass(frozen=True)
+class Flip:
+    parameter: str
+    value: float  # the question's
+    bounds: tuple[float, float]
+    flip: float | None  # where the verdict turns; None: it does not within the bounds
+    buy_wins: str  # "above" or "below" the flip (or "never", "always": no flip)
+    step: str  # the tornado's step, as stated
+    low: Swing
+    high: Swing
+    note: str = ""
+
+
+def case_verdict(case: Case) -> tuple[str, float, float]:
+    """(verdict, buy total, rent total)."""
+    buy, rent = case.buy(), case.rent()
+    return ("buy" if buy < rent else "rent"), buy, rent
+
+
+def sensitivity(case: Case, parameters: tuple[str, ...] = PARAMETERS) -> list[Flip]:
+    return [_flip(case, name) for name in parameters]
+
+
+def _flip(case: Case, name: str) -> Flip:
+    bounds = _bounds(name)
+    low, high = _steps(case, name, bounds)
+    flip, note = SOLVERS[name](case)
+    if flip is not None and not bounds[0] <= flip <= bounds[1]:
+        note = f"the verdict would turn at {flip:.6g}, outside {bounds[0]:g}..{bounds[1]:g}"
+        flip = None
+    if flip is None and not note:
+        note = f"no value from {bounds[0]:g} to {bounds[1]:g} turns it"
+    buy_wins = _side(case, name, flip, bounds)
+    return Flip(name, case.value(name), bounds, flip, buy_wins, _step_text(name), low, high, note)
+
+
+def _bounds(name: str) -> tuple[float, float]:
+    if name in OTHER_BOUNDS:
+        return OTHER_BOUNDS[name]
+    field = FIELDS[name]
+    low = high = None
+    for rule in field.metadata:
+        low = getattr(rule, "ge", None) if getattr(rule, "ge", None) is not None else low
+        low = getattr(rule, "gt", None) if getattr(rule, "gt", None) is not None else low
+        high = getattr(rule, "le", None) if getattr(rule, "le", None) is not None else high
+        high = getattr(rule, "lt", None) if getattr(rule, "lt", None) is not None else high
+    return (float(low if low is not None else 0.0), float(high if high is not None else 1e9))
+
+
+def _steps(case: Case, name: str, bounds: tuple[float, float]) -> tuple[Swing, Swing]:
+    kind, size = STEPS[name]
+    value = case.value(name)
+    down, up = (value - size, value + size) if kind == "add" else (value / size, value * size)
+    low, high = (min(max(v, bounds[0]), bounds[1]) for v in (down, up))
+    return _swing(case, name, low), _swing(case, name, high)
+
+
+def _swing(case: Case, name: str, value: float) -> Swing:
+    moved = case.moved(name, value)
+    verdict, buy, rent = case_verdict(moved)
+    return Swing(value, verdict, abs(rent - buy), crossing(moved.buy_model(), rent / moved.hours))
+
+
+def _step_text(name: str) -> str:
+    kind, size = STEPS[name]
+    return f"-{size:g} / +{size:g}" if kind == "add" else f"/{size:g} / x{size:g}"
+
+
+def _side(case: Case, name: str, flip: float | None, bounds: tuple[float, float]) -> str:
+    """Where buying wins: above or below the flip; always or never without one."""
+    verdict, _, _ = case_verdict(case)
+    if flip is None:
+        return "always" if verdict == "buy" else "never"
+    probe = flip + (bounds[1] - flip) * 1e-3 if flip < bounds[1] else flip
+    above, _, _ = case_verdict(case.moved(name, probe))
+    return "above" if above == "buy" else "below"
+
+
+def crossing(model: BuyModel, rent_per_hour: float) -> float | None:
+    """Hours of work where buying stops being dearer than renting at ``rent_per_hour``;
+    None where it never does (scalar Newton, as breakeven_hours does for arrays)."""
+    margin = rent_per_hour - model.energy_usd_per_hour
+    capex, start, decay = model.capex_usd, model.resale_start_usd, model.resale_decay_per_hour
+    if margin <= 0:
+        return None
+    if start >= capex:
+        return 0.0
+    hours = capex / margin
+    if start == 0 or decay == 0:
+        return (capex - start) / margin
+    for _ in range(50):
+        decayed = start * math.exp(-decay * hours)
+        step = (margin * hours - capex + decayed) / (margin - decay * decayed)
+        hours -= step
+        if abs(step) <= 1e-9 * max(hours, 1.0):
+            break
+    return hours
+
+
+# -- the solvers: each input's flip, or None and why ----------------------------------------
+
+
+def _parts(case: Case) -> tuple[float, float, float, float, float]:
+    """(capex, resale start, resale left after the work D, energy, rent)."""
+    model = case.buy_model()
+    left = math.exp(-model.resale_decay_per_hour * case.hours)
+    energy = model.energy_usd_per_hour * case.hours
+    return model.capex_usd, model.resale_start_usd, left, energy, case.rent()
+
+
+def _linear_energy(name: str) -> Callable[[Case], tuple[float | None, str]]:
+    """Electricity and PUE: energy is proportional to each."""
+
+    def solve(case: Case) -> tuple[float | None, str]:
+        capex, start, left, energy, rent = _parts(case)
+        value = case.value(name)
+        if energy == 0 or value == 0:
+            return None, f"energy costs nothing at {name}={value:g}: it cannot move the verdict"
+        per_unit = energy / value
+        return (rent - capex + start * left) / per_unit, ""
+
+    return solve
+
+
+def _price(case: Case) -> tuple[float | None, str]:
+    capex, _, left, energy, rent = _parts(case)
+    a = case.assumptions
+    host = capex - case.cards * case.price
+    share = 1.0 - (a.resale or 0.0) * left  # of the price paid, what the work consumes
+    if share <= 0:
+        return None, "the card resells for what it cost: its price cannot move the verdict"
+    return (rent - host - energy) / (case.cards * share), ""
+
+
+def _resale(case: Case) -> tuple[float | None, str]:
+    capex, _, left, energy, rent = _parts(case)
+    paid = case.cards * case.price
+    if paid * left == 0:
+        return None, "nothing resold after the work: resale cannot move the verdict"
+    return (capex + energy - rent) / (paid * left), ""
+
+
+def _utilization(case: Case) -> tuple[float | None, str]:
+    capex, start, _, energy, rent = _parts(case)
+    a = case.assumptions
+    if start == 0 or not a.depreciation:
+        return None, "no resale value is lost with time: utilization cannot move the verdict"
+    needed = (capex + energy - rent) / start  # resale left that makes buying break even
+    if not 0 < needed < 1:
+        return None, "no utilization leaves the resale that would turn the verdict"
+    # left = exp(-k / u), with k the value-loss rate times the work's busy years at u = 1
+    k = -math.log1p(-a.depreciation) * case.hours / (case.local_speed * HOURS_PER_YEAR)
+    return -k / math.log(needed), ""
+
+
+def _hours(case: Case) -> tuple[float | None, str]:
+    hours = crossing(case.buy_model(), case.rent() / case.hours)
+    if hours is None:
+        return None, "renting costs less per hour than the cards' electricity: never"
+    return hours, ""
+
+
+def _rent_factor(case: Case) -> tuple[float | None, str]:
+    buy, rent = case.buy(), case.rent()
+    return buy / (rent / case.rent_factor), ""
+
+
+def _spot_overhead(case: Case) -> tuple[float | None, str]:
+    """Rentals only get dearer as the overhead grows: bisect where buying starts to win."""
+    unbanded = case.interruptible & np.isnan(case.band_overhead)
+    if not unbanded.any():
+        return None, "no rental here pays the assumed spot overhead"
+    low, high = _bounds("spot_overhead")
+    buy = case.buy()
+
+    def buy_wins(value: float) -> bool:
+        return buy < case.moved("spot_overhead", value).rent()
+
+    if buy_wins(low) == buy_wins(high):
+        return None, ""
+    for _ in range(BISECTION_STEPS):
+        middle = (low + high) / 2
+        low, high = (low, middle) if buy_wins(middle) else (middle, high)
+    return high, ""
+
+
+def _lifetime(case: Case) -> tuple[float | None, str]:
+    hours = crossing(case.buy_model(), case.rent() / case.hours)
+    note = "the verdict for this work does not depend on the useful life"
+    if hours is not None:
+        a = case.assumptions
+        years = hours / case.local_speed / (a.utilization * HOURS_PER_YEAR)
+        note += f"; the break-even falls within it from {years:.3g} years on"
+    return None, note
+
+
+SOLVERS: dict[str, Callable[[Case], tuple[float | None, str]]] = {
+    "utilization": _utilization,
+    "electricity": _linear_energy("electricity"),
+    "price": _price,
+    "rent_factor": _rent_factor,
+    "hours": _hours,
+    "lifetime_years": _lifetime,
+    "resale": _resale,
+    "spot_overhead": _spot_overhead,
+    "pue": _linear_energy("pue"),
+}
+
+
+# -- from a quote, and in words ---------------------------------------------------------------
+
+
+def case_of(quote: Quote, table: OfferTable) -> Case:
+    """The quote's question as a Case: its buy side and its shortlist's rentals."""
+    priced, request = quote.priced, quote.request
+    if priced is None:
+        raise ValueError("a quote without its priced numbers cannot be priced again")
+    index = priced.shortlist
+    return Case(
+        price=priced.price_usd,
+        watts=priced.watts,
+        cards=request.gpus,
+        local_speed=priced.local_speed,
+        hours=request.hours,
+        assumptions=quote.assumptions,
+        rent_factor=request.rent_factor,
+        offer_price=table.price[index],
+        offer_work=priced.reference_speed / table.speed[request.workload][index],
+        interruptible=table.interruptible[index],
+        band_overhead=table.band_overhead[index],
+        session_bound=table.session_bound[index],
+        session_hours=request.session_hours,
+    )
+
+
+# How each input reads in a sentence: its subject, and its values as a person writes them.
+PHRASES: dict[str, tuple[str, Callable[[float], str]]] = {
+    "utilization": ("the cards train", lambda v: f"{v:.0%} of the time"),
+    "electricity": ("power costs", lambda v: f"{v:.3g} USD/kWh"),
+    "price": ("a card costs", lambda v: f"{v:,.0f} USD"),
+    "rent_factor": ("rentals cost", lambda v: f"{v:.2f} x today's prices"),
+    "hours": ("the work is", lambda v: f"{v:,.0f} h on one card"),
+    "lifetime_years": ("the cards last", lambda v: f"{v:g} years"),
+    "resale": ("the cards resell for", lambda v: f"{v:.0%} of their price"),
+    "spot_overhead": ("interruptions cost", lambda v: f"{v:.1%} more work on spot offers"),
+    "pue": ("the PUE is", lambda v: f"{v:.2f}"),
+}
+
+
+def sentence(flip: Flip) -> str:
+    subject, show = PHRASES[flip.parameter]
+    now = f"now {show(flip.value)}"
+    if flip.flip is not None:
+        side = "more" if flip.buy_wins == "above" else "less"
+        return f"Buying wins if {subject} {side} than {show(flip.flip)} ({now})."
+    low, high = flip.bounds
+    verdict = "Buying wins" if flip.buy_wins == "always" else "Renting wins"
+    within = f"from {show(low)} to {show(high)}"
+    reason = f": {flip.note}" if flip.note else ""
+    return f"{verdict} whatever {subject}, {within} ({now}){reason}."

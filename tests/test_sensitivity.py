@@ -1,0 +1,160 @@
+"""What would have to be true: each flip the answer reports turns the verdict when the
+question is asked again just either side of it, and the closed forms hold by hand."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode
+
+import pytest
+
+# Near its break-even: an RTX 4090 for 8,000 h of CNN training rents (2,335 USD against
+# 2,493), and six inputs can turn it within their bounds.
+NEAR = "/breakeven?gpu=rtx4090&hours=8000&workload=cnn"
+# The query parameter each input is asked again with.
+PARAMETER = {"price": "price", "rent_factor": "rent_factor", "hours": "hours"}
+
+
+def _sensitivity(client, query: str = NEAR) -> dict:  # type: ignore[no-untyped-def]
+    response = client.get(f"{query}&sensitivity=all")
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def _verdict(client, query: str, name: str, value: float) -> str:  # type: ignore[no-untyped-def]
+    """The verdict of ``query`` asked again with one input set (replacing it if given)."""
+    path, _, text = query.partition("?")
+    params = dict(parse_qsl(text))
+    params[PARAMETER.get(name, name)] = repr(value)
+    answer = client.get(f"{path}?{urlencode(params)}").get_json()
+    assert "verdict" in answer, answer
+    return answer["verdict"]
+
+
+@pytest.mark.parametrize(
+    ("query", "must_turn"),
+    [
+        (NEAR, {"utilization", "electricity", "price", "rent_factor", "hours"}),
+        # spot only: the cheapest rental pays the assumed 10 % overhead, and 5.0 % turns it
+        (f"{NEAR}&pricing=spot", {"spot_overhead", "utilization", "hours"}),
+    ],
+)
+def test_every_reported_flip_turns_the_verdict_either_side_of_it(
+    client, query: str, must_turn: set[str]
+) -> None:  # type: ignore[no-untyped-def]
+    answer = _sensitivity(client, query)
+    flips = {p["parameter"]: p for p in answer["sensitivity"]["parameters"]}
+    turned = [name for name, p in flips.items() if p["flip"] is not None]
+    assert set(turned) >= must_turn
+    for name in turned:
+        p = flips[name]
+        flip, side = p["flip"], p["buy_wins"]
+        below = _verdict(client, query, name, flip * (1 - 1e-6))
+        above = _verdict(client, query, name, flip * (1 + 1e-6))
+        assert (below, above) == (("rent", "buy") if side == "above" else ("buy", "rent")), name
+
+
+def test_the_closed_forms_by_hand(client) -> None:  # type: ignore[no-untyped-def]
+    """Buy = cards + host + energy - resale; rent = R, the cheapest rental's total.
+    electricity: energy is proportional to it, so the flip is where energy = R - cards -
+    host + resale: e* = (R - cards - host + resale) / (energy / electricity).
+    price: cards and resale are proportional to it: p* = (R - host - energy) / (1 - resale
+    / cards). rent_factor: R scales: f* = buy / R. hours: the break-even crossing."""
+    answer = _sensitivity(client)
+    buy, rent = answer["buy"], answer["rent"][0]["total_usd"]
+    flips = {p["parameter"]: p["flip"] for p in answer["sensitivity"]["parameters"]}
+    electricity = answer["assumptions"]["electricity"]
+    per_kwh = buy["energy_usd"] / electricity
+    expected = (rent - buy["purchase_usd"] - buy["host_usd"] + buy["resale_usd"]) / per_kwh
+    assert flips["electricity"] == pytest.approx(expected)
+    share = 1 - buy["resale_usd"] / buy["purchase_usd"]
+    assert flips["price"] == pytest.approx((rent - buy["host_usd"] - buy["energy_usd"]) / share)
+    assert flips["rent_factor"] == pytest.approx(buy["total_usd"] / rent)
+    assert flips["hours"] == pytest.approx(answer["breakeven"]["hours"], rel=1e-6)
+
+
+def test_the_tornado_moves_each_input_by_its_stated_step(client) -> None:  # type: ignore[no-untyped-def]
+    answer = _sensitivity(client)
+    flips = {p["parameter"]: p for p in answer["sensitivity"]["parameters"]}
+    hours = flips["hours"]
+    assert (hours["low"]["value"], hours["high"]["value"], hours["step"]) == (
+        4000,
+        16000,
+        "/2 / x2",
+    )
+    assert hours["high"]["verdict"] == "buy" and hours["low"]["verdict"] == "rent"
+    again = client.get(NEAR.replace("hours=8000", "hours=16000")).get_json()
+    assert hours["high"]["savings_usd"] == pytest.approx(again["savings_usd"])
+    utilization = flips["utilization"]
+    assert (utilization["low"]["value"], utilization["high"]["value"]) == pytest.approx((0.3, 0.7))
+    # clipped to the bounds: resale 1 + 0.25 stays 1
+    assert flips["resale"]["high"]["value"] == 1.0
+
+
+def test_an_input_that_cannot_turn_it_says_so(client) -> None:  # type: ignore[no-untyped-def]
+    """The useful life decides whether the break-even falls within it, never the verdict
+    for the work asked; the resale share would have to pass 100 %."""
+    flips = {p["parameter"]: p for p in _sensitivity(client)["sensitivity"]["parameters"]}
+    life = flips["lifetime_years"]
+    assert life["flip"] is None and life["buy_wins"] == "never"
+    assert "does not depend on the useful life" in life["note"]
+    assert life["low"]["savings_usd"] == life["high"]["savings_usd"]
+    assert flips["resale"]["flip"] is None and "outside 0..1" in flips["resale"]["note"]
+
+
+def test_the_sentences_a_person_reads(client) -> None:  # type: ignore[no-untyped-def]
+    answer = _sensitivity(client)
+    flips = {p["parameter"]: p for p in answer["sensitivity"]["parameters"]}
+    sentences = answer["sensitivity"]["sentences"]
+    u = flips["utilization"]["flip"]
+    assert f"Buying wins if the cards train more than {u:.0%} of the time" in sentences[0]
+    e = flips["electricity"]["flip"]
+    assert f"Buying wins if power costs less than {e:.3g} USD/kWh" in sentences[1]
+
+
+def test_only_the_inputs_asked_and_only_when_asked(client) -> None:  # type: ignore[no-untyped-def]
+    plain = client.get(NEAR).get_json()
+    assert "sensitivity" not in plain and "ranges" not in plain
+    some = client.get(f"{NEAR}&sensitivity=pue,hours").get_json()
+    assert [p["parameter"] for p in some["sensitivity"]["parameters"]] == ["hours", "pue"]
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ("sensitivity=nosuch", "sensitivity"),
+        ("sensitivity=", "sensitivity"),
+        ("sensitivity=hours,", "sensitivity"),
+        ("sensitivity=watts", "sensitivity"),  # fixed by the card: not an input that moves
+        ("rent_factor=0", "rent_factor"),
+        ("rent_factor=1000", "rent_factor"),
+    ],
+)
+def test_bad_sensitivity_requests_are_a_400_naming_the_parameter(
+    client, query: str, parameter: str
+) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(f"{NEAR}&{query}")
+    assert response.status_code == 400
+    assert response.get_json()["errors"][0]["parameter"] == parameter
+
+
+def test_ranges_spread_the_rent_side_and_say_when_the_verdict_is_close(client) -> None:  # type: ignore[no-untyped-def]
+    """NEAR is 6 % from its break-even: buying (2,493 USD) sits inside the cheapest
+    rental's speed spread (measured RTX 4090 and rental, 15 % each: +-21 % in quadrature)."""
+    answer = _sensitivity(client)
+    r = answer["ranges"]
+    cheapest = answer["rent"][0]
+    assert r["offers"]["accelerator"] == cheapest["accelerator"]
+    assert r["offers"]["p10_usd"] <= r["offers"]["p50_usd"] <= r["offers"]["p90_usd"]
+    assert r["offers"]["p10_usd"] <= cheapest["total_usd"] * 1.000001
+    spread = r["speed"]["spread"]
+    assert r["speed"]["low_usd"] == pytest.approx(cheapest["total_usd"] / (1 + spread))
+    assert r["speed"]["high_usd"] == pytest.approx(cheapest["total_usd"] / (1 - spread))
+    assert r["close"] and "close" in r["note"]
+    far = _sensitivity(client, "/breakeven?gpu=rtx3090&hours=500")["ranges"]
+    assert not far["close"] and far["note"].startswith("clear")
+
+
+def test_rent_factor_scales_every_rental(client) -> None:  # type: ignore[no-untyped-def]
+    base = client.get(NEAR).get_json()["rent"][0]
+    dearer = client.get(f"{NEAR}&rent_factor=1.5").get_json()["rent"][0]
+    assert dearer["total_usd"] == pytest.approx(base["total_usd"] * 1.5)
