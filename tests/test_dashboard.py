@@ -199,6 +199,32 @@ def test_the_market_filter_and_the_same_card_rental_in_every_view(
     expect(page.locator("#rank-rent")).not_to_contain_text("azure")
 
 
+def test_the_calculator_says_what_would_have_to_be_true(page: Page, base_url: str) -> None:
+    """The sentences and the tornado the API gives for the question, drawn as it gives them:
+    one bar per input from what buying saves one step down to one step up."""
+    page.goto(f"{base_url}/?view=calculator")
+    page.fill("#calc-form input[name=gpu]", "rtx4090")
+    page.fill("#calc-form input[name=hours]", "8000")
+    page.select_option("#calc-form select[name=workload]", "cnn")
+    page.click("#calc-form button[type=submit]")
+    api = requests.get(
+        f"{base_url}/breakeven?gpu=rtx4090&hours=8000&workload=cnn&sensitivity=all", timeout=10
+    ).json()
+    expect(page.locator("#what-if")).to_be_visible()
+    sentences = page.locator("#sentences li")
+    expect(sentences).to_have_count(len(api["sensitivity"]["sentences"]))
+    expect(sentences.first).to_have_text(api["sensitivity"]["sentences"][0])
+    bars = page.evaluate("window.breakevenCharts.tornado.data.datasets[0].data")
+
+    def signed(swing: dict) -> float:  # type: ignore[type-arg]
+        return swing["savings_usd"] if swing["verdict"] == "buy" else -swing["savings_usd"]
+
+    expected = [[signed(p["low"]), signed(p["high"])] for p in api["sensitivity"]["parameters"]]
+    assert bars == [pytest.approx(pair) for pair in expected]
+    expect(page.locator("#ranges")).to_contain_text(api["ranges"]["note"])
+    assert "sensitivity" not in page.url  # the link keeps the question, not the view's extras
+
+
 def test_freshness_view_calls_old_prices_stale_and_shows_their_dates(
     page: Page, base_url: str
 ) -> None:

@@ -158,3 +158,45 @@ def test_rent_factor_scales_every_rental(client) -> None:  # type: ignore[no-unt
     base = client.get(NEAR).get_json()["rent"][0]
     dearer = client.get(f"{NEAR}&rent_factor=1.5").get_json()["rent"][0]
     assert dearer["total_usd"] == pytest.approx(base["total_usd"] * 1.5)
+
+
+def test_quote_explain_says_what_would_have_to_be_true(settings, client) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from service.cli import cli
+
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    args = ["quote", "--gpu", "rtx4090", "--hours", "8000", "--workload", "cnn"]
+    result = CliRunner().invoke(cli, [*args, "--explain"], env=env)
+    assert result.exit_code == 0, result.output
+    sentences = _sensitivity(client)["sensitivity"]["sentences"]
+    assert "WHAT WOULD HAVE TO BE TRUE" in result.output
+    assert all(text in result.output for text in sentences)
+    assert "P10/P50/P90" in result.output
+    plain = CliRunner().invoke(cli, args, env=env).output
+    assert "WHAT WOULD HAVE TO BE TRUE" not in plain
+
+
+def test_the_readmes_example_is_what_the_service_answers(client) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    start = readme.index("## What would have to be true")
+    text = " ".join(readme[start : readme.index("## Which card?")].split())
+    answer = _sensitivity(client)
+    life = next(
+        p for p in answer["sensitivity"]["parameters"] if p["parameter"] == "lifetime_years"
+    )
+    quoted = [
+        f"renting wins by {answer['savings_usd']:,.0f} USD",
+        *(s.rstrip(".").split(" (now")[0] for s in answer["sensitivity"]["sentences"][:2]),
+        "from " + life["note"].split("from ")[1],
+    ]
+    flips = {p["parameter"]: p["flip"] for p in answer["sensitivity"]["parameters"]}
+    quoted += [
+        f"less than {flips['price']:,.0f} USD",
+        f"more than {flips['rent_factor']:.2f} x today's prices",
+        f"more than {flips['hours']:,.0f} h on one card",
+    ]
+    assert answer["verdict"] == "rent"
+    assert [q for q in quoted if q not in text] == []

@@ -100,6 +100,8 @@ def _question(
     @click.option("--json", "as_json", is_flag=True, help="Print the REST JSON answer.")
     @click.pass_context
     def command(ctx: click.Context, as_json: bool, **params: str | None) -> None:
+        if params.pop("explain", None):  # quote --explain: every input's sensitivity
+            params["sensitivity"] = params.get("sensitivity") or "all"
         try:
             query = model(**{k: v for k, v in params.items() if v is not None})
         except ValidationError as exc:
@@ -114,12 +116,19 @@ def _question(
     return command
 
 
-quote = _question(
-    "quote",
-    "Rent or buy: the /breakeven answer at the terminal.",
-    BreakevenQuery,
-    breakeven_document,
-    describe_quote,
+quote = click.option(
+    "--explain",
+    is_flag=True,
+    default=None,
+    help="Say what would have to be true for the other verdict (--sensitivity all).",
+)(
+    _question(
+        "quote",
+        "Rent or buy: the /breakeven answer at the terminal.",
+        BreakevenQuery,
+        breakeven_document,
+        describe_quote,
+    )
 )
 rank = _question(
     "rank",

@@ -80,7 +80,24 @@ def describe_quote(d: dict[str, Any]) -> str:
     stale = " (STALE)" if d["prices"]["stale"] else ""
     lines.append(f"Cheapest rental priced as of {d['prices']['as_of']}{stale}.")
     lines.append("Assumptions: " + ", ".join(f"{k}={v}" for k, v in a.items()))
-    return "\n".join(lines)
+    return "\n".join(lines + _what_would_have_to_be_true(d))
+
+
+def _what_would_have_to_be_true(d: dict[str, Any]) -> list[str]:
+    """The sensitivity's sentences and the ranges' verdict (`--explain`), when asked."""
+    if not d.get("sensitivity"):
+        return []
+    lines = ["", "WHAT WOULD HAVE TO BE TRUE"]
+    lines += [f"- {text}" for text in d["sensitivity"]["sentences"]]
+    r = d["ranges"]
+    offers = r["offers"]
+    lines.append(
+        f"Rent side: {offers['offers']} offers of {offers['accelerator']} cost "
+        f"{offers['p10_usd']:,.0f} / {offers['p50_usd']:,.0f} / {offers['p90_usd']:,.0f} USD "
+        f"(P10/P50/P90); speeds +-{r['speed']['spread']:.0%} put the cheapest at "
+        f"{r['speed']['low_usd']:,.0f}-{r['speed']['high_usd']:,.0f} USD; {r['note']}."
+    )
+    return lines
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

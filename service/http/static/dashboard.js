@@ -293,8 +293,10 @@ async function runCalculator() {
   const params = new URLSearchParams();
   for (const name of CALC_FIELDS) if (values[name]) params.set(name, values[name]);
   setQuery(Object.fromEntries(CALC_FIELDS.map((name) => [name, values[name] || ""])));
+  params.set("sensitivity", "all"); // the tornado and the sentences below the answer
   const answer = await getJSON(`breakeven?${params.toString()}`);
   renderAnswer(answer);
+  renderWhatIf(answer);
 }
 
 // One way to state the work at a time: the others' inputs are disabled, so the form sends
@@ -387,6 +389,47 @@ function renderGates(a) {
   if (a.rent[0].sessions) notes.push(`${a.rent[0].provider}: ${a.rent[0].sessions.note}.`);
   notes.push(`Host: ${a.buy.host}; resale: ${a.buy.resale_basis.split(";")[0]}.`);
   $("#gates").textContent = notes.join(" ");
+}
+
+// What would have to be true: the sentences, and a tornado of what buying saves (negative:
+// what renting saves) as each input moves one stated step down and up.
+function renderWhatIf(a) {
+  const box = $("#what-if");
+  box.hidden = !a.sensitivity;
+  if (!a.sensitivity) return;
+  $("#sentences").replaceChildren(
+    ...a.sensitivity.sentences.map((text) => {
+      const li = document.createElement("li");
+      li.textContent = text;
+      return li;
+    }),
+  );
+  const signed = (swing) => (swing.verdict === "buy" ? swing.savings_usd : -swing.savings_usd);
+  const rows = a.sensitivity.parameters;
+  const now = a.verdict === "buy" ? a.savings_usd : -a.savings_usd;
+  drawChart("tornado", "#tornado-chart", {
+    type: "bar",
+    data: {
+      labels: rows.map((p) => `${p.parameter} (${p.step})`),
+      datasets: [
+        {
+          label: "buying saves, USD (input one step down / up)",
+          data: rows.map((p) => [signed(p.low), signed(p.high)]),
+          backgroundColor: rows.map((p) => (p.flip === null ? "#b0b7c3" : COLORS[0])),
+        },
+        {
+          label: "today", type: "scatter", data: rows.map((p) => ({ x: now, y: `${p.parameter} (${p.step})` })),
+          borderColor: "#000", backgroundColor: "#f5a623", pointRadius: 4,
+        },
+      ],
+    },
+    options: {
+      indexAxis: "y", animation: false, maintainAspectRatio: false,
+      scales: { x: { title: { display: true, text: "buying saves, USD (negative: renting saves)" } } },
+    },
+  });
+  const r = a.ranges;
+  $("#ranges").textContent = `Rent side: ${r.offers.offers} offers of ${r.offers.accelerator} cost ${usd(r.offers.p10_usd, 0)} / ${usd(r.offers.p50_usd, 0)} / ${usd(r.offers.p90_usd, 0)} (P10/P50/P90); speeds ±${Math.round(r.speed.spread * 100)}% put the cheapest at ${usd(r.speed.low_usd, 0)}–${usd(r.speed.high_usd, 0)}; ${r.note}.`;
 }
 
 function drawCostChart(a) {
