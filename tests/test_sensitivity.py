@@ -36,6 +36,8 @@ def _verdict(client, query: str, name: str, value: float) -> str:  # type: ignor
         (NEAR, {"utilization", "electricity", "price", "rent_factor", "hours"}),
         # spot only: the cheapest rental pays the assumed 10 % overhead, and 5.0 % turns it
         (f"{NEAR}&pricing=spot", {"spot_overhead", "utilization", "hours"}),
+        # rentals 10 % dearer: buying wins, and resale (0.94) and PUE (1.08) turn it back
+        (f"{NEAR}&rent_factor=1.1", {"resale", "pue", "electricity", "price", "utilization"}),
     ],
 )
 def test_every_reported_flip_turns_the_verdict_either_side_of_it(
