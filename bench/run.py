@@ -133,8 +133,10 @@ def main() -> int:
         f"| {h['server_p50_ms']:.2f} ms | | <= {SERVER_P50_MS:.0f} ms |",
         f"| server time p50, new filters each request | | "
         f"{h['server_p50_new_filters_ms']:.2f} ms | | |",
-        f"| server time p50, `sensitivity=all`, new filters each request | | "
+        f"| server time p50, `sensitivity=all` | | "
         f"{h['server_p50_sensitivity_ms']:.2f} ms | | <= {SERVER_P50_MS:g} ms |",
+        f"| server time p50, `sensitivity=all`, new filters each request | | "
+        f"{h['server_p50_sensitivity_new_ms']:.2f} ms | | |",
         f"| start: `breakeven serve` to first answer, fresh database | "
         f"{h['start_to_first_answer_s']:.2f} s | | | <= {START_BUDGET_S:.0f} s |",
         "",

@@ -221,20 +221,29 @@ class Store:
             value = conn.execute(select(func.max(runs.c.id)).where(runs.c.status == "ok"))
             return value.scalar() or 0
 
-    def current_runs(self) -> dict[str, Run]:
-        latest = (
-            select(func.max(runs.c.id))
-            .where(runs.c.status == "ok")
-            .group_by(runs.c.adapter)
-            .scalar_subquery()
-        )
+    def current_runs(self, at: datetime | None = None) -> dict[str, Run]:
+        """Each source's current run: its latest ok run, or the latest finished by ``at``."""
+        ok = runs.c.status == "ok"
+        if at is not None:
+            ok = ok & (runs.c.finished_at <= at)
+        latest = select(func.max(runs.c.id)).where(ok).group_by(runs.c.adapter).scalar_subquery()
         with self.engine.connect() as conn:
             rows = conn.execute(select(runs).where(runs.c.id.in_(latest))).all()
         return {row.adapter: _run(row) for row in rows}
 
-    def current_offers(self, adapter: str | None = None) -> list[StoredOffer]:
-        """The served catalog. Bundled rows stand in only for clouds with no live run."""
-        current = self.current_runs()
+    def first_run_finished(self) -> datetime | None:
+        """When the oldest ok run still stored finished: how far back ``at`` can see."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(func.min(runs.c.finished_at)).where(runs.c.status == "ok"))
+            first = value.scalar()
+        return _aware(first) if first is not None else None
+
+    def current_offers(
+        self, adapter: str | None = None, at: datetime | None = None
+    ) -> list[StoredOffer]:
+        """The served catalog, now or as it was at ``at``. Bundled rows stand in only for
+        clouds with no live run."""
+        current = self.current_runs(at)
         if adapter is not None:
             current = {k: v for k, v in current.items() if k == adapter}
         if not current:

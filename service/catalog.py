@@ -20,11 +20,14 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from hardware import Hardware
 from pricing.store import Store, utcnow
+from service.engine.lru import Lru
 from service.engine.offer_table import OfferTable
 
 log = logging.getLogger(__name__)
 
 REASON_CHARS = 200  # a driver's message can be long; the marker keeps its first line's head
+# Past catalogs (`at=`) kept per worker: a table of 100,000 offers is tens of MB.
+PAST_TABLES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,7 @@ class Catalog:
         self._checked_at = float("-inf")
         self.version = -1
         self._table: OfferTable | None = None
+        self._past: Lru[tuple[int, ...], OfferTable] = Lru(PAST_TABLES)
         self.health = Health()
 
     def table(self) -> OfferTable:
@@ -92,6 +96,22 @@ class Catalog:
                 self._lock.release()
         assert self._table is not None
         return self._table
+
+    def table_at(self, moment: datetime) -> OfferTable | None:
+        """The catalog as it was at ``moment``: each source's last ok run by then. None when
+        no run had finished. Tables are remembered by the runs they hold, so every moment
+        between two refreshes shares one."""
+        current = self._store.current_runs(at=moment)
+        if not current:
+            return None
+        key = tuple(sorted(run.id for run in current.values()))
+        with self._lock:
+            table = self._past.get(key)
+        if table is None:
+            table = OfferTable(self._store.current_offers(at=moment), self._hardware)
+            with self._lock:
+                self._past.put(key, table)
+        return table
 
     def loaded(self) -> OfferTable | None:
         """The table in memory, without asking the store (liveness)."""

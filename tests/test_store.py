@@ -115,3 +115,27 @@ def test_sanity_checks_drop_impossible_prices(store: Store) -> None:
 
     result = run_adapter(store, Odd())
     assert (result.status, result.row_count, result.dropped) == ("ok", 1, 4)
+
+
+def test_the_catalog_of_a_past_moment_on_both_backends(store: Store) -> None:
+    """Each source's last ok run by the moment: before the first, between two, after a
+    failed one; the other source's runs keep their own times."""
+    import time
+
+    first = store.record_run("aws", [offer(provider="aws", usd_per_hour=1.0)], utcnow())
+    time.sleep(0.02)
+    gcp = store.record_run("gcp", [offer(provider="gcp", product="g", usd_per_hour=5.0)], utcnow())
+    time.sleep(0.02)
+    second = store.record_run("aws", [offer(provider="aws", usd_per_hour=2.0)], utcnow())
+    time.sleep(0.02)
+    failed = store.record_failure("aws", utcnow(), "broke")
+
+    def prices(at):  # type: ignore[no-untyped-def]
+        return sorted(s.offer.usd_per_hour for s in store.current_offers(at=at))
+
+    assert store.current_offers(at=first.finished_at - (gcp.finished_at - first.finished_at)) == []
+    assert prices(first.finished_at) == [1.0]
+    assert prices(gcp.finished_at) == [1.0, 5.0]
+    assert prices(second.finished_at) == [2.0, 5.0]
+    assert prices(failed.finished_at) == [2.0, 5.0] == prices(None)
+    assert store.first_run_finished() == first.finished_at

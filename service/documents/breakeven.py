@@ -12,6 +12,7 @@ from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer
 from service.documents.errors import Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
+from service.documents.moment import catalog_at
 from service.documents.offers import RENTED, offer_fields
 from service.documents.queries import (
     BreakevenQuery,
@@ -42,7 +43,7 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
     gpu = resolve_gpu(runtime.hardware, query.gpu)
     workload = job_workload(query, runtime.hardware)
     measured = _measurement(query, runtime, gpu.id, workload)
-    table = runtime.catalog.table()
+    table = catalog_at(runtime, query.at)
     stale_after = runtime.settings.stale_after_hours
     # The same question on the same catalog has the same answer, all but the price ages.
     key = ("breakeven", query, table.generation, measured)

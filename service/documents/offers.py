@@ -24,6 +24,7 @@ from pricing.offer import StoredOffer
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
+from service.documents.moment import catalog_at
 from service.documents.queries import HistoryQuery, OffersQuery, market_tiers
 from service.runtime import Runtime
 
@@ -110,7 +111,7 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
     accelerator = None
     if query.accelerator:
         accelerator = resolve_gpu(runtime.hardware, query.accelerator, "accelerator").id
-    table = runtime.catalog.table()
+    table = catalog_at(runtime, query.at)
     picked = table.select(
         accelerator=accelerator,
         provider=query.provider.lower() if query.provider else None,

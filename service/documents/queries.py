@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -48,7 +49,19 @@ ISO_MOMENT = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
     r"([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
 )
-IsoMoment = Annotated[datetime, WithJsonSchema({"type": "string", "pattern": ISO_MOMENT})]
+
+
+def _iso_only(value: object) -> object:
+    if isinstance(value, str) and not re.fullmatch(ISO_MOMENT, value):
+        raise ValueError("expected an ISO date or time: 2026-11-01 or 2026-11-01T12:00Z")
+    return value
+
+
+IsoMoment = Annotated[
+    datetime,
+    BeforeValidator(_iso_only),
+    WithJsonSchema({"type": "string", "pattern": ISO_MOMENT}),
+]
 
 
 # A number as a query string writes it: optional sign, digits, optional decimal point and
@@ -256,6 +269,11 @@ class _BreakevenQuestion(_StatedWork):
         le=100,
         description="Every rental price times this: a what-if (1.2 = rentals 20 % dearer).",
     )
+    at: IsoMoment | None = Field(
+        None,
+        description="Ask of the prices as they were then (ISO date or time, UTC if no "
+        "offset): each source's last run by that moment.",
+    )
     sensitivity: str | None = Field(
         None,
         max_length=200,
@@ -299,6 +317,9 @@ class OffersQuery(Query):
     pricing: PricingFilter | None = Field(None, description="Pricing model.")
     region: str | None = Field(None, max_length=100, description="Region prefix.")
     market: Markets = None
+    at: IsoMoment | None = Field(
+        None, description="The catalog as it was then (ISO date or time, UTC if no offset)."
+    )
     workload: Workload | None = Field(
         None,
         description="With `gpu`: add usd_per_reference_hour, the price of one hour of "
@@ -321,10 +342,3 @@ class HistoryQuery(Query):
     limit: int = Field(PAGE_MAX, ge=1, le=PAGE_MAX, description="Points in one page.")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Points skipped: `next` gives it.")
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
-
-    @field_validator("since", mode="before")
-    @classmethod
-    def _iso_only(cls, value: object) -> object:
-        if isinstance(value, str) and not re.fullmatch(ISO_MOMENT, value):
-            raise ValueError("expected an ISO date or time: 2026-11-01 or 2026-11-01T12:00Z")
-        return value

@@ -104,6 +104,7 @@ class OfferTable:
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
+        self._rows_of: dict[str, np.ndarray] = {}  # accelerator -> its rows, when asked
         groups = (
             np.flatnonzero(~self.interruptible),
             np.flatnonzero(self.interruptible & ~self.session_bound & ~banded),
@@ -202,6 +203,28 @@ class OfferTable:
         if request.measured_only:
             mask &= ~self.estimated[request.workload]
         return mask
+
+    def comparable(self, accelerator: str, request: QuoteRequest, need: MemoryNeed) -> np.ndarray:
+        """Row numbers of ``accelerator``'s offers anywhere (every provider and region) that
+        pass the request's other filters and hold ``need``: a scan of that accelerator's
+        rows only, not of the catalog."""
+        rows = self._rows_of.get(accelerator)
+        if rows is None:
+            code = self.accelerators.get(accelerator, -1)
+            rows = self._rows_of[accelerator] = np.flatnonzero(self.accelerator_code == code)
+        wanted = HOURLY if request.pricing == "any" else {PricingModel(request.pricing)}
+        keep = _allowed(self.pricings, {str(p) for p in wanted})[self.pricing_code[rows]]
+        if request.markets is not None:
+            keep &= _allowed(self.markets, request.markets)[self.market_code[rows]]
+        if request.platforms is not None:
+            keep &= _allowed(self.platforms, request.platforms)[self.platform_code[rows]]
+        if request.measured_only:
+            keep &= ~self.estimated[request.workload][rows]
+        if need.per_accelerator_gb is not None:
+            keep &= self.memory[rows] >= need.per_accelerator_gb
+        if need.total_gb is not None:
+            keep &= self.total_memory[rows] >= need.total_gb
+        return rows[keep]
 
     def holding(self, need: MemoryNeed) -> np.ndarray:
         """Boolean mask of offers with the memory the job needs."""

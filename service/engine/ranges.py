@@ -18,7 +18,7 @@ import numpy as np
 
 from hardware import Throughput
 from service.engine.breakeven import Quote, rent_costs
-from service.engine.offer_table import OfferTable
+from service.engine.offer_table import MemoryNeed, OfferTable
 
 # The spread each way a speed of each method carries: an assumption, grounded as follows.
 # measured: a card's speed relative to Lambda's reference card moved by a median 10 % (CNN)
@@ -61,10 +61,8 @@ def ranges(quote: Quote, table: OfferTable, reference: Throughput) -> Ranges:
     request, cheapest = quote.request, quote.rent[0]
     accelerator = cheapest.stored.offer.accelerator
     comparable = replace(request, providers=None, region=None)
-    mask = table.candidates(replace(comparable, accelerators=frozenset({accelerator})))
-    if quote.memory_gate is not None:
-        mask &= table.holding(quote.memory_gate.need)
-    index = np.flatnonzero(mask)
+    need = quote.memory_gate.need if quote.memory_gate is not None else MemoryNeed()
+    index = table.comparable(accelerator, comparable, need)
     s_ref = quote.priced.reference_speed if quote.priced else reference.relative
     _, _, totals = rent_costs(table, comparable, index, s_ref)
     p10, p50, p90 = (float(v) for v in np.percentile(totals, PERCENTILES))

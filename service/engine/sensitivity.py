@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -72,6 +72,11 @@ class Case:
     band_overhead: np.ndarray
     session_bound: np.ndarray
     session_hours: float | None
+    # the rent side at rent_factor 1, by the inputs it depends on: most what-ifs move only
+    # the buy side, so a question prices its rentals a handful of times, not once per input
+    _rents: dict[tuple[float, float, float], float] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def value(self, name: str) -> float:
         if name in ("price", "hours", "rent_factor"):
@@ -92,13 +97,20 @@ class Case:
     def rent(self) -> float:
         """The cheapest rental's total for the work."""
         a = self.assumptions
+        key = (self.hours, a.spot_overhead, a.restart_hours)
+        if key not in self._rents:
+            self._rents[key] = self._cheapest()
+        return self._rents[key] * self.rent_factor
+
+    def _cheapest(self) -> float:
+        a = self.assumptions
         unbanded = np.isnan(self.band_overhead)
         overhead = np.where(unbanded, a.spot_overhead, self.band_overhead) * self.interruptible
         work = self.hours * self.offer_work * (1.0 + overhead)
         if self.session_hours is not None:
             restarts = np.where(self.session_bound, np.ceil(work / self.session_hours) - 1, 0)
             work = work + restarts * a.restart_hours
-        return float(np.min(work * self.offer_price)) * self.rent_factor
+        return float(np.min(work * self.offer_price))
 
 
 @dataclass(frozen=True)
@@ -279,12 +291,23 @@ def _rent_factor(case: Case) -> tuple[float | None, str]:
 
 
 def _spot_overhead(case: Case) -> tuple[float | None, str]:
-    """Rentals only get dearer as the overhead grows: bisect where buying starts to win."""
+    """Rentals only get dearer as the overhead grows. Without session restarts the rent is
+    min(the others' cheapest, A x (1 + overhead)), A the cheapest assumed-overhead offer's
+    cost at none: buying starts to win where A x (1 + overhead) = buy, if the others cost
+    more than buying. With restarts (Colab), bisection."""
     unbanded = case.interruptible & np.isnan(case.band_overhead)
     if not unbanded.any():
         return None, "no rental here pays the assumed spot overhead"
     low, high = _bounds("spot_overhead")
     buy = case.buy()
+    if case.session_hours is None or not (unbanded & case.session_bound).any():
+        base = case.hours * case.offer_work * case.offer_price * case.rent_factor
+        others = base * (1.0 + np.where(np.isnan(case.band_overhead), 0.0, case.band_overhead))
+        others = others[~unbanded]
+        if others.size and float(np.min(others)) <= buy:
+            return None, "a rental without the assumed overhead costs less than buying"
+        cheapest = float(np.min(base[unbanded]))
+        return buy / cheapest - 1.0, ""
 
     def buy_wins(value: float) -> bool:
         return buy < case.moved("spot_overhead", value).rent()

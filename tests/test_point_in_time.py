@@ -1,0 +1,98 @@
+"""The catalog as it was: `at=` answers from each source's last ok run by that moment,
+before the first run (refused), between two runs, and after a failed one (unchanged)."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from urllib.parse import quote
+
+import pytest
+
+from pricing.offer import Offer, PricingModel
+from pricing.store import utcnow
+
+PRODUCT = "pit-1x3090"
+
+
+def _offer(usd: float) -> Offer:
+    return Offer(
+        provider="custom",
+        product=PRODUCT,
+        region="us-test-1",
+        accelerator="rtx3090",
+        count=1,
+        pricing=PricingModel.ON_DEMAND,
+        usd_per_hour=usd,
+        price_as_of="2026-11-30",
+        source="test",
+    )
+
+
+def _iso(moment: datetime) -> str:
+    return quote(moment.isoformat())
+
+
+@pytest.fixture
+def history(app):  # type: ignore[no-untyped-def]
+    """Run A at 1.00 USD/h, run B at 2.00, then a failed run: the three moments after each."""
+    client = app.test_client()
+    client.get("/health")
+    store = app.extensions["breakeven"].store
+    first = store.record_run("custom", [_offer(1.0)], utcnow(), "A")
+    time.sleep(0.05)
+    second = store.record_run("custom", [_offer(2.0)], utcnow(), "B")
+    time.sleep(0.05)
+    failed = store.record_failure("custom", utcnow(), "the source broke")
+    return client, first.finished_at, second.finished_at, failed.finished_at
+
+
+def _price(client, at: datetime | None) -> float:  # type: ignore[no-untyped-def]
+    path = "/offers?provider=custom" + (f"&at={_iso(at)}" if at else "")
+    (row,) = [o for o in client.get(path).get_json()["offers"] if o["product"] == PRODUCT]
+    return row["usd_per_hour"]
+
+
+def test_between_two_runs_the_earlier_answers(history) -> None:  # type: ignore[no-untyped-def]
+    client, a, b, failed = history
+    assert _price(client, a + (b - a) / 2) == 1.0
+    assert _price(client, a) == 1.0  # a run counts from the moment it finished
+    assert _price(client, b + (failed - b) / 2) == 2.0
+    assert _price(client, None) == 2.0
+
+
+def test_a_failed_run_changes_nothing(history) -> None:  # type: ignore[no-untyped-def]
+    client, _, _, failed = history
+    assert _price(client, failed + timedelta(milliseconds=1)) == 2.0
+
+
+def test_the_quote_of_a_past_moment_uses_its_prices(history) -> None:  # type: ignore[no-untyped-def]
+    client, a, b, _ = history
+    base = "/breakeven?gpu=rtx3090&hours=500&providers=custom"
+    then = client.get(f"{base}&at={_iso(a + (b - a) / 2)}").get_json()
+    now = client.get(base).get_json()
+    assert then["rent"][0]["usd_per_hour"] == 1.0 and now["rent"][0]["usd_per_hour"] == 2.0
+    assert then["rent"][0]["total_usd"] == pytest.approx(now["rent"][0]["total_usd"] / 2)
+
+
+def test_before_the_first_run_is_a_422_naming_at(history) -> None:  # type: ignore[no-untyped-def]
+    client = history[0]
+    for path in ("/offers?at=2020-01-01", "/breakeven?gpu=rtx3090&hours=500&at=2020-01-01"):
+        response = client.get(path)
+        assert response.status_code == 422, path
+        problem = response.get_json()
+        assert problem["errors"][0]["parameter"] == "at"
+        assert "oldest stored run finished" in problem["detail"]
+
+
+@pytest.mark.parametrize("value", ["2999-01-01", "yesterday", "2026-13-01", "1700000000"])
+def test_a_future_or_malformed_moment_is_a_400(client, value: str) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(f"/offers?at={value}")
+    assert response.status_code == 400, value
+    assert response.get_json()["errors"][0]["parameter"] == "at"
+
+
+def test_a_naive_moment_is_utc(history) -> None:  # type: ignore[no-untyped-def]
+    client, a, b, _ = history
+    middle = (a + (b - a) / 2).astimezone(UTC).replace(tzinfo=None)
+    assert _price(client, middle) == 1.0
