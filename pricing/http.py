@@ -13,15 +13,28 @@ from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3 import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
 from pricing.errors import AdapterError
 
 RETRY_STATUSES = (429, 500, 502, 503, 504)
+# The longest Retry-After honoured: a quota refusal can ask for hours (Vast.ai answers a
+# used-up daily quota with one), which would hold a refresh until its deadline. Past this
+# the retry waits this long, and a source still refusing fails the run, as it should.
+MAX_RETRY_AFTER_SECONDS = 60.0
+
+
+class _CappedRetry(Retry):
+    """urllib3's Retry, with Retry-After honoured up to MAX_RETRY_AFTER_SECONDS."""
+
+    def get_retry_after(self, response: BaseHTTPResponse) -> float | None:
+        seconds = super().get_retry_after(response)
+        return None if seconds is None else min(seconds, MAX_RETRY_AFTER_SECONDS)
 
 
 def make_session(retries: int = 3, backoff_seconds: float = 0.5) -> requests.Session:
-    retry = Retry(
+    retry = _CappedRetry(
         total=retries,
         backoff_factor=backoff_seconds,
         backoff_jitter=backoff_seconds,
