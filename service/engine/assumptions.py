@@ -164,15 +164,28 @@ def with_overrides(defaults: Assumptions, values: Any) -> Assumptions:
     return Assumptions(**{**as_dict(defaults), **given}) if given else defaults
 
 
-def bounds_text(name: str) -> str:
-    """The bounds of one assumption as a reader writes them: ">= 0, <= 100"."""
-    parts = []
+BOUND_SIGNS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+
+
+def bounds(name: str) -> dict[str, float]:
+    """The bounds of one assumption by kind: {"ge": 0, "le": 100}."""
+    found = {}
     for bound in FIELDS[name].metadata:
-        for attribute, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        for attribute in BOUND_SIGNS:
             value = getattr(bound, attribute, None)
             if value is not None:
-                parts.append(f"{sign} {value:,}" if isinstance(value, int) else f"{sign} {value:g}")
-    return ", ".join(parts)
+                found[attribute] = value
+    return found
+
+
+def bounds_text(name: str) -> str:
+    """The bounds of one assumption as a reader writes them: ">= 0, <= 100"."""
+    return ", ".join(
+        f"{BOUND_SIGNS[kind]} {value:,}"
+        if isinstance(value, int)
+        else f"{BOUND_SIGNS[kind]} {value:g}"
+        for kind, value in bounds(name).items()
+    )
 
 
 def table_rows() -> list[tuple[str, str, str]]:

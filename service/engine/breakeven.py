@@ -60,7 +60,6 @@ class QuoteRequest:
     measured_only: bool = False  # only offers whose throughput is not estimated
     session_hours: float | None = None  # longest session of session-bound offers (Colab)
     markets: frozenset[str] | None = None  # market tiers that compete (pricing.offer.MARKETS)
-    accelerators: frozenset[str] | None = None  # only these accelerators; None = any
     rent_factor: float = 1.0  # every rental price times this: a what-if (1.2 = 20 % dearer)
 
 

@@ -156,7 +156,6 @@ class OfferTable:
             request.platforms,
             (request.region or "").lower(),
             request.markets,
-            request.accelerators,
             need,
             request.measured_only,
             request.top,
@@ -189,8 +188,9 @@ class OfferTable:
             ]
         )
 
-    def candidates(self, request: QuoteRequest) -> np.ndarray:
-        """Boolean mask of offers the request may rent, memory aside."""
+    def candidates(self, request: QuoteRequest, rows: np.ndarray | None = None) -> np.ndarray:
+        """Boolean mask of offers the request may rent, memory aside: over the catalog, or
+        over ``rows`` only."""
         wanted = HOURLY if request.pricing == "any" else {PricingModel(request.pricing)}
         mask = self.matching(
             pricings={str(p) for p in wanted},
@@ -198,41 +198,28 @@ class OfferTable:
             region_prefix=request.region,
             platforms=request.platforms,
             markets=request.markets,
-            accelerators=request.accelerators,
+            rows=rows,
         )
         if request.measured_only:
-            mask &= ~self.estimated[request.workload]
+            mask &= ~_at(self.estimated[request.workload], rows)
         return mask
 
     def comparable(self, accelerator: str, request: QuoteRequest, need: MemoryNeed) -> np.ndarray:
-        """Row numbers of ``accelerator``'s offers anywhere (every provider and region) that
-        pass the request's other filters and hold ``need``: a scan of that accelerator's
-        rows only, not of the catalog."""
+        """Row numbers of ``accelerator``'s offers that pass the request's filters and hold
+        ``need``: a scan of that accelerator's rows only, not of the catalog."""
         rows = self._rows_of.get(accelerator)
         if rows is None:
             code = self.accelerators.get(accelerator, -1)
             rows = self._rows_of[accelerator] = np.flatnonzero(self.accelerator_code == code)
-        wanted = HOURLY if request.pricing == "any" else {PricingModel(request.pricing)}
-        keep = _allowed(self.pricings, {str(p) for p in wanted})[self.pricing_code[rows]]
-        if request.markets is not None:
-            keep &= _allowed(self.markets, request.markets)[self.market_code[rows]]
-        if request.platforms is not None:
-            keep &= _allowed(self.platforms, request.platforms)[self.platform_code[rows]]
-        if request.measured_only:
-            keep &= ~self.estimated[request.workload][rows]
-        if need.per_accelerator_gb is not None:
-            keep &= self.memory[rows] >= need.per_accelerator_gb
-        if need.total_gb is not None:
-            keep &= self.total_memory[rows] >= need.total_gb
-        return rows[keep]
+        return rows[self.candidates(request, rows) & self.holding(need, rows)]
 
-    def holding(self, need: MemoryNeed) -> np.ndarray:
-        """Boolean mask of offers with the memory the job needs."""
-        mask = np.ones(len(self.rows), dtype=bool)
+    def holding(self, need: MemoryNeed, rows: np.ndarray | None = None) -> np.ndarray:
+        """Boolean mask of offers with the memory the job needs (over ``rows`` if given)."""
+        mask = np.ones(len(self.rows) if rows is None else rows.size, dtype=bool)
         if need.per_accelerator_gb is not None:
-            mask &= self.memory >= need.per_accelerator_gb
+            mask &= _at(self.memory, rows) >= need.per_accelerator_gb
         if need.total_gb is not None:
-            mask &= self.total_memory >= need.total_gb
+            mask &= _at(self.total_memory, rows) >= need.total_gb
         return mask
 
     def select(
@@ -270,24 +257,31 @@ class OfferTable:
         region_prefix: str | None = None,
         platforms: Iterable[str] | None = None,
         markets: Iterable[str] | None = None,
+        rows: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Boolean mask: the offers within each filter given (None = no filter)."""
-        mask = np.ones(len(self.rows), dtype=bool)
+        """Boolean mask: the offers within each filter given (None = no filter), over the
+        catalog or over ``rows`` only."""
+        mask = np.ones(len(self.rows) if rows is None else rows.size, dtype=bool)
         if markets is not None:
-            mask &= _allowed(self.markets, markets)[self.market_code]
+            mask &= _allowed(self.markets, markets)[_at(self.market_code, rows)]
         if platforms is not None:
-            mask &= _allowed(self.platforms, platforms)[self.platform_code]
+            mask &= _allowed(self.platforms, platforms)[_at(self.platform_code, rows)]
         if accelerators is not None:
-            mask &= _allowed(self.accelerators, accelerators)[self.accelerator_code]
+            mask &= _allowed(self.accelerators, accelerators)[_at(self.accelerator_code, rows)]
         if providers is not None:
-            mask &= _allowed(self.providers, providers)[self.provider_code]
+            mask &= _allowed(self.providers, providers)[_at(self.provider_code, rows)]
         if pricings is not None:
-            mask &= _allowed(self.pricings, pricings)[self.pricing_code]
+            mask &= _allowed(self.pricings, pricings)[_at(self.pricing_code, rows)]
         if region_prefix:
             prefix = region_prefix.lower()
             regions = {name for name in self.regions if name.startswith(prefix)}
-            mask &= _allowed(self.regions, regions)[self.region_code]
+            mask &= _allowed(self.regions, regions)[_at(self.region_code, rows)]
         return mask
+
+
+def _at(column: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """A column over the whole catalog, or over ``rows`` of it."""
+    return column if rows is None else column[rows]
 
 
 def _codes(values: Iterable[Key]) -> tuple[dict[Key, int], np.ndarray]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from service.engine.assumptions import FIELDS, Assumptions
+from service.engine.assumptions import Assumptions, bounds
 from service.engine.breakeven import HOURS_PER_YEAR, BuyModel, Quote, buy_model
 from service.engine.offer_table import OfferTable
 
@@ -162,14 +162,9 @@ def _flip(case: Case, name: str) -> Flip:
 def _bounds(name: str) -> tuple[float, float]:
     if name in OTHER_BOUNDS:
         return OTHER_BOUNDS[name]
-    field = FIELDS[name]
-    low = high = None
-    for rule in field.metadata:
-        low = getattr(rule, "ge", None) if getattr(rule, "ge", None) is not None else low
-        low = getattr(rule, "gt", None) if getattr(rule, "gt", None) is not None else low
-        high = getattr(rule, "le", None) if getattr(rule, "le", None) is not None else high
-        high = getattr(rule, "lt", None) if getattr(rule, "lt", None) is not None else high
-    return (float(low if low is not None else 0.0), float(high if high is not None else 1e9))
+    found = bounds(name)
+    low = found.get("ge", found.get("gt", 0.0))
+    return float(low), float(found.get("le", found.get("lt", 1e9)))
 
 
 def _steps(case: Case, name: str, bounds: tuple[float, float]) -> tuple[Swing, Swing]:

@@ -89,7 +89,7 @@ class AwsAdapter:
                 )
                 offers += file.offers
                 versions.append(f"{region} {file.version}")
-            public, note = self._public_spot(today)
+            public, note = self._public_spot(instances, today)
             offers += public
             version = f"spot: {note}; bulk offer files " + ", ".join(versions)
         bands, note = self._bands()
@@ -99,13 +99,12 @@ class AwsAdapter:
             unique(public_spot.with_bands(offers, bands)), source_version=skipped.version(version)
         )
 
-    def _public_spot(self, today: str) -> tuple[list[Offer], str]:
+    def _public_spot(self, instances: InstanceMap, today: str) -> tuple[list[Offer], str]:
         """Spot offers from the public pricing page's data, or none and why."""
         if not self.config.spot_prices_url:
             return [], "no public spot data configured"
         try:
             document = self._public(self.config.spot_prices_url)
-            instances = load_instance_map() if self._instances is None else self._instances
             offers = public_spot.parse_spot_prices(document, self.config.regions, instances, today)
         except AdapterError as exc:
             log.warning("aws: public spot data unavailable: %s", exc)
