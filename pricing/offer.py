@@ -105,6 +105,17 @@ class StoredOffer:
     fetched_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class PriceSpan:
+    """A price and the span it held: from the run that first read it until a run of its
+    source read another price for the offer, or no offer (None: it still holds)."""
+
+    offer: Offer
+    run_id: int  # the run that first read it
+    fetched_at: datetime  # when that run finished
+    until: datetime | None
+
+
 _DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")
 # "before 2026-11-30": a price read from a catalog that day, collected at some unknown time
 # before it. It names a date, but its age is unknown, so it never reads fresh.

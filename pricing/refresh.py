@@ -2,7 +2,8 @@
 
 A run fetches with a deadline, passes the sanity checks against the provider's current
 offers, and is written in one transaction; anything that goes wrong is recorded as a failed
-run and the previous current run keeps serving. Old runs past the retention are pruned.
+run and the previous current run keeps serving. Prices past the retention, where one is set,
+are pruned.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RefreshPolicy:
     timeout_seconds: float = 900.0  # a whole provider fetch, all regions and pages
-    history_days: float = 90.0  # older runs are pruned (each provider's current run never)
+    # Prices older than this are forgotten (the current ones never); None keeps them all:
+    # the store grows with price changes only, megabytes a year per thousand offers.
+    history_days: float | None = None
     sanity: SanityPolicy = field(default_factory=SanityPolicy)
 
 
@@ -84,7 +87,8 @@ def run_adapter(
         log.warning("refresh of %s failed: %s", adapter.name, message)
         store.record_failure(adapter.name, started, message)
         return RunResult(adapter.name, "failed", error=message, seconds=time.perf_counter() - clock)
-    store.prune(adapter.name, keep_after=utcnow() - timedelta(days=policy.history_days))
+    if policy.history_days is not None:
+        store.prune(adapter.name, keep_after=utcnow() - timedelta(days=policy.history_days))
     return RunResult(
         adapter.name,
         "ok",

@@ -1,8 +1,11 @@
-"""The price store: refresh runs and their offers, in SQLite or PostgreSQL (SQLAlchemy 2 Core).
+"""The price store: refresh runs and the prices they read, in SQLite or PostgreSQL (Core).
 
-A run and all its offers are written in one transaction, so a run is either complete and
-current or absent: a crash mid-write leaves the previous run serving. The current catalog is
-the offers of each adapter's latest ``ok`` run; older runs are the price history.
+Each offer is stored once as a listing and each price once per change (pricing/changes.py),
+so years of 6-hourly refreshes fit in megabytes per thousand offers, not gigabytes. A run and
+all it changes are written in one transaction, under one write lock: a run is either
+complete and current or absent, and a crash mid-write leaves the previous run serving. The
+current catalog is every source's latest ``ok`` run; the catalog of any past moment, each
+source's latest ``ok`` run by then, is each listing's last change at or before that run.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 import operator
 import os
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,22 +30,28 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Row,
+    Select,
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     delete,
     event,
     func,
     insert,
+    or_,
     select,
+    update,
 )
 from sqlalchemy.engine import make_url
 
-from pricing import schema
-from pricing.offer import BUNDLED, TEXT_LIMITS, Offer, PricingModel, StoredOffer
+from pricing import changes, schema
+from pricing.changes import LISTING_FIELDS, READ_ON_RUN_DAY
+from pricing.offer import BUNDLED, TEXT_LIMITS, Offer, PriceSpan, PricingModel, StoredOffer
 
 metadata = MetaData()
 
@@ -59,11 +69,15 @@ runs = Table(
     Column("worker", String(200), nullable=False, default="", server_default=""),
 )
 
-offers = Table(
-    "offers",
+# Each offer a source has listed, once: every field but the price (pricing/changes.py). A
+# listing whose fields change (a new note, another interruption band) is a new listing; a
+# new price is a row of price_changes.
+listings = Table(
+    "listings",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("adapter", String(64), nullable=False),
+    Column("digest", LargeBinary(16), nullable=False),  # names the listing within its source
     Column("provider", String(TEXT_LIMITS["provider"]), nullable=False),
     Column("service", String(TEXT_LIMITS["service"]), nullable=False),
     Column("product", String(TEXT_LIMITS["product"]), nullable=False),
@@ -73,7 +87,6 @@ offers = Table(
     Column("count", Integer, nullable=False),
     Column("memory_gb", Float, nullable=True),
     Column("pricing", String(TEXT_LIMITS["pricing"]), nullable=False),
-    Column("usd_per_hour", Float, nullable=False),
     Column("host_included", Boolean, nullable=False),
     Column("estimated", Boolean, nullable=False),
     Column("suspect", Boolean, nullable=False),
@@ -81,11 +94,34 @@ offers = Table(
     Column("price_as_of", String(TEXT_LIMITS["price_as_of"]), nullable=False),
     Column("source", Text, nullable=False),
     Column("notes", Text, nullable=False),
-    Column("market", String(TEXT_LIMITS["market"]), nullable=False, server_default="cloud"),
+    Column("market", String(TEXT_LIMITS["market"]), nullable=False),
     Column("reliability", Float, nullable=True),
-    Column("interruption", String(TEXT_LIMITS["interruption"]), nullable=False, server_default=""),
-    Index("ix_offers_run_id", "run_id"),
-    Index("ix_offers_accelerator", "accelerator"),
+    Column("interruption", String(TEXT_LIMITS["interruption"]), nullable=False),
+    # The price its source's current run lists, NULL when it lists it no more: the current
+    # catalog is read from here alone, price_changes answers for the past.
+    Column("usd_per_hour", Float, nullable=True),
+    Index("ux_listings_adapter_digest", "adapter", "digest", unique=True),
+    Index("ix_listings_accelerator", "accelerator"),
+)
+
+# A listing's price from a run on, until the listing's next change; NULL: that run no longer
+# listed it. Keyed (listing, run), which is also how it is read: a listing's price at a run is
+# its last change at or before it. 16 bytes of values a row, as narrow as the layout allows,
+# since the changes are most of what the store holds. run_id is not a foreign key: pruning
+# keeps every run a change refers to.
+price_changes = Table(
+    "price_changes",
+    metadata,
+    Column(
+        "listing_id",
+        Integer,
+        ForeignKey("listings.id", ondelete="CASCADE"),
+        primary_key=True,
+        autoincrement=False,
+    ),
+    Column("run_id", Integer, primary_key=True, autoincrement=False),
+    Column("usd_per_hour", Float, nullable=True),
+    sqlite_with_rowid=False,  # the key is the table: no second copy of it as an index
 )
 
 # Users' own throughput measurements and the calibrations that put them on the published
@@ -189,11 +225,13 @@ class Store:
         started_at: datetime,
         source_version: str = "",
     ) -> Run:
-        """Write a complete run in one transaction; it is current from the commit on."""
-        with self.engine.begin() as conn:
+        """Write a complete run in one transaction; it is current from the commit on. Only
+        the prices it changes are written (pricing/changes.py)."""
+        with self.engine.connect() as conn:
+            _lock_writes(conn)
             run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", source_version)
-            if batch:
-                conn.execute(insert(offers), [_offer_row(run.id, o) for o in batch])
+            _write_changes(conn, adapter, run, batch)
+            conn.commit()
         return run
 
     def record_failure(self, adapter: str, started_at: datetime, error: str) -> Run:
@@ -201,17 +239,15 @@ class Store:
             return _insert_run(conn, adapter, started_at, "failed", 0, error[:4000], "")
 
     def prune(self, adapter: str, keep_after: datetime) -> int:
-        """Delete the adapter's runs that finished before ``keep_after``, never the current."""
-        current = self.current_runs().get(adapter)
-        old = select(runs.c.id).where(runs.c.adapter == adapter, runs.c.finished_at < keep_after)
-        if current is not None:
-            old = old.where(runs.c.id != current.id)
-        with self.engine.begin() as conn:
-            ids = list(conn.execute(old).scalars())
-            if ids:
-                conn.execute(delete(offers).where(offers.c.run_id.in_(ids)))
-                conn.execute(delete(runs).where(runs.c.id.in_(ids)))
-        return len(ids)
+        """Forget the adapter's prices before ``keep_after``: the changes superseded by then,
+        the listings nothing is left of, and the runs no change refers to (never the
+        current one). Every listing keeps the price it had at ``keep_after``, so any later
+        moment is still answered whole. Returns how many runs went."""
+        with self.engine.connect() as conn:
+            _lock_writes(conn)
+            pruned = _prune(conn, adapter, keep_after)
+            conn.commit()
+        return pruned
 
     # -- reading -------------------------------------------------------------------------
 
@@ -223,13 +259,8 @@ class Store:
 
     def current_runs(self, at: datetime | None = None) -> dict[str, Run]:
         """Each source's current run: its latest ok run, or the latest finished by ``at``."""
-        ok = runs.c.status == "ok"
-        if at is not None:
-            ok = ok & (runs.c.finished_at <= at)
-        latest = select(func.max(runs.c.id)).where(ok).group_by(runs.c.adapter).scalar_subquery()
         with self.engine.connect() as conn:
-            rows = conn.execute(select(runs).where(runs.c.id.in_(latest))).all()
-        return {row.adapter: _run(row) for row in rows}
+            return _current_runs(conn, at)
 
     def first_run_finished(self) -> datetime | None:
         """When the oldest ok run still stored finished: how far back ``at`` can see."""
@@ -239,31 +270,34 @@ class Store:
         return _aware(first) if first is not None else None
 
     def current_offers(
-        self, adapter: str | None = None, at: datetime | None = None
+        self,
+        adapter: str | None = None,
+        at: datetime | None = None,
+        accelerator: str | None = None,
     ) -> list[StoredOffer]:
-        """The served catalog, now or as it was at ``at``. Bundled rows stand in only for
-        clouds with no live run."""
-        current = self.current_runs(at)
-        if adapter is not None:
-            current = {k: v for k, v in current.items() if k == adapter}
-        if not current:
-            return []
-        by_run = {run.id: run for run in current.values()}
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(offers).where(offers.c.run_id.in_(by_run)).order_by(offers.c.id)
-            ).all()
-        stored = [
-            StoredOffer(_offer(row), row.run_id, _aware(by_run[row.run_id].finished_at))
-            for row in rows
-        ]
+        """The served catalog, now or as it was at ``at``, of one accelerator or all. Bundled
+        rows stand in only for clouds with no live run."""
+        with self._snapshot() as conn:
+            current = _current_runs(conn, at)
+            if adapter is not None:
+                current = {k: v for k, v in current.items() if k == adapter}
+            served: list[StoredOffer] = []
+            for name, run in sorted(current.items()):
+                query = _listed(name, None if at is None else run.id)
+                if accelerator is not None:
+                    query = query.where(listings.c.accelerator == accelerator)
+                day = run.started_at.date().isoformat()
+                served += [
+                    StoredOffer(_offer(row, day), run.id, run.finished_at)
+                    for row in conn.execute(query)
+                ]
         bundled_run = current.get(BUNDLED)
         if bundled_run is None:
-            return stored
+            return served
         # A cloud counts as live when its own adapter's run has rows: never by a row's
         # provider text, which a custom import or any other source could set to "aws".
-        live = {by_run[s.run_id].adapter for s in stored if s.run_id != bundled_run.id}
-        return [s for s in stored if s.run_id != bundled_run.id or s.offer.provider not in live]
+        live = {name for name, run in current.items() if name != BUNDLED and run.row_count}
+        return [s for s in served if s.run_id != bundled_run.id or s.offer.provider not in live]
 
     def history(
         self,
@@ -274,27 +308,68 @@ class Store:
         pricing: str | None = None,
         limit: int = 10_000,
         offset: int = 0,
-    ) -> list[StoredOffer]:
-        """Offers of every ok run finished since ``since``, oldest first: the price series."""
+    ) -> list[PriceSpan]:
+        """Every price held since ``since``, each once with the span it held: offer by offer,
+        each offer's prices oldest first. Nothing is known to hold after now."""
+        if since > utcnow():
+            return []
+        chosen: list[Any] = []
+        if accelerator:
+            chosen.append(listings.c.accelerator == accelerator)
+        if provider:
+            chosen.append(listings.c.provider == provider)
+        if region_prefix:
+            chosen.append(listings.c.region.startswith(region_prefix, autoescape=True))
+        if pricing:
+            chosen.append(listings.c.pricing == pricing)
+        following = func.lead(price_changes.c.run_id).over(
+            partition_by=price_changes.c.listing_id, order_by=price_changes.c.run_id
+        )
+        spans = (
+            select(
+                price_changes.c.listing_id,
+                price_changes.c.run_id,
+                price_changes.c.usd_per_hour,
+                following.label("next_run_id"),
+            )
+            .join(listings, listings.c.id == price_changes.c.listing_id)
+            .where(*chosen)
+            .subquery("spans")
+        )
+        began, ended = runs.alias("began"), runs.alias("ended")
         query = (
-            select(offers, runs.c.finished_at)
-            .join(runs, runs.c.id == offers.c.run_id)
-            .where(runs.c.status == "ok", runs.c.finished_at >= since)
-            .order_by(runs.c.finished_at, offers.c.id)
+            select(
+                *_LISTING_COLUMNS,
+                spans.c.usd_per_hour,
+                spans.c.run_id,
+                began.c.started_at,
+                began.c.finished_at,
+                ended.c.finished_at.label("until"),
+            )
+            .select_from(
+                spans.join(listings, listings.c.id == spans.c.listing_id)
+                .join(began, began.c.id == spans.c.run_id)
+                .outerjoin(ended, ended.c.id == spans.c.next_run_id)
+            )
+            .where(
+                spans.c.usd_per_hour.is_not(None),
+                or_(spans.c.next_run_id.is_(None), ended.c.finished_at > since),
+            )
+            .order_by(spans.c.listing_id, spans.c.run_id)
             .offset(offset)
             .limit(limit)
         )
-        if accelerator:
-            query = query.where(offers.c.accelerator == accelerator)
-        if provider:
-            query = query.where(offers.c.provider == provider)
-        if region_prefix:
-            query = query.where(offers.c.region.startswith(region_prefix, autoescape=True))
-        if pricing:
-            query = query.where(offers.c.pricing == pricing)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
-        return [StoredOffer(_offer(row), row.run_id, _aware(row.finished_at)) for row in rows]
+        return [
+            PriceSpan(
+                _offer(row, _aware(row.started_at).date().isoformat()),
+                row.run_id,
+                _aware(row.finished_at),
+                None if row.until is None else _aware(row.until),
+            )
+            for row in rows
+        ]
 
     def run_counts(self) -> dict[tuple[str, str], int]:
         """Runs kept in the store per (adapter, status): for /metrics."""
@@ -313,6 +388,155 @@ class Store:
             (ProviderStatus(row.adapter, current.get(row.adapter), _run(row)) for row in rows),
             key=lambda status: status.adapter,
         )
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[Connection]:
+        """One view of the store for several statements, so a run that lands between them
+        is seen whole or not at all."""
+        with self.engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                conn.exec_driver_sql("BEGIN")  # WAL: the snapshot holds from the first read
+            else:
+                conn.execution_options(isolation_level="REPEATABLE READ")
+            try:
+                yield conn
+            finally:
+                conn.rollback()
+
+
+def _current_runs(conn: Connection, at: datetime | None) -> dict[str, Run]:
+    ok = runs.c.status == "ok"
+    if at is not None:
+        ok = ok & (runs.c.finished_at <= at)
+    latest = select(func.max(runs.c.id)).where(ok).group_by(runs.c.adapter).scalar_subquery()
+    rows = conn.execute(select(runs).where(runs.c.id.in_(latest))).all()
+    return {row.adapter: _run(row) for row in rows}
+
+
+def _listed(adapter: str, run_id: int | None) -> Select[Any]:
+    """The adapter's listings and prices, now (``run_id`` None) or at one of its runs: each
+    listing's last change at or before it, where that change is a price."""
+    if run_id is None:
+        return (
+            select(*_LISTING_COLUMNS, listings.c.usd_per_hour)
+            .where(listings.c.adapter == adapter, listings.c.usd_per_hour.is_not(None))
+            .order_by(listings.c.id)
+        )
+    earlier = price_changes.alias("earlier")
+    last_change = (
+        select(func.max(earlier.c.run_id))
+        .where(earlier.c.listing_id == listings.c.id, earlier.c.run_id <= run_id)
+        .scalar_subquery()
+    )
+    return (
+        select(*_LISTING_COLUMNS, price_changes.c.usd_per_hour)
+        .join_from(
+            listings,
+            price_changes,
+            (price_changes.c.listing_id == listings.c.id) & (price_changes.c.run_id == last_change),
+        )
+        .where(listings.c.adapter == adapter, price_changes.c.usd_per_hour.is_not(None))
+        .order_by(listings.c.id)
+    )
+
+
+# Digests looked up per statement: well under SQLite's and PostgreSQL's parameter limits.
+LOOKUP_CHUNK = 500
+
+
+def _write_changes(conn: Connection, adapter: str, run: Run, batch: Sequence[Offer]) -> None:
+    """Write what ``run`` changes against the adapter's listed prices (pricing/changes.py)."""
+    read_days = frozenset({run.started_at.date().isoformat(), run.finished_at.date().isoformat()})
+    incoming = changes.listed(batch, read_days)
+    listed_now = {
+        row.digest: (row.id, row.usd_per_hour)
+        for row in conn.execute(
+            select(listings.c.id, listings.c.digest, listings.c.usd_per_hour).where(
+                listings.c.adapter == adapter, listings.c.usd_per_hour.is_not(None)
+            )
+        )
+    }
+    found = changes.diff(listed_now, incoming)
+    moved = list(found.moved)
+    if found.unseen:  # new to the current catalog; stored before perhaps, then gone
+        known: dict[bytes, int] = {}
+        for chunk in changes.chunks([offer.digest for offer in found.unseen], LOOKUP_CHUNK):
+            query = select(listings.c.digest, listings.c.id).where(
+                listings.c.adapter == adapter, listings.c.digest.in_(chunk)
+            )
+            known.update((row.digest, row.id) for row in conn.execute(query))
+        moved += [(known[o.digest], o.usd_per_hour) for o in found.unseen if o.digest in known]
+        fresh = [offer for offer in found.unseen if offer.digest not in known]
+        if fresh:
+            made = insert(listings).returning(listings.c.id, sort_by_parameter_order=True)
+            ids = conn.execute(made, [offer.row(adapter) for offer in fresh]).scalars().all()
+            created = [(i, o.usd_per_hour) for i, o in zip(ids, fresh, strict=True)]
+            conn.execute(
+                insert(price_changes),
+                [{"listing_id": i, "run_id": run.id, "usd_per_hour": usd} for i, usd in created],
+            )
+    if moved:
+        conn.execute(
+            update(listings)
+            .where(listings.c.id == bindparam("listing"))
+            .values(usd_per_hour=bindparam("price")),
+            [{"listing": i, "price": usd} for i, usd in moved],
+        )
+        conn.execute(
+            insert(price_changes),
+            [{"listing_id": i, "run_id": run.id, "usd_per_hour": usd} for i, usd in moved],
+        )
+
+
+def _prune(conn: Connection, adapter: str, keep_after: datetime) -> int:
+    ok_before = (
+        (runs.c.adapter == adapter) & (runs.c.status == "ok") & (runs.c.finished_at < keep_after)
+    )
+    cutoff = conn.execute(select(func.max(runs.c.id)).where(ok_before)).scalar()
+    current = _current_runs(conn, None).get(adapter)
+    mine = select(listings.c.id).where(listings.c.adapter == adapter)
+    if cutoff is not None:
+        later = price_changes.alias("later")
+        held_at_cutoff = (
+            select(func.max(later.c.run_id))
+            .where(later.c.listing_id == price_changes.c.listing_id, later.c.run_id <= cutoff)
+            .scalar_subquery()
+        )
+        conn.execute(
+            delete(price_changes).where(
+                price_changes.c.listing_id.in_(mine), price_changes.c.run_id < held_at_cutoff
+            )
+        )
+        conn.execute(  # listings gone by the cutoff: nothing held then to keep
+            delete(price_changes).where(
+                price_changes.c.listing_id.in_(mine),
+                price_changes.c.run_id <= cutoff,
+                price_changes.c.usd_per_hour.is_(None),
+            )
+        )
+        conn.execute(
+            delete(listings).where(
+                listings.c.adapter == adapter,
+                listings.c.usd_per_hour.is_(None),
+                ~select(price_changes.c.listing_id)
+                .where(price_changes.c.listing_id == listings.c.id)
+                .exists(),
+            )
+        )
+    referred = set(
+        conn.execute(
+            select(price_changes.c.run_id)
+            .distinct()
+            .where(price_changes.c.listing_id.in_(mine), price_changes.c.run_id <= (cutoff or 0))
+        ).scalars()
+    )
+    old = select(runs.c.id).where(runs.c.adapter == adapter, runs.c.finished_at < keep_after)
+    if current is not None:
+        old = old.where(runs.c.id != current.id)
+    ids = [run_id for run_id in conn.execute(old).scalars() if run_id not in referred]
+    for chunk in range(0, len(ids), LOOKUP_CHUNK):
+        conn.execute(delete(runs).where(runs.c.id.in_(ids[chunk : chunk + LOOKUP_CHUNK])))
+    return len(ids)
 
 
 def _insert_run(
@@ -382,20 +606,19 @@ def _postgres_options(backend: str, statement_timeout_seconds: float | None) -> 
     return options
 
 
+# The listing columns a read selects, in Offer's order, the price joined in by each query.
+_LISTING_COLUMNS = tuple(listings.c[name] for name in LISTING_FIELDS)
 _offer_values = operator.itemgetter(*_OFFER_FIELDS)  # a mapping row -> its fields, in order
 
 
-def _offer_row(run_id: int, offer: Offer) -> dict[str, object]:
-    row: dict[str, object] = {name: getattr(offer, name) for name in _OFFER_FIELDS}
-    row["pricing"] = str(offer.pricing)
-    row["run_id"] = run_id
-    return row
-
-
-def _offer(row: Row[Any]) -> Offer:
+def _offer(row: Row[Any], read_day: str) -> Offer:
+    """``read_day``: the day of the run that read the row, for a price_as_of stored as
+    that day (pricing/changes.py)."""
     # one C-level lookup of every field: a catalog is thousands of rows read at every start
     values = dict(zip(_OFFER_FIELDS, _offer_values(row._mapping), strict=True))
     values["pricing"] = PricingModel(values["pricing"])
+    if values["price_as_of"] == READ_ON_RUN_DAY:
+        values["price_as_of"] = read_day
     return Offer(**values)
 
 
@@ -413,11 +636,11 @@ def _run(row: Row[Any]) -> Run:
     )
 
 
-# -- serialized read-merge-write runs (custom imports) -----------------------------------------
+# -- one writer at a time ------------------------------------------------------------------
 
-# Arbitrary constant naming "a read-merge-write run" among this database's advisory locks
+# Arbitrary constant naming "a price write" among this database's advisory locks
 # (pricing/schema.py holds 7_260_001, service/jobs/scheduler.py 7_260_002).
-MERGE_LOCK = 7_260_004
+WRITE_LOCK = 7_260_004
 
 # The next run from the adapter's current offers: (offers, source_version).
 NextRun = Callable[[list[Offer]], tuple[Sequence[Offer], str]]
@@ -425,33 +648,26 @@ NextRun = Callable[[list[Offer]], tuple[Sequence[Offer], str]]
 
 def record_merged_run(store: Store, adapter: str, build: NextRun, started_at: datetime) -> Run:
     """Read the adapter's current offers, build the next run from them and write it in one
-    transaction under a per-database lock, so two imports at once both land: without it
-    each reads the same old run and the later commit drops the other's rows."""
+    transaction under the write lock, so two imports at once both land: without it each
+    reads the same old run and the later commit drops the other's rows."""
     with store.engine.connect() as conn:
-        _lock_merges(conn)
-        batch, version = build(_current_offers_of(conn, adapter))
+        _lock_writes(conn)
+        current = _current_runs(conn, None).get(adapter)
+        day = current.started_at.date().isoformat() if current else ""
+        now = [_offer(row, day) for row in conn.execute(_listed(adapter, None))]
+        batch, version = build(now)
         run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", version)
-        if batch:
-            conn.execute(insert(offers), [_offer_row(run.id, o) for o in batch])
+        _write_changes(conn, adapter, run, batch)
         conn.commit()
     return run
 
 
-def _lock_merges(conn: Connection) -> None:
-    """Take the lock before the read; the transaction's end releases it."""
+def _lock_writes(conn: Connection) -> None:
+    """Every price write holds this from before its first read to its commit: a run is
+    diffed against the prices it replaces, so no other write may land in between."""
     if conn.dialect.name == "postgresql":
-        conn.execute(select(func.pg_advisory_xact_lock(MERGE_LOCK)))
+        conn.execute(select(func.pg_advisory_xact_lock(WRITE_LOCK)))
     else:
         # SQLite: the write lock, taken now rather than at the first INSERT, so no other
         # writer can commit between this read and this write (waits up to the busy timeout).
         conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def _current_offers_of(conn: Connection, adapter: str) -> list[Offer]:
-    latest = (
-        select(func.max(runs.c.id))
-        .where(runs.c.adapter == adapter, runs.c.status == "ok")
-        .scalar_subquery()
-    )
-    query = select(offers).where(offers.c.run_id == latest).order_by(offers.c.id)
-    return [_offer(row) for row in conn.execute(query).all()]

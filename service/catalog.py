@@ -81,7 +81,7 @@ class Catalog:
         self._checked_at = float("-inf")
         self.version = -1
         self._table: OfferTable | None = None
-        self._past: Lru[tuple[int, ...], OfferTable] = Lru(PAST_TABLES)
+        self._past: Lru[tuple[str | int | None, ...], OfferTable] = Lru(PAST_TABLES)
         self.health = Health()
 
     def table(self) -> OfferTable:
@@ -97,18 +97,19 @@ class Catalog:
         assert self._table is not None
         return self._table
 
-    def table_at(self, moment: datetime) -> OfferTable | None:
-        """The catalog as it was at ``moment``: each source's last ok run by then. None when
-        no run had finished. Tables are remembered by the runs they hold, so every moment
-        between two refreshes shares one."""
+    def table_at(self, moment: datetime, accelerator: str | None = None) -> OfferTable | None:
+        """The catalog as it was at ``moment``, of one accelerator or all: each source's
+        last ok run by then. None when no run had finished. Tables are remembered by the
+        runs they hold, so every moment between two refreshes shares one."""
         current = self._store.current_runs(at=moment)
         if not current:
             return None
-        key = tuple(sorted(run.id for run in current.values()))
+        key = (accelerator, *sorted(run.id for run in current.values()))
         with self._lock:
             table = self._past.get(key)
         if table is None:
-            table = OfferTable(self._store.current_offers(at=moment), self._hardware)
+            offers = self._store.current_offers(at=moment, accelerator=accelerator)
+            table = OfferTable(offers, self._hardware)
             with self._lock:
                 self._past.put(key, table)
         return table

@@ -134,8 +134,10 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     scheduler_poll_seconds: float = Field(
         default=5, gt=0, description="How often a standby scheduler tries to take over."
     )
-    history_days: float = Field(
-        default=90, gt=0, description="Runs older than this are pruned (current runs never)."
+    history_days: float | None = Field(
+        default=None,
+        gt=0,
+        description="Prices older than this many days are forgotten; unset keeps every price.",
     )
     price_jump_factor: float = Field(
         default=2.0, gt=1, description="A price that moved more than this x either way is suspect."

@@ -13,7 +13,7 @@ import time
 import pytest
 from sqlalchemy import func, select, text
 
-from pricing.store import Store, offers, runs, utcnow
+from pricing.store import Store, price_changes, runs, utcnow
 from tests.helpers import offer
 
 TRIALS = 20
@@ -25,10 +25,10 @@ def _integrity_ok(store: Store) -> bool:
     with store.engine.connect() as conn:
         if store.engine.dialect.name == "sqlite":
             return conn.execute(text("PRAGMA integrity_check")).scalar_one() == "ok"
-        # PostgreSQL: every offer row belongs to an existing run (no orphans of a dead write)
+        # PostgreSQL: every price change belongs to an existing run (no orphans of a dead write)
         orphans = conn.execute(
             select(func.count())
-            .select_from(offers.outerjoin(runs, runs.c.id == offers.c.run_id))
+            .select_from(price_changes.outerjoin(runs, runs.c.id == price_changes.c.run_id))
             .where(runs.c.id.is_(None))
         ).scalar_one()
         return orphans == 0
@@ -59,8 +59,10 @@ def test_sigkill_at_a_random_moment_loses_nothing(database_url: str, trial: int)
     assert len(served) == run.row_count  # complete: every row of the run, nothing partial
     assert run.id == before.id or (run.row_count == ROWS and run.source_version == "crash test")
     with survivor.engine.connect() as conn:
-        stored = conn.execute(select(func.count()).select_from(offers)).scalar_one()
-    assert stored in (len(previous), len(previous) + ROWS)  # no half-written run anywhere
+        stored = conn.execute(select(func.count()).select_from(price_changes)).scalar_one()
+    # no half-written run anywhere: the first run's prices, or those and the crash run's
+    # (its ROWS new prices, and the first run's offers gone)
+    assert stored in (len(previous), len(previous) + ROWS + len(previous))
     survivor.record_run("aws", previous, utcnow(), "after the crash")  # still takes writes
     survivor.dispose()
     store.dispose()

@@ -231,8 +231,8 @@ def _children(pid: int) -> list[str]:
 
 @pytest.mark.parametrize(
     ("table", "needs_it"),
-    [("runs", "/providers"), ("offers", "/offers/history?limit=5")],
-    ids=["runs-renamed", "offers-renamed"],
+    [("runs", "/providers"), ("price_changes", "/offers/history?limit=5")],
+    ids=["runs-renamed", "price-changes-renamed"],
 )
 def test_a_broken_schema_is_a_database_fault_too(
     proxied: tuple[Server, Proxy, str], table: str, needs_it: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from service.documents.freshness import freshness, price_age
-from tests.helpers import offer, stored
+from tests.helpers import offer, runs_of, stored
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
 
@@ -68,9 +68,9 @@ def test_a_live_run_with_todays_prices_is_fresh(app, client) -> None:  # type: i
     assert providers["aws"]["prices"]["oldest_as_of"] == today
 
 
-def test_history_returns_the_series_of_every_run(app, client) -> None:  # type: ignore[no-untyped-def]
+def test_history_returns_each_price_once_with_its_span(app, client) -> None:  # type: ignore[no-untyped-def]
     store = app.extensions["breakeven"].store
-    for price in (10.0, 8.0, 9.0):
+    for price in (10.0, 8.0, 8.0, 9.0):  # the third run repeats the second's price
         store.record_run(
             "aws",
             [
@@ -85,15 +85,20 @@ def test_history_returns_the_series_of_every_run(app, client) -> None:  # type: 
             datetime.now(UTC),
         )
     body = client.get("/offers/history?accelerator=H100&provider=aws&region=eu-west-3").get_json()
-    # the three live runs in order (the bundled catalog has no AWS H100 in eu-west-3)
-    assert [p["usd_per_hour"] for p in body["points"]] == [10.0, 8.0, 9.0]
-    assert body["points"][0]["usd_per_accelerator_hour"] == 1.25
+    # three prices in order, 8.0 once for two runs (the bundled catalog has no AWS H100 in
+    # eu-west-3); each span ends when the next begins, the last holds still
+    points = body["points"]
+    assert [p["usd_per_hour"] for p in points] == [10.0, 8.0, 9.0]
+    assert points[0]["usd_per_accelerator_hour"] == 1.25
+    assert [p["until"] for p in points] == [points[1]["at"], points[2]["at"], None]
+    runs = runs_of(store, "aws")
+    assert [p["run_id"] for p in points] == [runs[0].id, runs[1].id, runs[3].id]
     future = client.get("/offers/history?accelerator=h100-sxm&since=2100-01-01").get_json()
     assert future["count"] == 0
     csv_text = client.get(
         "/offers/history?accelerator=h100-sxm&region=eu-west-3&format=csv"
     ).get_data(as_text=True)
-    assert csv_text.startswith("at,provider") and csv_text.count("\n") == 1 + body["count"]
+    assert csv_text.startswith("at,until,provider") and csv_text.count("\n") == 1 + body["count"]
     assert client.get("/offers/history?since=yesterday").status_code == 400
     assert client.get("/offers/history?accelerator=h999").status_code == 404
 

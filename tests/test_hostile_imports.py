@@ -176,7 +176,7 @@ def test_an_import_that_cannot_get_the_lock_in_time_fails_cleanly(
     store = Store(str(settings_on.database_url))
     try:
         with store.engine.connect() as holder:
-            store_module._lock_merges(holder)
+            store_module._lock_writes(holder)
             data = f"{HEADER}\n{GOOD}\n".encode()
             path = tmp_path / "quotes.csv"
             path.write_bytes(data)

@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from pricing.offer import BUNDLED
 from pricing.refresh import run_adapter
 from pricing.snapshot import ensure_snapshot
-from pricing.store import Store, offers, runs, utcnow
+from pricing.store import Store, price_changes, runs, utcnow
 from tests.helpers import offer, runs_of
 
 
@@ -49,11 +49,11 @@ def test_offer_fields_round_trip(store: Store) -> None:
 
 def test_a_failure_mid_write_leaves_nothing_and_the_previous_run_serving(store: Store) -> None:
     store.record_run("aws", [offer(provider="aws")], utcnow())
-    runs_before, offers_before = _count(store, runs), _count(store, offers)
+    runs_before, changes_before = _count(store, runs), _count(store, price_changes)
     broken = offer(provider="aws", product=None)  # NOT NULL violation on the second row
     with pytest.raises(IntegrityError):
         store.record_run("aws", [offer(provider="aws"), broken], utcnow())
-    assert (_count(store, runs), _count(store, offers)) == (runs_before, offers_before)
+    assert (_count(store, runs), _count(store, price_changes)) == (runs_before, changes_before)
     assert len(store.current_offers()) == 1
 
 

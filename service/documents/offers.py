@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from pydantic import WithJsonSchema
 
-from pricing.offer import StoredOffer
+from pricing.offer import PriceSpan, StoredOffer
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -40,7 +40,9 @@ class OfferField:
 
 
 OFFER_FIELDS: dict[str, OfferField] = {
-    "at": OfferField(str, "fetched_at", iso),  # a history point: when the price was read
+    "at": OfferField(str, "fetched_at", iso),  # a history point: when the price was first read
+    # ... and when a run of its source first read another price or no offer (null: it holds)
+    "until": OfferField(str | None, "until", lambda moment: moment and iso(moment)),
     "provider": OfferField(str, "offer.provider"),
     "product": OfferField(str, "offer.product"),
     "region": OfferField(str, "offer.region"),
@@ -74,15 +76,15 @@ CATALOG = (  # /offers: everything a row of the catalog holds
     *("service", "zone", "memory_gb", "usd_per_accelerator_hour", "estimated", "suspect"),
     *("reliability", "interruption", "fetched_at", "run_id"),
 )
-HISTORY = (  # /offers/history: a price and when it was read
-    *("at", "provider", "product", "region", "zone", "accelerator", "count", "pricing"),
+HISTORY = (  # /offers/history: a price and the span it held
+    *("at", "until", "provider", "product", "region", "zone", "accelerator", "count", "pricing"),
     *("usd_per_hour", "usd_per_accelerator_hour", "suspect", "run_id"),
 )
 
 DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
 
 
-def offer_fields(stored: StoredOffer, names: tuple[str, ...]) -> dict[str, Any]:
+def offer_fields(stored: StoredOffer | PriceSpan, names: tuple[str, ...]) -> dict[str, Any]:
     read, conversions = _reader(names)
     values = read(stored)
     if conversions:
@@ -111,7 +113,7 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
     accelerator = None
     if query.accelerator:
         accelerator = resolve_gpu(runtime.hardware, query.accelerator, "accelerator").id
-    table = catalog_at(runtime, query.at)
+    table = catalog_at(runtime, query.at, accelerator)
     picked = table.select(
         accelerator=accelerator,
         provider=query.provider.lower() if query.provider else None,
@@ -144,7 +146,8 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
 
 
 def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
-    """Every stored run's prices since ``since``, oldest first."""
+    """Every price held since ``since``, once with the span it held: offer by offer, each
+    offer's prices oldest first."""
     accelerator = None
     if query.accelerator:
         accelerator = resolve_gpu(runtime.hardware, query.accelerator, "accelerator").id
