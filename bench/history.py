@@ -42,6 +42,7 @@ from sqlalchemy.engine import make_url
 from hardware import load_hardware
 from pricing import changes, schema
 from pricing.offer import Offer, PricingModel
+from pricing.packs import KEEP_RAW_RUNS
 from pricing.store import Store, listings, price_changes, runs
 from service.http.app import create_app
 from service.settings import Settings
@@ -54,6 +55,8 @@ SPOT_MOVES = 0.20  # ... and of spot prices
 TIMED_REFRESHES = 5  # real refreshes written on top of the two years
 QUERIES = 21  # timed requests per query kind (odd: the median is one of them)
 FULL_CATALOG_QUERIES = 3  # /offers?at= with no filter reads the whole catalog then: slow
+# Runs written between two calls of Store.pack (which acts once a month's changes gathered).
+PACK_CHECK_EVERY = 40
 FULL_COPY_RUNS = 30  # runs of the full-copy layout actually written (7.5 days)
 HISTORY_PAGE = 1_000  # points per /offers/history page in the timed requests
 SEED = 20261201
@@ -110,7 +113,7 @@ class Simulation:
 
     def moves(self, prices: np.ndarray) -> np.ndarray:
         """Indices whose price moves at one refresh; their new prices are written into
-        ``prices`` (±10 %, cents of a cent)."""
+        ``prices`` (±10 %, to a hundredth of a cent)."""
         spot = np.flatnonzero(self.spot)
         on_demand = np.flatnonzero(~self.spot)
         moved = np.concatenate(
@@ -120,8 +123,9 @@ class Simulation:
             ]
         )
         factor = self.generator.uniform(0.9, 1.1, len(moved))
-        prices[moved] = np.round(prices[moved] * factor, 4)
-        return np.sort(moved)
+        before = prices[moved]
+        prices[moved] = np.round(before * factor, 4)
+        return np.sort(moved[prices[moved] != before])  # a move that rounds away is none
 
 
 @contextmanager
@@ -198,19 +202,24 @@ def write_two_years(url: str, sim: Simulation, now: datetime) -> dict[str, float
     digests = list(keyed)  # the simulation's offers are distinct: one listing each, in order
     moments = run_times(now, REFRESHES)
     with store.engine.begin() as conn:
-        run_ids = _insert_runs(conn, moments, OFFERS)
         rows = [keyed[d].row(ADAPTER) for d in digests]
         made = sa.insert(listings).returning(listings.c.id, sort_by_parameter_order=True)
         listing_ids = np.array(list(conn.execute(made, rows).scalars()))
-    written = 0
+    written, pack_seconds = 0, []
     loader = _postgres_loader if store.engine.dialect.name == "postgresql" else _sqlite_loader
-    with loader(store.engine) as load:
-        for i, run_id in enumerate(run_ids):
-            moved = np.arange(OFFERS) if i == 0 else sim.moves(prices)
-            load(listing_ids[moved], run_id, prices[moved])
-            written += len(moved)
-            if i % 292 == 0:
-                print(f"  history: run {i + 1:,} of {REFRESHES:,}", file=sys.stderr)
+    for start in range(0, REFRESHES, PACK_CHECK_EVERY):
+        block = moments[start : start + PACK_CHECK_EVERY]
+        with store.engine.begin() as conn:
+            run_ids = _insert_runs(conn, block, OFFERS)
+        with loader(store.engine) as load:
+            for i, run_id in enumerate(run_ids, start=start):
+                moved = np.arange(OFFERS) if i == 0 else sim.moves(prices)
+                load(listing_ids[moved], run_id, prices[moved])
+                written += len(moved)
+        packing = time.perf_counter()
+        if store.pack(ADAPTER):  # the refresh job asks after every run; it acts monthly
+            pack_seconds.append(time.perf_counter() - packing)
+        print(f"  history: {start + len(block):,} of {REFRESHES:,} runs", file=sys.stderr)
     with store.engine.begin() as conn:  # each listing's price now: its last change
         conn.execute(
             sa.update(listings)
@@ -223,9 +232,16 @@ def write_two_years(url: str, sim: Simulation, now: datetime) -> dict[str, float
         )
     _analyze(store.engine)
     seconds = time.perf_counter() - clock
-    size = store_bytes(store.engine, ["runs", "listings", "price_changes"])
+    size = store_bytes(store.engine, ["runs", "listings", "price_changes", "price_packs"])
     store.dispose()
-    return {"changes": written, "load_s": seconds, "bytes": size}
+    return {
+        "changes": written,
+        "load_s": seconds,
+        "bytes": size,
+        "packs": len(pack_seconds),
+        "pack_p50_s": statistics.median(pack_seconds) if pack_seconds else 0.0,
+        "pack_max_s": max(pack_seconds, default=0.0),
+    }
 
 
 @contextmanager
@@ -492,6 +508,10 @@ def section(results: dict[str, Any]) -> list[str]:
          f"{pg['full_copy']['at_accelerator_p50_ms']:.1f} ms (query only)",
          f"{lite['full_copy']['at_accelerator_p50_ms']:.1f} ms (query only)",
          f"< {BUDGET_QUERY_MS:g} ms"),
+        ("packing a month of older changes (the refresh job, monthly): p50 (max)",
+         f"{pg['pack_p50_s']:.1f} s ({pg['pack_max_s']:.1f} s), {pg['packs']} packs",
+         f"{lite['pack_p50_s']:.1f} s ({lite['pack_max_s']:.1f} s), {lite['packs']} packs",
+         "", "", ""),
         ("`/offers/history` the same, default page (10,000 points): p50",
          f"{pg['history_full_page_p50_ms']:.1f} ms", f"{lite['history_full_page_p50_ms']:.1f} ms",
          "", "", ""),
@@ -507,7 +527,9 @@ def section(results: dict[str, Any]) -> list[str]:
         f"bundled catalog's share), {REFRESHES:,} refreshes 6 hours apart; each moves "
         f"{ON_DEMAND_MOVES:.0%} of on-demand and {SPOT_MOVES:.0%} of spot prices by up to "
         f"10 %. Changes layout: the two years written as the store lays them out, in run "
-        f"order, then {TIMED_REFRESHES} real refreshes through `Store.record_run` on top; the "
+        f"order, with the real `Store.pack` every {PACK_CHECK_EVERY} runs (it packs each "
+        f"month's changes once {KEEP_RAW_RUNS} newer runs exist), then {TIMED_REFRESHES} "
+        f"real refreshes through `Store.record_run` on top; the "
         f"requests go through the app (server time, Flask's test client). Full copy "
         f"(revision 0003): {FULL_COPY_RUNS} runs written as 0003's store wrote them; its "
         f"two-year size is {REFRESHES:,}/{FULL_COPY_RUNS} times theirs, and its queries are "

@@ -89,6 +89,7 @@ def run_adapter(
         return RunResult(adapter.name, "failed", error=message, seconds=time.perf_counter() - clock)
     if policy.history_days is not None:
         store.prune(adapter.name, keep_after=utcnow() - timedelta(days=policy.history_days))
+    store.pack(adapter.name)  # once a month's changes have gathered: see pricing/packs.py
     return RunResult(
         adapter.name,
         "ok",

@@ -33,17 +33,16 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     Row,
-    Select,
     String,
     Table,
     Text,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
     func,
     insert,
-    or_,
     select,
     update,
 )
@@ -52,6 +51,7 @@ from sqlalchemy.engine import make_url
 from pricing import changes, schema
 from pricing.changes import LISTING_FIELDS, READ_ON_RUN_DAY
 from pricing.offer import BUNDLED, TEXT_LIMITS, Offer, PriceSpan, PricingModel, StoredOffer
+from pricing.packs import KEEP_RAW_RUNS, PACK_EVERY_RUNS, Pack
 
 metadata = MetaData()
 
@@ -122,6 +122,27 @@ price_changes = Table(
     Column("run_id", Integer, primary_key=True, autoincrement=False),
     Column("usd_per_hour", Float, nullable=True),
     sqlite_with_rowid=False,  # the key is the table: no second copy of it as an index
+)
+
+# A listing's changes over a range of runs, packed into one row once they are older than its
+# source's latest KEEP_RAW_RUNS runs (pricing/packs.py): 12 bytes a change instead of ~64.
+# A listing's packs come before its rows in price_changes, and never overlap.
+price_packs = Table(
+    "price_packs",
+    metadata,
+    Column(
+        "listing_id",
+        Integer,
+        ForeignKey("listings.id", ondelete="CASCADE"),
+        primary_key=True,
+        autoincrement=False,
+    ),
+    Column("first_run", Integer, primary_key=True, autoincrement=False),
+    Column("last_run", Integer, nullable=False),
+    Column("closing_price", Float, nullable=True),  # after last_run; NULL: no longer listed
+    Column("runs", LargeBinary, nullable=False),
+    Column("prices", LargeBinary, nullable=False),
+    sqlite_with_rowid=False,
 )
 
 # Users' own throughput measurements and the calibrations that put them on the published
@@ -249,6 +270,15 @@ class Store:
             conn.commit()
         return pruned
 
+    def pack(self, adapter: str) -> int:
+        """Pack the adapter's older changes when enough have gathered (pricing/packs.py);
+        cheap to call after every run. Returns how many changes it packed."""
+        with self.engine.connect() as conn:
+            _lock_writes(conn)
+            packed = _pack(conn, adapter)
+            conn.commit()
+        return packed
+
     # -- reading -------------------------------------------------------------------------
 
     def catalog_version(self) -> int:
@@ -283,13 +313,10 @@ class Store:
                 current = {k: v for k, v in current.items() if k == adapter}
             served: list[StoredOffer] = []
             for name, run in sorted(current.items()):
-                query = _listed(name, None if at is None else run.id)
-                if accelerator is not None:
-                    query = query.where(listings.c.accelerator == accelerator)
                 day = run.started_at.date().isoformat()
                 served += [
-                    StoredOffer(_offer(row, day), run.id, run.finished_at)
-                    for row in conn.execute(query)
+                    StoredOffer(_offer(row, day, usd), run.id, run.finished_at)
+                    for row, usd in _listed(conn, name, None if at is None else run.id, accelerator)
                 ]
         bundled_run = current.get(BUNDLED)
         if bundled_run is None:
@@ -322,53 +349,18 @@ class Store:
             chosen.append(listings.c.region.startswith(region_prefix, autoescape=True))
         if pricing:
             chosen.append(listings.c.pricing == pricing)
-        following = func.lead(price_changes.c.run_id).over(
-            partition_by=price_changes.c.listing_id, order_by=price_changes.c.run_id
-        )
-        spans = (
-            select(
-                price_changes.c.listing_id,
-                price_changes.c.run_id,
-                price_changes.c.usd_per_hour,
-                following.label("next_run_id"),
-            )
-            .join(listings, listings.c.id == price_changes.c.listing_id)
-            .where(*chosen)
-            .subquery("spans")
-        )
-        began, ended = runs.alias("began"), runs.alias("ended")
-        query = (
-            select(
-                *_LISTING_COLUMNS,
-                spans.c.usd_per_hour,
-                spans.c.run_id,
-                began.c.started_at,
-                began.c.finished_at,
-                ended.c.finished_at.label("until"),
-            )
-            .select_from(
-                spans.join(listings, listings.c.id == spans.c.listing_id)
-                .join(began, began.c.id == spans.c.run_id)
-                .outerjoin(ended, ended.c.id == spans.c.next_run_id)
-            )
-            .where(
-                spans.c.usd_per_hour.is_not(None),
-                or_(spans.c.next_run_id.is_(None), ended.c.finished_at > since),
-            )
-            .order_by(spans.c.listing_id, spans.c.run_id)
-            .offset(offset)
-            .limit(limit)
-        )
-        with self.engine.connect() as conn:
-            rows = conn.execute(query).all()
+        spans: list[_Span] = []
+        with self._snapshot() as conn:
+            query = select(listings.c.id, *_LISTING_COLUMNS).where(*chosen).order_by(listings.c.id)
+            chosen_listings = conn.execute(query).all()
+            start, size = 0, HISTORY_FIRST_LISTINGS
+            while start < len(chosen_listings) and len(spans) < offset + limit:
+                batch = chosen_listings[start : start + size]
+                spans += _spans(conn, batch, since)
+                start, size = start + size, size * 2  # a page of spot prices needs few
         return [
-            PriceSpan(
-                _offer(row, _aware(row.started_at).date().isoformat()),
-                row.run_id,
-                _aware(row.finished_at),
-                None if row.until is None else _aware(row.until),
-            )
-            for row in rows
+            PriceSpan(_offer(row, began.date().isoformat(), usd), run_id, finished, until)
+            for row, run_id, usd, began, finished, until in spans[offset : offset + limit]
         ]
 
     def run_counts(self) -> dict[tuple[str, str], int]:
@@ -413,31 +405,66 @@ def _current_runs(conn: Connection, at: datetime | None) -> dict[str, Run]:
     return {row.adapter: _run(row) for row in rows}
 
 
-def _listed(adapter: str, run_id: int | None) -> Select[Any]:
-    """The adapter's listings and prices, now (``run_id`` None) or at one of its runs: each
-    listing's last change at or before it, where that change is a price."""
+def _listed(
+    conn: Connection, adapter: str, run_id: int | None, accelerator: str | None = None
+) -> list[tuple[Row[Any], float]]:
+    """The adapter's listings with their prices, now (``run_id`` None) or at one of its runs:
+    each listing's last change at or before it, where that change is a price."""
+    chosen = [listings.c.adapter == adapter]
+    if accelerator is not None:
+        chosen.append(listings.c.accelerator == accelerator)
     if run_id is None:
-        return (
-            select(*_LISTING_COLUMNS, listings.c.usd_per_hour)
-            .where(listings.c.adapter == adapter, listings.c.usd_per_hour.is_not(None))
-            .order_by(listings.c.id)
+        now = select(*_LISTING_COLUMNS, listings.c.usd_per_hour).where(
+            *chosen, listings.c.usd_per_hour.is_not(None)
         )
-    earlier = price_changes.alias("earlier")
-    last_change = (
+        return [(row, row.usd_per_hour) for row in conn.execute(now.order_by(listings.c.id))]
+    raw, earlier = price_changes.alias("raw"), price_changes.alias("earlier")
+    last_raw = (
         select(func.max(earlier.c.run_id))
         .where(earlier.c.listing_id == listings.c.id, earlier.c.run_id <= run_id)
         .scalar_subquery()
     )
-    return (
-        select(*_LISTING_COLUMNS, price_changes.c.usd_per_hour)
-        .join_from(
-            listings,
-            price_changes,
-            (price_changes.c.listing_id == listings.c.id) & (price_changes.c.run_id == last_change),
+    pack, earlier_pack = price_packs.alias("pack"), price_packs.alias("earlier_pack")
+    last_pack = (
+        select(func.max(earlier_pack.c.first_run))
+        .where(earlier_pack.c.listing_id == listings.c.id, earlier_pack.c.first_run <= run_id)
+        .scalar_subquery()
+    )
+    inside = pack.c.last_run > run_id  # the run falls within the pack: read its changes
+    query = (
+        select(
+            *_LISTING_COLUMNS,
+            raw.c.run_id.label("raw_run"),
+            raw.c.usd_per_hour.label("raw_price"),
+            pack.c.last_run,
+            pack.c.closing_price,
+            case((inside, pack.c.runs)).label("pack_runs"),
+            case((inside, pack.c.prices)).label("pack_prices"),
         )
-        .where(listings.c.adapter == adapter, price_changes.c.usd_per_hour.is_not(None))
+        .select_from(
+            listings.outerjoin(
+                raw, (raw.c.listing_id == listings.c.id) & (raw.c.run_id == last_raw)
+            ).outerjoin(
+                pack, (pack.c.listing_id == listings.c.id) & (pack.c.first_run == last_pack)
+            )
+        )
+        .where(*chosen)
         .order_by(listings.c.id)
     )
+    held = []
+    for row in conn.execute(query):
+        if row.raw_run is not None:  # rows come after packs: the latest change there is
+            price = row.raw_price
+        elif row.last_run is None:  # nothing listed by then
+            continue
+        elif row.pack_runs is None:
+            price = row.closing_price
+        else:
+            change = Pack.decode(row.pack_runs, row.pack_prices).at(run_id)
+            price = change[1] if change else None
+        if price is not None:
+            held.append((row, price))
+    return held
 
 
 # Digests looked up per statement: well under SQLite's and PostgreSQL's parameter limits.
@@ -488,32 +515,156 @@ def _write_changes(conn: Connection, adapter: str, run: Run, batch: Sequence[Off
         )
 
 
+# Listings whose changes /offers/history reads first; doubled until the page is full.
+HISTORY_FIRST_LISTINGS = 16
+
+
+# A price span before it is made an offer: (listing row, run id, price, its run's start and
+# end, until); a page builds offers for its own spans only.
+_Span = tuple[Row[Any], int, float, datetime, datetime, datetime | None]
+
+
+def _spans(conn: Connection, chosen: Sequence[Row[Any]], since: datetime) -> list[_Span]:
+    """The price spans of ``chosen`` listings that end after ``since``, listing by listing."""
+    ids = [row.id for row in chosen]
+    changes = _changes_of(conn, ids)
+    needed = {run for sequence in changes.values() for run, _ in sequence}
+    times: dict[int, tuple[datetime, datetime]] = {}
+    for chunk in range(0, len(needed), LOOKUP_CHUNK):
+        wanted = sorted(needed)[chunk : chunk + LOOKUP_CHUNK]
+        query = select(runs.c.id, runs.c.started_at, runs.c.finished_at).where(
+            runs.c.id.in_(wanted)
+        )
+        times.update(
+            (r.id, (_aware(r.started_at), _aware(r.finished_at))) for r in conn.execute(query)
+        )
+    spans = []
+    for row in chosen:
+        sequence = changes.get(row.id, [])
+        for i, (run_id, usd) in enumerate(sequence):
+            if usd is None:
+                continue
+            following = sequence[i + 1][0] if i + 1 < len(sequence) else None
+            until = times[following][1] if following is not None else None
+            if until is not None and until <= since:
+                continue
+            spans.append((row, run_id, usd, *times[run_id], until))
+    return spans
+
+
+def _changes_of(conn: Connection, ids: list[int]) -> dict[int, list[tuple[int, float | None]]]:
+    """Each listing's changes, packed and not, in run order."""
+    changes: dict[int, list[tuple[int, float | None]]] = {i: [] for i in ids}
+    for chunk in range(0, len(ids), LOOKUP_CHUNK):
+        wanted = ids[chunk : chunk + LOOKUP_CHUNK]
+        packed = (
+            select(price_packs.c.listing_id, price_packs.c.runs, price_packs.c.prices)
+            .where(price_packs.c.listing_id.in_(wanted))
+            .order_by(price_packs.c.listing_id, price_packs.c.first_run)
+        )
+        for pack in conn.execute(packed):
+            changes[pack.listing_id] += Pack.decode(pack.runs, pack.prices).changes()
+        recent = (
+            select(price_changes)
+            .where(price_changes.c.listing_id.in_(wanted))
+            .order_by(price_changes.c.listing_id, price_changes.c.run_id)
+        )
+        for change in conn.execute(recent):
+            changes[change.listing_id].append((change.run_id, change.usd_per_hour))
+    return changes
+
+
+def _pack(conn: Connection, adapter: str) -> int:
+    """Pack the adapter's changes older than its latest KEEP_RAW_RUNS runs, once
+    PACK_EVERY_RUNS runs' worth have gathered there. Returns how many changes it packed."""
+    ok = select(runs.c.id).where(runs.c.adapter == adapter, runs.c.status == "ok")
+    recent = conn.execute(ok.order_by(runs.c.id.desc()).limit(KEEP_RAW_RUNS + 1)).scalars().all()
+    if len(recent) <= KEEP_RAW_RUNS:
+        return 0
+    cutoff = recent[-1]  # the newest run whose changes are packed
+    mine = select(listings.c.id).where(listings.c.adapter == adapter)
+    oldest = conn.execute(
+        select(func.min(price_changes.c.run_id)).where(price_changes.c.listing_id.in_(mine))
+    ).scalar()
+    if oldest is None:
+        return 0
+    behind = conn.execute(
+        select(func.count()).select_from(ok.where(runs.c.id.between(oldest, cutoff)).subquery())
+    ).scalar_one()
+    if behind < PACK_EVERY_RUNS:
+        return 0
+    old = (price_changes.c.listing_id.in_(mine)) & (price_changes.c.run_id <= cutoff)
+    by_listing: dict[int, list[tuple[int, float | None]]] = {}
+    query = (
+        select(price_changes)
+        .where(old)
+        .order_by(price_changes.c.listing_id, price_changes.c.run_id)
+    )
+    for change in conn.execute(query):
+        by_listing.setdefault(change.listing_id, []).append((change.run_id, change.usd_per_hour))
+    conn.execute(insert(price_packs), [_pack_row(i, seq) for i, seq in by_listing.items()])
+    conn.execute(delete(price_changes).where(old))
+    return sum(len(seq) for seq in by_listing.values())
+
+
+def _pack_row(listing_id: int, changes: Sequence[tuple[int, float | None]]) -> dict[str, object]:
+    pack = Pack.of(changes)
+    runs_blob, prices_blob = pack.encode()
+    return {
+        "listing_id": listing_id,
+        "first_run": changes[0][0],
+        "last_run": changes[-1][0],
+        "closing_price": pack.closing,
+        "runs": runs_blob,
+        "prices": prices_blob,
+    }
+
+
 def _prune(conn: Connection, adapter: str, keep_after: datetime) -> int:
+    """Each listing keeps its last change at the cutoff (its price then, if it had one) and
+    every later one; its earlier changes, packed or not, go."""
     ok_before = (
         (runs.c.adapter == adapter) & (runs.c.status == "ok") & (runs.c.finished_at < keep_after)
     )
     cutoff = conn.execute(select(func.max(runs.c.id)).where(ok_before)).scalar()
     current = _current_runs(conn, None).get(adapter)
-    mine = select(listings.c.id).where(listings.c.adapter == adapter)
+    held_runs: set[int] = set()
     if cutoff is not None:
-        later = price_changes.alias("later")
-        held_at_cutoff = (
-            select(func.max(later.c.run_id))
-            .where(later.c.listing_id == price_changes.c.listing_id, later.c.run_id <= cutoff)
-            .scalar_subquery()
-        )
-        conn.execute(
-            delete(price_changes).where(
-                price_changes.c.listing_id.in_(mine), price_changes.c.run_id < held_at_cutoff
+        mine = select(listings.c.id).where(listings.c.adapter == adapter)
+        old_packs = price_packs.c.listing_id.in_(mine) & (price_packs.c.first_run <= cutoff)
+        old_rows = price_changes.c.listing_id.in_(mine) & (price_changes.c.run_id <= cutoff)
+        before: dict[int, list[tuple[int, float | None]]] = {}
+        for pack in conn.execute(
+            select(price_packs).where(old_packs).order_by(price_packs.c.first_run)
+        ):
+            before.setdefault(pack.listing_id, []).extend(
+                Pack.decode(pack.runs, pack.prices).changes()
             )
-        )
-        conn.execute(  # listings gone by the cutoff: nothing held then to keep
-            delete(price_changes).where(
-                price_changes.c.listing_id.in_(mine),
-                price_changes.c.run_id <= cutoff,
-                price_changes.c.usd_per_hour.is_(None),
-            )
-        )
+        from_rows: set[int] = set()
+        for change in conn.execute(
+            select(price_changes).where(old_rows).order_by(price_changes.c.run_id)
+        ):
+            before.setdefault(change.listing_id, []).append((change.run_id, change.usd_per_hour))
+            from_rows.add(change.listing_id)
+        conn.execute(delete(price_packs).where(old_packs))
+        conn.execute(delete(price_changes).where(old_rows))
+        packs, rows = [], []
+        for listing_id, sequence in before.items():
+            held = [c for c in sequence if c[0] <= cutoff][-1:]
+            kept = [c for c in held if c[1] is not None] + [c for c in sequence if c[0] > cutoff]
+            held_runs.update(run for run, _ in kept if run <= cutoff)
+            if not kept:
+                continue
+            if listing_id in from_rows:  # rows come after packs: the held change stays a row
+                rows += [
+                    {"listing_id": listing_id, "run_id": r, "usd_per_hour": u} for r, u in kept
+                ]
+            else:
+                packs.append(_pack_row(listing_id, kept))
+        if packs:
+            conn.execute(insert(price_packs), packs)
+        if rows:
+            conn.execute(insert(price_changes), rows)
         conn.execute(
             delete(listings).where(
                 listings.c.adapter == adapter,
@@ -521,19 +672,15 @@ def _prune(conn: Connection, adapter: str, keep_after: datetime) -> int:
                 ~select(price_changes.c.listing_id)
                 .where(price_changes.c.listing_id == listings.c.id)
                 .exists(),
+                ~select(price_packs.c.listing_id)
+                .where(price_packs.c.listing_id == listings.c.id)
+                .exists(),
             )
         )
-    referred = set(
-        conn.execute(
-            select(price_changes.c.run_id)
-            .distinct()
-            .where(price_changes.c.listing_id.in_(mine), price_changes.c.run_id <= (cutoff or 0))
-        ).scalars()
-    )
     old = select(runs.c.id).where(runs.c.adapter == adapter, runs.c.finished_at < keep_after)
     if current is not None:
         old = old.where(runs.c.id != current.id)
-    ids = [run_id for run_id in conn.execute(old).scalars() if run_id not in referred]
+    ids = [run_id for run_id in conn.execute(old).scalars() if run_id not in held_runs]
     for chunk in range(0, len(ids), LOOKUP_CHUNK):
         conn.execute(delete(runs).where(runs.c.id.in_(ids[chunk : chunk + LOOKUP_CHUNK])))
     return len(ids)
@@ -606,20 +753,20 @@ def _postgres_options(backend: str, statement_timeout_seconds: float | None) -> 
     return options
 
 
-# The listing columns a read selects, in Offer's order, the price joined in by each query.
+# The listing columns a read selects, in Offer's order; each read gives the price itself.
 _LISTING_COLUMNS = tuple(listings.c[name] for name in LISTING_FIELDS)
-_offer_values = operator.itemgetter(*_OFFER_FIELDS)  # a mapping row -> its fields, in order
+_listing_values = operator.itemgetter(*LISTING_FIELDS)  # a row -> its fields, in order
 
 
-def _offer(row: Row[Any], read_day: str) -> Offer:
+def _offer(row: Row[Any], read_day: str, usd_per_hour: float) -> Offer:
     """``read_day``: the day of the run that read the row, for a price_as_of stored as
     that day (pricing/changes.py)."""
     # one C-level lookup of every field: a catalog is thousands of rows read at every start
-    values = dict(zip(_OFFER_FIELDS, _offer_values(row._mapping), strict=True))
+    values = dict(zip(LISTING_FIELDS, _listing_values(row._mapping), strict=True))
     values["pricing"] = PricingModel(values["pricing"])
     if values["price_as_of"] == READ_ON_RUN_DAY:
         values["price_as_of"] = read_day
-    return Offer(**values)
+    return Offer(**values, usd_per_hour=usd_per_hour)
 
 
 def _run(row: Row[Any]) -> Run:
@@ -654,7 +801,7 @@ def record_merged_run(store: Store, adapter: str, build: NextRun, started_at: da
         _lock_writes(conn)
         current = _current_runs(conn, None).get(adapter)
         day = current.started_at.date().isoformat() if current else ""
-        now = [_offer(row, day) for row in conn.execute(_listed(adapter, None))]
+        now = [_offer(row, day, usd) for row, usd in _listed(conn, adapter, None)]
         batch, version = build(now)
         run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", version)
         _write_changes(conn, adapter, run, batch)

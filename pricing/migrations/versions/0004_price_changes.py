@@ -1,9 +1,10 @@
-"""Prices stored once per change: listings and price_changes replace the full copy per run.
+"""Prices stored once per change: listings, price_changes and price_packs replace the full
+copy per run.
 
 Every stored run's offers are folded, adapter by adapter in run order, into the listings and
 changes the store writes today (pricing/changes.py), so the history already stored is kept:
-the catalog of every stored run reads back as it was written. Downgrading writes each ok
-run's catalog back out as a full copy.
+the catalog of every stored run reads back as it was written (the next refresh packs the
+older changes). Downgrading writes each ok run's catalog back out as a full copy.
 
 The fold calls the store's own writer, so a later change to how changes are written applies
 to it too; a later migration that reshapes these tables must fold with the shape it knew.
@@ -107,6 +108,22 @@ def upgrade() -> None:
         sa.Column("usd_per_hour", sa.Float(), nullable=True),
         sqlite_with_rowid=False,
     )
+    op.create_table(
+        "price_packs",
+        sa.Column(
+            "listing_id",
+            sa.Integer(),
+            sa.ForeignKey("listings.id", ondelete="CASCADE"),
+            primary_key=True,
+            autoincrement=False,
+        ),
+        sa.Column("first_run", sa.Integer(), primary_key=True, autoincrement=False),
+        sa.Column("last_run", sa.Integer(), nullable=False),
+        sa.Column("closing_price", sa.Float(), nullable=True),
+        sa.Column("runs", sa.LargeBinary(), nullable=False),
+        sa.Column("prices", sa.LargeBinary(), nullable=False),
+        sqlite_with_rowid=False,
+    )
     _fold_stored_runs(op.get_bind())
     op.drop_index("ix_offers_accelerator", "offers")
     op.drop_index("ix_offers_run_id", "offers")
@@ -148,11 +165,12 @@ def downgrade() -> None:
         run = _run(row)
         day = run.started_at.date().isoformat()
         copy = []
-        for listed in conn.execute(_listed(run.adapter, run.id)):
-            offer = _offer(listed, day)
+        for listed, usd in _listed(conn, run.adapter, run.id):
+            offer = _offer(listed, day, usd)
             values = {name: getattr(offer, name) for name, _ in OFFER_COLUMNS}
             copy.append({**values, "pricing": str(offer.pricing), "run_id": run.id})
         if copy:
             conn.execute(sa.insert(offers), copy)
+    op.drop_table("price_packs")
     op.drop_table("price_changes")
     op.drop_table("listings")

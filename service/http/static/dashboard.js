@@ -246,10 +246,14 @@ async function loadHistory() {
   if (values.since) params.set("since", values.since);
   const body = await getJSON(`offers/history?${params.toString()}`);
   const series = new Map();
+  const now = Date.now();
   for (const point of body.points) {
+    // each point is a price and its span: drawn from `at` to `until` (now while it holds)
     const key = `${point.provider} ${point.product} ${point.region} ${point.pricing}`;
     if (!series.has(key)) series.set(key, []);
-    series.get(key).push({ x: Date.parse(point.at), y: point.usd_per_accelerator_hour });
+    const y = point.usd_per_accelerator_hour;
+    series.get(key).push({ x: Date.parse(point.at), y });
+    series.get(key).push({ x: point.until ? Date.parse(point.until) : now, y });
   }
   const datasets = [...series.entries()].map(([label, data], i) => ({
     label, data, borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
