@@ -1,11 +1,13 @@
 """The price store: refresh runs and the prices they read, in SQLite or PostgreSQL (Core).
 
-Each offer is stored once as a listing and each price once per change (pricing/changes.py),
-so years of 6-hourly refreshes fit in megabytes per thousand offers, not gigabytes. A run and
+Each offer is stored once as a listing and each price once per change (pricing/changes.py);
+changes older than a month of runs are packed a month to a row (pricing/packs.py). A run and
 all it changes are written in one transaction, under one write lock: a run is either
 complete and current or absent, and a crash mid-write leaves the previous run serving. The
-current catalog is every source's latest ``ok`` run; the catalog of any past moment, each
-source's latest ``ok`` run by then, is each listing's last change at or before that run.
+current catalog is every source's latest ``ok`` run, read from the listings alone; the
+catalog of a past moment, each source's latest ``ok`` run by then, is each listing's last
+change at or before that run. Readers read in one snapshot, so a run landing meanwhile is
+seen whole or not at all.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     func,
     insert,
+    null,
     select,
     update,
 )
@@ -67,6 +71,8 @@ runs = Table(
     Column("error", Text, nullable=False, default=""),
     Column("source_version", String(200), nullable=False, default=""),
     Column("worker", String(200), nullable=False, default="", server_default=""),
+    # Its changes, and every earlier run's of its source, are in price_packs now.
+    Column("packed", Boolean, nullable=False, default=False, server_default=false()),
 )
 
 # Each offer a source has listed, once: every field but the price (pricing/changes.py). A
@@ -195,6 +201,7 @@ class Run:
     error: str
     source_version: str
     worker: str = ""  # host:pid of the process that ran it
+    packed: bool = False  # its changes are packed (pricing/packs.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +229,7 @@ def _aware(moment: datetime) -> datetime:
 
 
 class Store:
-    """Runs and offers behind one SQLAlchemy engine; safe to share across threads."""
+    """Runs and prices behind one SQLAlchemy engine; safe to share across threads."""
 
     def __init__(self, url: str, statement_timeout_seconds: float | None = None) -> None:
         """``statement_timeout_seconds`` bounds every statement (PostgreSQL) and every wait
@@ -277,6 +284,11 @@ class Store:
             _lock_writes(conn)
             packed = _pack(conn, adapter)
             conn.commit()
+        if packed and self.engine.dialect.name == "postgresql":
+            # The packed rows' space, free for the next month's rows now rather than when
+            # autovacuum gets to it; SQLite reuses freed pages by itself.
+            with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.exec_driver_sql("VACUUM (ANALYZE) price_changes")
         return packed
 
     # -- reading -------------------------------------------------------------------------
@@ -316,7 +328,7 @@ class Store:
                 day = run.started_at.date().isoformat()
                 served += [
                     StoredOffer(_offer(row, day, usd), run.id, run.finished_at)
-                    for row, usd in _listed(conn, name, None if at is None else run.id, accelerator)
+                    for row, usd in _listed(conn, name, None if at is None else run, accelerator)
                 ]
         bundled_run = current.get(BUNDLED)
         if bundled_run is None:
@@ -350,14 +362,15 @@ class Store:
         if pricing:
             chosen.append(listings.c.pricing == pricing)
         spans: list[_Span] = []
+        query = select(listings.c.id, *_LISTING_COLUMNS).where(*chosen).order_by(listings.c.id)
         with self._snapshot() as conn:
-            query = select(listings.c.id, *_LISTING_COLUMNS).where(*chosen).order_by(listings.c.id)
-            chosen_listings = conn.execute(query).all()
-            start, size = 0, HISTORY_FIRST_LISTINGS
-            while start < len(chosen_listings) and len(spans) < offset + limit:
-                batch = chosen_listings[start : start + size]
+            after, size = 0, HISTORY_FIRST_LISTINGS
+            while len(spans) < offset + limit:
+                batch = conn.execute(query.where(listings.c.id > after).limit(size)).all()
+                if not batch:
+                    break
                 spans += _spans(conn, batch, since)
-                start, size = start + size, size * 2  # a page of spot prices needs few
+                after, size = batch[-1].id, size * 2  # a page of spot prices needs few
         return [
             PriceSpan(_offer(row, began.date().isoformat(), usd), run_id, finished, until)
             for row, run_id, usd, began, finished, until in spans[offset : offset + limit]
@@ -406,18 +419,20 @@ def _current_runs(conn: Connection, at: datetime | None) -> dict[str, Run]:
 
 
 def _listed(
-    conn: Connection, adapter: str, run_id: int | None, accelerator: str | None = None
+    conn: Connection, adapter: str, run: Run | None, accelerator: str | None = None
 ) -> list[tuple[Row[Any], float]]:
-    """The adapter's listings with their prices, now (``run_id`` None) or at one of its runs:
-    each listing's last change at or before it, where that change is a price."""
+    """The adapter's listings with their prices, now (``run`` None) or at one of its runs:
+    each listing's last change at or before it, where that change is a price. At a packed
+    run every such change is in a pack; at a later one, in a row or a pack's closing price."""
     chosen = [listings.c.adapter == adapter]
     if accelerator is not None:
         chosen.append(listings.c.accelerator == accelerator)
-    if run_id is None:
+    if run is None:
         now = select(*_LISTING_COLUMNS, listings.c.usd_per_hour).where(
             *chosen, listings.c.usd_per_hour.is_not(None)
         )
         return [(row, row.usd_per_hour) for row in conn.execute(now.order_by(listings.c.id))]
+    run_id = run.id
     raw, earlier = price_changes.alias("raw"), price_changes.alias("earlier")
     last_raw = (
         select(func.max(earlier.c.run_id))
@@ -431,23 +446,26 @@ def _listed(
         .scalar_subquery()
     )
     inside = pack.c.last_run > run_id  # the run falls within the pack: read its changes
+    joined = listings.outerjoin(
+        pack, (pack.c.listing_id == listings.c.id) & (pack.c.first_run == last_pack)
+    )
+    if run.packed:  # no row holds a change this old: skip looking
+        raw_columns = [null().label("raw_run"), null().label("raw_price")]
+    else:
+        raw_columns = [raw.c.run_id.label("raw_run"), raw.c.usd_per_hour.label("raw_price")]
+        joined = joined.outerjoin(
+            raw, (raw.c.listing_id == listings.c.id) & (raw.c.run_id == last_raw)
+        )
     query = (
         select(
             *_LISTING_COLUMNS,
-            raw.c.run_id.label("raw_run"),
-            raw.c.usd_per_hour.label("raw_price"),
+            *raw_columns,
             pack.c.last_run,
             pack.c.closing_price,
             case((inside, pack.c.runs)).label("pack_runs"),
             case((inside, pack.c.prices)).label("pack_prices"),
         )
-        .select_from(
-            listings.outerjoin(
-                raw, (raw.c.listing_id == listings.c.id) & (raw.c.run_id == last_raw)
-            ).outerjoin(
-                pack, (pack.c.listing_id == listings.c.id) & (pack.c.first_run == last_pack)
-            )
-        )
+        .select_from(joined)
         .where(*chosen)
         .order_by(listings.c.id)
     )
@@ -604,6 +622,9 @@ def _pack(conn: Connection, adapter: str) -> int:
         by_listing.setdefault(change.listing_id, []).append((change.run_id, change.usd_per_hour))
     conn.execute(insert(price_packs), [_pack_row(i, seq) for i, seq in by_listing.items()])
     conn.execute(delete(price_changes).where(old))
+    conn.execute(
+        update(runs).where(runs.c.adapter == adapter, runs.c.id <= cutoff).values(packed=True)
+    )
     return sum(len(seq) for seq in by_listing.values())
 
 
@@ -780,6 +801,7 @@ def _run(row: Row[Any]) -> Run:
         error=row.error,
         source_version=row.source_version,
         worker=row.worker,
+        packed=row.packed,
     )
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from pricing.offer import Offer, PricingModel
 from pricing.store import utcnow
+from service.http.app import create_app
+from service.settings import Settings
 
 PRODUCT = "pit-1x3090"
 
@@ -96,3 +98,30 @@ def test_a_naive_moment_is_utc(history) -> None:  # type: ignore[no-untyped-def]
     client, a, b, _ = history
     middle = (a + (b - a) / 2).astimezone(UTC).replace(tzinfo=None)
     assert _price(client, middle) == 1.0
+
+
+def test_an_accelerators_past_catalog_reads_only_its_listings(history) -> None:  # type: ignore[no-untyped-def]
+    """/offers?at=&accelerator= reads that accelerator's listings only, and answers as the
+    whole past catalog filtered would."""
+    client, a, b, _ = history
+    middle = _iso(a + (b - a) / 2)
+    narrow = client.get(f"/offers?at={middle}&accelerator=rtx3090&limit=10000").get_json()
+    whole = client.get(f"/offers?at={middle}&limit=10000").get_json()
+    assert narrow["offers"] == [o for o in whole["offers"] if o["accelerator"] == "rtx3090"]
+    assert any(o["product"] == PRODUCT and o["usd_per_hour"] == 1.0 for o in narrow["offers"])
+
+
+def test_a_moment_before_the_kept_history_is_a_422_naming_at(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """With BREAKEVEN_HISTORY_DAYS set, prices before the cutoff are forgotten: a moment
+    before it is refused, one after it answered."""
+    app = create_app(Settings(data_dir=tmp_path, catalog_check_seconds=0, history_days=1))
+    client = app.test_client()
+    app.extensions["breakeven"].store.record_run("custom", [_offer(1.0)], utcnow(), "A")
+    two_days_ago = _iso(datetime.now(UTC) - timedelta(days=2))
+    response = client.get(f"/offers?at={two_days_ago}")
+    assert response.status_code == 422
+    problem = response.get_json()
+    assert problem["errors"][0]["parameter"] == "at"
+    assert "BREAKEVEN_HISTORY_DAYS is 1" in problem["detail"]
+    assert client.get(f"/offers?at={_iso(datetime.now(UTC))}").status_code == 200
+    app.extensions["breakeven"].store.dispose()

@@ -43,6 +43,7 @@ runs = sa.table(
     sa.column("error", sa.Text),
     sa.column("source_version", sa.String),
     sa.column("worker", sa.String),
+    sa.column("packed", sa.Boolean),
 )
 
 OFFER_COLUMNS = (
@@ -124,6 +125,9 @@ def upgrade() -> None:
         sa.Column("prices", sa.LargeBinary(), nullable=False),
         sqlite_with_rowid=False,
     )
+    op.add_column(
+        "runs", sa.Column("packed", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
     _fold_stored_runs(op.get_bind())
     op.drop_index("ix_offers_accelerator", "offers")
     op.drop_index("ix_offers_run_id", "offers")
@@ -165,7 +169,7 @@ def downgrade() -> None:
         run = _run(row)
         day = run.started_at.date().isoformat()
         copy = []
-        for listed, usd in _listed(conn, run.adapter, run.id):
+        for listed, usd in _listed(conn, run.adapter, run):
             offer = _offer(listed, day, usd)
             values = {name: getattr(offer, name) for name, _ in OFFER_COLUMNS}
             copy.append({**values, "pricing": str(offer.pricing), "run_id": run.id})
@@ -174,3 +178,5 @@ def downgrade() -> None:
     op.drop_table("price_packs")
     op.drop_table("price_changes")
     op.drop_table("listings")
+    with op.batch_alter_table("runs") as batch:  # SQLite drops a column by copying the table
+        batch.drop_column("packed")
