@@ -63,6 +63,16 @@ class Pack:
         return [(run, _price(usd)) for run, usd in zip(self.runs, self.prices, strict=True)]
 
 
+def price_at(runs: bytes, prices: bytes, run_id: int) -> float | None:
+    """The price a pack held at ``run_id`` (None: not listed then), read in place: a past
+    catalog asks this of thousands of packs."""
+    if sys.byteorder == "big":  # the blobs are little-endian
+        change = Pack.decode(runs, prices).at(run_id)
+        return change[1] if change else None
+    i = bisect_right(memoryview(runs).cast(_RUN), run_id)
+    return None if i == 0 else _price(memoryview(prices).cast(_PRICE)[i - 1])
+
+
 def _price(value: float) -> float | None:
     return None if math.isnan(value) else value
 

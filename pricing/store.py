@@ -12,7 +12,6 @@ seen whole or not at all.
 
 from __future__ import annotations
 
-import operator
 import os
 import socket
 from collections.abc import Callable, Iterator, Sequence
@@ -55,7 +54,7 @@ from sqlalchemy.engine import make_url
 from pricing import changes, schema
 from pricing.changes import LISTING_FIELDS, READ_ON_RUN_DAY
 from pricing.offer import BUNDLED, TEXT_LIMITS, Offer, PriceSpan, PricingModel, StoredOffer
-from pricing.packs import KEEP_RAW_RUNS, PACK_EVERY_RUNS, Pack
+from pricing.packs import KEEP_RAW_RUNS, PACK_EVERY_RUNS, Pack, price_at
 
 metadata = MetaData()
 
@@ -236,6 +235,10 @@ class Store:
         for a lock (SQLite's busy timeout), so a held lock fails a request, never hangs it."""
         self.url = url
         self.engine: Engine = _make_engine(url, statement_timeout_seconds)
+        # When each run started and finished, as history has needed them: a run never
+        # changes once written, so what is remembered stays true (a pruned run is simply
+        # never asked for again).
+        self._run_times: dict[int, tuple[datetime, datetime]] = {}
 
     def create_schema(self) -> None:
         """Migrate to the current schema (Alembic): see pricing/schema.py."""
@@ -316,11 +319,13 @@ class Store:
         adapter: str | None = None,
         at: datetime | None = None,
         accelerator: str | None = None,
+        runs_then: dict[str, Run] | None = None,
     ) -> list[StoredOffer]:
         """The served catalog, now or as it was at ``at``, of one accelerator or all. Bundled
-        rows stand in only for clouds with no live run."""
+        rows stand in only for clouds with no live run. ``runs_then``: the runs ``at`` was
+        already found to read (``current_runs(at)``; a past moment's runs never change)."""
         with self._snapshot() as conn:
-            current = _current_runs(conn, at)
+            current = runs_then if at is not None and runs_then else _current_runs(conn, at)
             if adapter is not None:
                 current = {k: v for k, v in current.items() if k == adapter}
             served: list[StoredOffer] = []
@@ -369,10 +374,10 @@ class Store:
                 batch = conn.execute(query.where(listings.c.id > after).limit(size)).all()
                 if not batch:
                     break
-                spans += _spans(conn, batch, since)
+                spans += _spans(conn, batch, since, self._times_of)
                 after, size = batch[-1].id, size * 2  # a page of spot prices needs few
         return [
-            PriceSpan(_offer(row, began.date().isoformat(), usd), run_id, finished, until)
+            PriceSpan(_offer(row, began.date().isoformat(), usd, 1), run_id, finished, until)
             for row, run_id, usd, began, finished, until in spans[offset : offset + limit]
         ]
 
@@ -393,6 +398,20 @@ class Store:
             (ProviderStatus(row.adapter, current.get(row.adapter), _run(row)) for row in rows),
             key=lambda status: status.adapter,
         )
+
+    def _times_of(self, conn: Connection, wanted: set[int]) -> dict[int, tuple[datetime, datetime]]:
+        """Start and finish of each wanted run; the missing ones read as one id range."""
+        missing = wanted - self._run_times.keys()
+        if missing:
+            if len(self._run_times) > RUN_TIMES_KEPT:
+                self._run_times.clear()
+            query = select(runs.c.id, runs.c.started_at, runs.c.finished_at).where(
+                runs.c.id.between(min(missing), max(missing))
+            )
+            self._run_times.update(
+                (r.id, (_aware(r.started_at), _aware(r.finished_at))) for r in conn.execute(query)
+            )
+        return self._run_times
 
     @contextmanager
     def _snapshot(self) -> Iterator[Connection]:
@@ -431,7 +450,7 @@ def _listed(
         now = select(*_LISTING_COLUMNS, listings.c.usd_per_hour).where(
             *chosen, listings.c.usd_per_hour.is_not(None)
         )
-        return [(row, row.usd_per_hour) for row in conn.execute(now.order_by(listings.c.id))]
+        return [(row, row[_LISTED]) for row in conn.execute(now.order_by(listings.c.id)).all()]
     run_id = run.id
     raw, earlier = price_changes.alias("raw"), price_changes.alias("earlier")
     last_raw = (
@@ -470,16 +489,16 @@ def _listed(
         .order_by(listings.c.id)
     )
     held = []
-    for row in conn.execute(query):
-        if row.raw_run is not None:  # rows come after packs: the latest change there is
-            price = row.raw_price
-        elif row.last_run is None:  # nothing listed by then
+    for row in conn.execute(query).all():  # fetched at once: thousands of rows
+        raw_run, raw_price, last_run, closing, pack_runs, pack_prices = row[_LISTED:]
+        if raw_run is not None:  # rows come after packs: the latest change there is
+            price = raw_price
+        elif last_run is None:  # nothing listed by then
             continue
-        elif row.pack_runs is None:
-            price = row.closing_price
+        elif pack_runs is None:
+            price = closing
         else:
-            change = Pack.decode(row.pack_runs, row.pack_prices).at(run_id)
-            price = change[1] if change else None
+            price = price_at(pack_runs, pack_prices, run_id)
         if price is not None:
             held.append((row, price))
     return held
@@ -533,6 +552,9 @@ def _write_changes(conn: Connection, adapter: str, run: Run, batch: Sequence[Off
         )
 
 
+# Runs whose times a store remembers before it starts over: ten years of 6-hourly runs of
+# ten sources, a few MB.
+RUN_TIMES_KEPT = 150_000
 # Listings whose changes /offers/history reads first; doubled until the page is full.
 HISTORY_FIRST_LISTINGS = 16
 
@@ -542,20 +564,15 @@ HISTORY_FIRST_LISTINGS = 16
 _Span = tuple[Row[Any], int, float, datetime, datetime, datetime | None]
 
 
-def _spans(conn: Connection, chosen: Sequence[Row[Any]], since: datetime) -> list[_Span]:
+def _spans(
+    conn: Connection,
+    chosen: Sequence[Row[Any]],
+    since: datetime,
+    times_of: Callable[[Connection, set[int]], dict[int, tuple[datetime, datetime]]],
+) -> list[_Span]:
     """The price spans of ``chosen`` listings that end after ``since``, listing by listing."""
-    ids = [row.id for row in chosen]
-    changes = _changes_of(conn, ids)
-    needed = {run for sequence in changes.values() for run, _ in sequence}
-    times: dict[int, tuple[datetime, datetime]] = {}
-    for chunk in range(0, len(needed), LOOKUP_CHUNK):
-        wanted = sorted(needed)[chunk : chunk + LOOKUP_CHUNK]
-        query = select(runs.c.id, runs.c.started_at, runs.c.finished_at).where(
-            runs.c.id.in_(wanted)
-        )
-        times.update(
-            (r.id, (_aware(r.started_at), _aware(r.finished_at))) for r in conn.execute(query)
-        )
+    changes = _changes_of(conn, [row.id for row in chosen])
+    times = times_of(conn, {run for sequence in changes.values() for run, _ in sequence})
     spans = []
     for row in chosen:
         sequence = changes.get(row.id, [])
@@ -776,18 +793,25 @@ def _postgres_options(backend: str, statement_timeout_seconds: float | None) -> 
 
 # The listing columns a read selects, in Offer's order; each read gives the price itself.
 _LISTING_COLUMNS = tuple(listings.c[name] for name in LISTING_FIELDS)
-_listing_values = operator.itemgetter(*LISTING_FIELDS)  # a row -> its fields, in order
+_LISTED = len(LISTING_FIELDS)  # a read's first columns: the listing's, in this order
+_PRICING_MODELS = {model.value: model for model in PricingModel}
+# Where Offer's positional arguments put the pricing, the price and its date.
+_PRICING_AT = LISTING_FIELDS.index("pricing")
+_AS_OF_AT = LISTING_FIELDS.index("price_as_of")
+_PRICE_AT = _OFFER_FIELDS.index("usd_per_hour")
 
 
-def _offer(row: Row[Any], read_day: str, usd_per_hour: float) -> Offer:
-    """``read_day``: the day of the run that read the row, for a price_as_of stored as
-    that day (pricing/changes.py)."""
-    # one C-level lookup of every field: a catalog is thousands of rows read at every start
-    values = dict(zip(LISTING_FIELDS, _listing_values(row._mapping), strict=True))
-    values["pricing"] = PricingModel(values["pricing"])
-    if values["price_as_of"] == READ_ON_RUN_DAY:
-        values["price_as_of"] = read_day
-    return Offer(**values, usd_per_hour=usd_per_hour)
+def _offer(row: Row[Any], read_day: str, usd_per_hour: float, start: int = 0) -> Offer:
+    """``row[start:]`` holds the listing's columns in _LISTING_COLUMNS' order; ``read_day``
+    is the day of the run that read it, for a price_as_of stored as that day."""
+    # a slice and positional arguments, not a lookup by name per field: a catalog is a
+    # hundred thousand rows read at every start, a past one thousands per question
+    values = list(row[start : start + _LISTED])
+    values[_PRICING_AT] = _PRICING_MODELS[values[_PRICING_AT]]
+    if values[_AS_OF_AT] == READ_ON_RUN_DAY:
+        values[_AS_OF_AT] = read_day
+    values.insert(_PRICE_AT, usd_per_hour)
+    return Offer(*values)
 
 
 def _run(row: Row[Any]) -> Run:

@@ -108,7 +108,9 @@ class Catalog:
         with self._lock:
             table = self._past.get(key)
         if table is None:
-            offers = self._store.current_offers(at=moment, accelerator=accelerator)
+            offers = self._store.current_offers(
+                at=moment, accelerator=accelerator, runs_then=current
+            )
             table = OfferTable(offers, self._hardware)
             with self._lock:
                 self._past.put(key, table)

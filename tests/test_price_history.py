@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from pricing import schema
 from pricing.changes import READ_ON_RUN_DAY
 from pricing.offer import Offer
-from pricing.packs import Pack
+from pricing.packs import Pack, price_at
 from pricing.store import Store, listings, price_changes, price_packs, utcnow
 from pricing.store import runs as runs_table
 from tests.helpers import offer
@@ -381,3 +381,11 @@ def test_a_pack_round_trips_and_answers_each_run() -> None:
     ]  # fmt: skip
     assert back.closing == 2.25 and Pack.of([(1, None)]).closing is None
     assert len(pack.encode()[0]) == 3 * 4 and len(pack.encode()[1]) == 3 * 8
+
+
+def test_a_packs_price_read_in_place_matches_the_decoded_pack() -> None:
+    pack = Pack.of([(3, 1.5), (7, None), (9, 2.25)])
+    runs, prices = pack.encode()
+    for run in range(0, 12):
+        change = pack.at(run)
+        assert price_at(runs, prices, run) == (change[1] if change else None), run
