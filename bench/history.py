@@ -171,7 +171,17 @@ def run_times(now: datetime, count: int) -> list[datetime]:
     return [last - REFRESH_EVERY * (count - 1 - i) for i in range(count)]
 
 
-def _insert_runs(conn: sa.Connection, moments: list[datetime], rows: int) -> list[int]:
+# The runs table as revision 0003 left it, for the full-copy layout.
+RUNS_0003 = sa.table(
+    "runs",
+    *(sa.column(name) for name in ("id", "adapter", "started_at", "finished_at", "status")),
+    *(sa.column(name) for name in ("row_count", "error", "source_version", "worker")),
+)
+
+
+def _insert_runs(
+    conn: sa.Connection, moments: list[datetime], rows: int, table: Any = runs
+) -> list[int]:
     values = [
         {
             "adapter": ADAPTER,
@@ -185,7 +195,7 @@ def _insert_runs(conn: sa.Connection, moments: list[datetime], rows: int) -> lis
         }
         for moment in moments
     ]
-    made = sa.insert(runs).returning(runs.c.id, sort_by_parameter_order=True)
+    made = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
     return list(conn.execute(made, values).scalars())
 
 
@@ -389,7 +399,7 @@ def full_copy_layout(url: str, sim: Simulation, now: datetime) -> dict[str, floa
             sim.moves(prices)
         clock = time.perf_counter()
         with engine.begin() as conn:  # as 0003's Store.record_run: one run, all its offers
-            (run_id,) = _insert_runs(conn, [moment], OFFERS)
+            (run_id,) = _insert_runs(conn, [moment], OFFERS, RUNS_0003)
             conn.execute(
                 sa.insert(full_copies),
                 [
