@@ -109,21 +109,26 @@ listings = Table(
     Index("ix_listings_accelerator", "accelerator"),
 )
 
-# A listing's price from a run on, until the listing's next change; NULL: that run no longer
-# listed it. Keyed (listing, run), which is also how it is read: a listing's price at a run is
-# its last change at or before it. 16 bytes of values a row, as narrow as the layout allows,
-# since the changes are most of what the store holds. run_id is not a foreign key: pruning
-# keeps every run a change refers to.
-price_changes = Table(
-    "price_changes",
-    metadata,
-    Column(
+
+def _listing_key() -> Column[int]:
+    """The first half of a change's key: its listing (a Column belongs to one table)."""
+    return Column(
         "listing_id",
         Integer,
         ForeignKey("listings.id", ondelete="CASCADE"),
         primary_key=True,
         autoincrement=False,
-    ),
+    )
+
+
+# A listing's price from a run on, until the listing's next change; NULL: that run no longer
+# listed it. Keyed (listing, run), which is also how it is read: a listing's price at a run is
+# its last change at or before it. A month of changes stays here, older ones are packed
+# (price_packs). run_id is not a foreign key: pruning keeps every run a change refers to.
+price_changes = Table(
+    "price_changes",
+    metadata,
+    _listing_key(),
     Column("run_id", Integer, primary_key=True, autoincrement=False),
     Column("usd_per_hour", Float, nullable=True),
     sqlite_with_rowid=False,  # the key is the table: no second copy of it as an index
@@ -135,13 +140,7 @@ price_changes = Table(
 price_packs = Table(
     "price_packs",
     metadata,
-    Column(
-        "listing_id",
-        Integer,
-        ForeignKey("listings.id", ondelete="CASCADE"),
-        primary_key=True,
-        autoincrement=False,
-    ),
+    _listing_key(),
     Column("first_run", Integer, primary_key=True, autoincrement=False),
     Column("last_run", Integer, nullable=False),
     Column("closing_price", Float, nullable=True),  # after last_run; NULL: no longer listed

@@ -20,6 +20,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from hardware import Hardware, load_hardware
+from pricing.store import Store
 from service.http.app import create_app
 from service.settings import Settings
 from tests.servers import start_server, stop_server
@@ -76,6 +77,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     url = request.getfixturevalue("postgres_url")
     yield url
     reset_postgres(url)
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    """A migrated store on each backend."""
+    store = Store(database_url)
+    store.create_schema()
+    yield store
+    store.dispose()
 
 
 def reset_postgres(url: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
-from sqlalchemy import select
+from sqlalchemy import Table, func, select
 
 from hardware import (
     Accelerator,
@@ -44,6 +44,11 @@ def offer(**fields: object) -> Offer:
 
 def stored(*offers: Offer) -> list[StoredOffer]:
     return [StoredOffer(o, run_id=1, fetched_at=FETCHED) for o in offers]
+
+
+def count_rows(store: Store, table: Table) -> int:
+    with store.engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
 
 def runs_of(store: Store, adapter: str) -> list[Run]:

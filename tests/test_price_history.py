@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from pricing import schema
 from pricing.changes import READ_ON_RUN_DAY
@@ -21,20 +21,7 @@ from pricing.offer import Offer
 from pricing.packs import Pack, price_at
 from pricing.store import Store, listings, price_changes, price_packs, utcnow
 from pricing.store import runs as runs_table
-from tests.helpers import offer
-
-
-@pytest.fixture
-def store(database_url: str) -> Store:
-    store = Store(database_url)
-    store.create_schema()
-    yield store
-    store.dispose()
-
-
-def _count(store: Store, table: sa.Table) -> int:
-    with store.engine.connect() as conn:
-        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+from tests.helpers import count_rows, offer
 
 
 def _prices(store: Store, at: datetime | None = None) -> dict[str, float]:
@@ -49,7 +36,7 @@ def test_a_price_repeated_by_every_run_is_stored_once(store: Store) -> None:
     batch = [_aws(f"p{i}", 1.0 + i) for i in range(50)]
     for _ in range(4):
         store.record_run("aws", batch, utcnow())
-    assert (_count(store, listings), _count(store, price_changes)) == (50, 50)
+    assert (count_rows(store, listings), count_rows(store, price_changes)) == (50, 50)
     assert len(store.current_offers("aws")) == 50
 
 
@@ -59,8 +46,8 @@ def test_a_run_writes_only_what_moved_and_every_moment_reads_back(store: Store) 
     failed = store.record_failure("aws", utcnow(), "down")
     third = store.record_run("aws", [_aws("a", 1.0), _aws("b", 2.5), _aws("c", 3.0)], utcnow())
     # 3 first prices; b moved, c went, d came; d went, c came back: 3 + 3 + 2
-    assert _count(store, price_changes) == 8
-    assert _count(store, listings) == 4  # c came back as the listing it was
+    assert count_rows(store, price_changes) == 8
+    assert count_rows(store, listings) == 4  # c came back as the listing it was
     assert _prices(store, first.finished_at) == {"a": 1.0, "b": 2.0, "c": 3.0}
     assert _prices(store, second.finished_at) == {"a": 1.0, "b": 2.5, "d": 4.0}
     assert _prices(store, failed.finished_at) == _prices(store, second.finished_at)
@@ -90,7 +77,7 @@ def test_a_price_read_on_the_runs_day_keeps_one_listing_from_day_to_day(store: S
     first = store.record_run("aws", [_aws("a", 1.0, price_as_of=day)], yesterday)
     today = utcnow().date().isoformat()
     store.record_run("aws", [_aws("a", 1.0, price_as_of=today)], utcnow())
-    assert (_count(store, listings), _count(store, price_changes)) == (1, 1)
+    assert (count_rows(store, listings), count_rows(store, price_changes)) == (1, 1)
     with store.engine.connect() as conn:
         assert conn.execute(select(listings.c.price_as_of)).scalar_one() == READ_ON_RUN_DAY
     assert store.current_offers("aws")[0].offer.price_as_of == today
@@ -104,7 +91,7 @@ def test_offers_alike_but_for_price_are_each_kept(store: Store) -> None:
     store.record_run("aws", batch, utcnow())
     store.record_run("aws", list(reversed(batch)), utcnow())  # the same rows, another order
     assert sorted(s.offer.usd_per_hour for s in store.current_offers("aws")) == [2.0, 2.0, 3.0]
-    assert _count(store, price_changes) == 3
+    assert count_rows(store, price_changes) == 3
 
 
 def test_a_reader_never_sees_half_a_run(store: Store) -> None:
@@ -151,9 +138,9 @@ def test_pruning_forgets_before_the_cutoff_and_answers_every_later_moment(store:
         (s.offer.product, s.offer.usd_per_hour) for s in since
     ]
     # a's price from run 1 held at the cutoff and stays; b's 2.0, and c's first span, go
-    assert _count(store, price_changes) == 1 + 3 + 1
+    assert count_rows(store, price_changes) == 1 + 3 + 1
     assert store.prune("aws", keep_after=cutoff) == 0  # pruning again changes nothing
-    assert _count(store, price_changes) == 5
+    assert count_rows(store, price_changes) == 5
 
 
 def test_the_writer_holds_its_lock_from_read_to_commit(store: Store) -> None:
@@ -177,7 +164,7 @@ def test_the_writer_holds_its_lock_from_read_to_commit(store: Store) -> None:
     usd = store.current_offers("aws")[0].offer.usd_per_hour
     assert sorted(_prices(store)) == ["a", f"only-{usd}"] and last.row_count == 2
     # one change per run for a, and each "only" listing came and (for the first) went
-    assert _count(store, price_changes) == 1 + 2 + 2 + 1
+    assert count_rows(store, price_changes) == 1 + 2 + 2 + 1
 
 
 # -- migration 0004: the full-copy layout's history, folded -----------------------------------
@@ -259,7 +246,7 @@ def test_migration_0004_keeps_the_history_already_stored(database_url: str) -> N
         assert _prices(store, T0 + timedelta(hours=2)) == {"a": 1.0, "b": 2.0, "c": 3.0}
         assert [s.offer.product for s in store.current_offers("bundled")] == ["g"]
         # a: 1 change; b: 2; c: 3 (there, gone, back); d: 1; bundled g: 1
-        assert _count(store, price_changes) == 8
+        assert count_rows(store, price_changes) == 8
         b = [s for s in store.history(since=T0, provider="aws") if s.offer.product == "b"]
         assert [(s.offer.usd_per_hour, s.until) for s in b] == [
             (2.0, T0 + timedelta(hours=3)),
@@ -327,7 +314,7 @@ def test_packed_changes_answer_every_moment_as_rows_did(
     monkeypatch.setattr("pricing.store.KEEP_RAW_RUNS", 10_000)
     unpacked_runs = _random_runs(store, 14, seed=7)
     unpacked = _every_moment(store, unpacked_runs)
-    rows_unpacked = _count(store, price_changes)
+    rows_unpacked = count_rows(store, price_changes)
     other = Store(store.url)  # same database: start again for the packed run
     with other.engine.begin() as conn:
         for table in (price_packs, price_changes, listings, runs_table):
@@ -335,8 +322,8 @@ def test_packed_changes_answer_every_moment_as_rows_did(
     monkeypatch.setattr("pricing.store.KEEP_RAW_RUNS", 3)
     monkeypatch.setattr("pricing.store.PACK_EVERY_RUNS", 2)
     packed_runs = _random_runs(other, 14, seed=7)
-    assert _count(other, price_packs) > 0
-    assert _count(other, price_changes) < rows_unpacked
+    assert count_rows(other, price_packs) > 0
+    assert count_rows(other, price_changes) < rows_unpacked
     shift = packed_runs[0].id - unpacked_runs[0].id  # run ids and times differ: compare shape
     packed = _every_moment(other, packed_runs)
     assert packed[0] == unpacked[0] and packed[2] == unpacked[2]
@@ -353,7 +340,7 @@ def test_pruning_inside_a_pack_keeps_every_later_moment(
     monkeypatch.setattr("pricing.store.KEEP_RAW_RUNS", 2)
     monkeypatch.setattr("pricing.store.PACK_EVERY_RUNS", 2)
     made = _random_runs(store, 12, seed=11)
-    assert _count(store, price_packs) > 0
+    assert count_rows(store, price_packs) > 0
     cutoff_run = made[4]
     cutoff = cutoff_run.finished_at + (made[5].finished_at - cutoff_run.finished_at) / 2
     later = [_prices(store, run.finished_at) for run in made[4:]]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
-import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from click.testing import CliRunner
@@ -15,14 +14,6 @@ from pricing.refresh import RefreshPolicy, run_adapter
 from pricing.store import Store, metadata, utcnow
 from service.cli import cli
 from tests.helpers import offer, runs_of
-
-
-@pytest.fixture
-def store(database_url: str) -> Store:
-    store = Store(database_url)
-    store.create_schema()
-    yield store
-    store.dispose()
 
 
 class Static:

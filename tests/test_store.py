@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from pricing.offer import BUNDLED
 from pricing.refresh import run_adapter
 from pricing.snapshot import ensure_snapshot
 from pricing.store import Store, price_changes, runs, utcnow
-from tests.helpers import offer, runs_of
-
-
-@pytest.fixture
-def store(database_url: str) -> Store:
-    store = Store(database_url)
-    store.create_schema()
-    yield store
-    store.dispose()
-
-
-def _count(store: Store, table) -> int:  # type: ignore[no-untyped-def]
-    with store.engine.connect() as conn:
-        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+from tests.helpers import count_rows, offer, runs_of
 
 
 def test_a_run_becomes_current_and_replaces_the_previous(store: Store) -> None:
@@ -49,11 +35,14 @@ def test_offer_fields_round_trip(store: Store) -> None:
 
 def test_a_failure_mid_write_leaves_nothing_and_the_previous_run_serving(store: Store) -> None:
     store.record_run("aws", [offer(provider="aws")], utcnow())
-    runs_before, changes_before = _count(store, runs), _count(store, price_changes)
+    runs_before, changes_before = count_rows(store, runs), count_rows(store, price_changes)
     broken = offer(provider="aws", product=None)  # NOT NULL violation on the second row
     with pytest.raises(IntegrityError):
         store.record_run("aws", [offer(provider="aws"), broken], utcnow())
-    assert (_count(store, runs), _count(store, price_changes)) == (runs_before, changes_before)
+    assert (count_rows(store, runs), count_rows(store, price_changes)) == (
+        runs_before,
+        changes_before,
+    )
     assert len(store.current_offers()) == 1
 
 

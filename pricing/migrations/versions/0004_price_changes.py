@@ -98,26 +98,14 @@ def upgrade() -> None:
     op.create_index("ix_listings_accelerator", "listings", ["accelerator"])
     op.create_table(
         "price_changes",
-        sa.Column(
-            "listing_id",
-            sa.Integer(),
-            sa.ForeignKey("listings.id", ondelete="CASCADE"),
-            primary_key=True,
-            autoincrement=False,
-        ),
+        _listing_key(),
         sa.Column("run_id", sa.Integer(), primary_key=True, autoincrement=False),
         sa.Column("usd_per_hour", sa.Float(), nullable=True),
         sqlite_with_rowid=False,
     )
     op.create_table(
         "price_packs",
-        sa.Column(
-            "listing_id",
-            sa.Integer(),
-            sa.ForeignKey("listings.id", ondelete="CASCADE"),
-            primary_key=True,
-            autoincrement=False,
-        ),
+        _listing_key(),
         sa.Column("first_run", sa.Integer(), primary_key=True, autoincrement=False),
         sa.Column("last_run", sa.Integer(), nullable=False),
         sa.Column("closing_price", sa.Float(), nullable=True),
@@ -132,6 +120,16 @@ def upgrade() -> None:
     op.drop_index("ix_offers_accelerator", "offers")
     op.drop_index("ix_offers_run_id", "offers")
     op.drop_table("offers")
+
+
+def _listing_key() -> sa.Column:  # type: ignore[type-arg]
+    return sa.Column(
+        "listing_id",
+        sa.Integer(),
+        sa.ForeignKey("listings.id", ondelete="CASCADE"),
+        primary_key=True,
+        autoincrement=False,
+    )
 
 
 def _fold_stored_runs(conn: sa.Connection) -> None:
