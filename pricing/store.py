@@ -616,17 +616,10 @@ def _pack(conn: Connection, adapter: str) -> int:
     if len(recent) <= KEEP_RAW_RUNS:
         return 0
     cutoff = recent[-1]  # the newest run whose changes are packed
+    unpacked = ok.where(~runs.c.packed, runs.c.id <= cutoff).subquery()
+    if conn.execute(select(func.count()).select_from(unpacked)).scalar_one() < PACK_EVERY_RUNS:
+        return 0  # asked of the runs table alone: cheap after every refresh
     mine = select(listings.c.id).where(listings.c.adapter == adapter)
-    oldest = conn.execute(
-        select(func.min(price_changes.c.run_id)).where(price_changes.c.listing_id.in_(mine))
-    ).scalar()
-    if oldest is None:
-        return 0
-    behind = conn.execute(
-        select(func.count()).select_from(ok.where(runs.c.id.between(oldest, cutoff)).subquery())
-    ).scalar_one()
-    if behind < PACK_EVERY_RUNS:
-        return 0
     old = (price_changes.c.listing_id.in_(mine)) & (price_changes.c.run_id <= cutoff)
     by_listing: dict[int, list[tuple[int, float | None]]] = {}
     query = (
@@ -636,8 +629,9 @@ def _pack(conn: Connection, adapter: str) -> int:
     )
     for change in conn.execute(query):
         by_listing.setdefault(change.listing_id, []).append((change.run_id, change.usd_per_hour))
-    conn.execute(insert(price_packs), [_pack_row(i, seq) for i, seq in by_listing.items()])
-    conn.execute(delete(price_changes).where(old))
+    if by_listing:  # a month in which nothing moved leaves nothing to pack
+        conn.execute(insert(price_packs), [_pack_row(i, seq) for i, seq in by_listing.items()])
+        conn.execute(delete(price_changes).where(old))
     conn.execute(
         update(runs).where(runs.c.adapter == adapter, runs.c.id <= cutoff).values(packed=True)
     )
