@@ -26,16 +26,13 @@ from hardware import PLATFORMS, Workload
 from pricing.offer import MARKETS, PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
 from service.engine.sensitivity import PARAMETERS
+from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's bounds
 
-# Upper bounds keep absurd inputs (1e308 hours) out of the arithmetic; each is far past
+# Upper bounds keep absurd inputs (1e308 GB) out of the arithmetic; each is far past
 # any real workload.
-MAX_HOURS = 10_000_000  # ~1,140 years of one card
 MAX_CARDS = 64  # cards one quote buys: eight 8-card servers
 MAX_MEMORY_GB = 4096  # per accelerator: 20x the largest card (B200, 180 GB)
 MAX_TOTAL_MEMORY_GB = 1_048_576  # 1 PB: past a TPU v5p pod (8,960 chips x 95 GiB = 851 TB)
-# Lower bounds do the same for vanishing inputs: hours=5e-324 rounded every rental's cost
-# to 0 (break-even "never").
-MIN_HOURS = 0.001  # 3.6 seconds of one card
 # List endpoints answer a page at a time, so no client makes a worker build megabytes
 # (a 100,000-offer catalog was 44 MB in one answer).
 PAGE_DEFAULT = 1_000  # rows per page unless `limit` asks for another size

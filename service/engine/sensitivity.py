@@ -22,6 +22,7 @@ import numpy as np
 from service.engine.assumptions import Assumptions, bounds
 from service.engine.breakeven import HOURS_PER_YEAR, BuyModel, Quote, buy_model
 from service.engine.offer_table import OfferTable
+from service.engine.work import MAX_HOURS, MIN_HOURS
 
 # The inputs whose flip and swing the answer gives, in the order it lists them.
 PARAMETERS = (
@@ -48,8 +49,13 @@ STEPS: dict[str, tuple[str, float]] = {
     "spot_overhead": ("add", 0.1),
     "pue": ("add", 0.25),
 }
-# Bounds of the inputs that are not cost assumptions (those take theirs from FIELDS).
-OTHER_BOUNDS = {"price": (1.0, 1e9), "rent_factor": (0.01, 100.0), "hours": (0.001, 1e7)}
+# Bounds of the inputs that are not cost assumptions (those take theirs from FIELDS; hours,
+# hours= and every job's, from service/engine/work.py).
+OTHER_BOUNDS = {
+    "price": (1.0, 1e9),
+    "rent_factor": (0.01, 100.0),
+    "hours": (float(MIN_HOURS), float(MAX_HOURS)),
+}
 BISECTION_STEPS = 60  # halves the spot overhead's bracket to 1e-18 of its width
 
 

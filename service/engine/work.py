@@ -58,6 +58,13 @@ TRAINING_FLOPS_PER_FORWARD_MAC = 6
 # activation checkpointing, 2 x sequence x hidden bytes per layer (Korthikanti et al. 2022).
 CHECKPOINTED_ACTIVATION_BYTES = 2
 GB = 1e9
+# The work a question may state, however it states it (hours=, a run done, a job): the
+# bounds of hours= and of every job once converted to hours. The upper keeps absurd inputs
+# (1e308 hours) out of the arithmetic, far past any real workload; the lower does the same
+# for vanishing ones: hours=5e-324 rounded every rental's cost to 0 (break-even "never"),
+# and epochs=5e-324 made a job of 0 h that Colab's session count turned negative.
+MAX_HOURS = 10_000_000  # ~1,140 years of one card
+MIN_HOURS = 0.001  # 3.6 seconds of one card
 
 
 class WorkError(ValueError):
