@@ -16,8 +16,16 @@ from operator import attrgetter
 
 from pricing.offer import Offer
 
-# Every offer field but the price: what makes two offers the same listing.
+# Every offer field but the price: the columns of a listing.
 LISTING_FIELDS = tuple(f.name for f in fields(Offer) if f.name != "usd_per_hour")
+# Fields that describe a listing without identifying it: a marketplace's machine ids and
+# offer counts (notes), its reliability score, a sanity flag and an import's file name
+# (source) move from run to run while the offer and its price stay. They are stored beside
+# the listing, updated in place, so a run that repeats every price writes no listing and no
+# change; a past moment shows the latest description of each listing it lists.
+DESCRIPTIVE_FIELDS = ("source", "notes", "reliability", "suspect")
+# What makes two offers the same listing: every other field.
+IDENTITY_FIELDS = tuple(name for name in LISTING_FIELDS if name not in DESCRIPTIVE_FIELDS)
 
 # Stored in place of price_as_of when it is simply the day the run read the price (what
 # every live adapter writes): the listing then stays one listing from day to day, and a
@@ -27,6 +35,9 @@ READ_ON_RUN_DAY = "@run"
 _listing_values = attrgetter(*LISTING_FIELDS)
 _PRICE_AS_OF = LISTING_FIELDS.index("price_as_of")
 _PRICING = LISTING_FIELDS.index("pricing")
+_MEMORY = LISTING_FIELDS.index("memory_gb")
+_IDENTITY = tuple(LISTING_FIELDS.index(name) for name in IDENTITY_FIELDS)
+_DESCRIPTIVE = tuple(LISTING_FIELDS.index(name) for name in DESCRIPTIVE_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +48,10 @@ class Listed:
     values: tuple[object, ...]  # LISTING_FIELDS, price_as_of normalised
     usd_per_hour: float
 
+    @property
+    def description(self) -> tuple[object, ...]:
+        return described(self.values)
+
     def row(self, adapter: str) -> dict[str, object]:
         row = dict(zip(LISTING_FIELDS, self.values, strict=True))
         row.update(adapter=adapter, digest=self.digest, usd_per_hour=self.usd_per_hour)
@@ -45,42 +60,59 @@ class Listed:
 
 @dataclass(frozen=True, slots=True)
 class Changes:
-    """The prices a run writes: ``(listing id, price)``, None where the run no longer lists
-    it, and the listings the store has never seen."""
+    """What a run writes: ``(listing id, price)``, None where the run no longer lists it;
+    the listings the store has never seen; and ``(listing id, description)`` of listed ones
+    whose DESCRIPTIVE_FIELDS moved while they stayed."""
 
     moved: list[tuple[int, float | None]]
     unseen: list[Listed]
+    redescribed: list[tuple[int, tuple[object, ...]]]
+
+
+def described(values: Sequence[object]) -> tuple[object, ...]:
+    """The DESCRIPTIVE_FIELDS of a listing's LISTING_FIELDS values."""
+    return tuple(values[i] for i in _DESCRIPTIVE)
 
 
 def listed(batch: Iterable[Offer], read_days: frozenset[str]) -> dict[bytes, Listed]:
-    """The batch keyed by listing. Offers alike in all but price are told apart by their
-    rank in price, so a listing holds one price at a time and the rank is stable however
-    the source orders its rows."""
-    prices: dict[tuple[object, ...], list[float]] = defaultdict(list)
+    """The batch keyed by listing. Offers alike in identity are told apart by their rank in
+    price (then description), so a listing holds one price at a time and the rank is stable
+    however the source orders its rows."""
+    alike: dict[tuple[object, ...], list[tuple[float, tuple[object, ...]]]] = defaultdict(list)
     for offer in batch:
         values = list(_listing_values(offer))
         values[_PRICING] = str(values[_PRICING])
+        if values[_MEMORY] is not None:  # as the Float column gives it back: 24 reads 24.0
+            values[_MEMORY] = float(values[_MEMORY])
         if values[_PRICE_AS_OF] in read_days:
             values[_PRICE_AS_OF] = READ_ON_RUN_DAY
-        prices[tuple(values)].append(offer.usd_per_hour)
+        alike[tuple(values[i] for i in _IDENTITY)].append((offer.usd_per_hour, tuple(values)))
     keyed: dict[bytes, Listed] = {}
-    for values, usd in prices.items():
-        for rank, price in enumerate(sorted(usd)):
-            digest = _digest(values, rank)
+    for identity, offers in alike.items():
+        offers.sort(key=lambda offer: (offer[0], repr(described(offer[1]))))
+        for rank, (price, values) in enumerate(offers):
+            digest = listing_digest(identity, rank)
             keyed[digest] = Listed(digest, values, price)
     return keyed
 
 
-def diff(listed_now: dict[bytes, tuple[int, float]], batch: dict[bytes, Listed]) -> Changes:
-    """``listed_now`` maps each listing the source lists now to (id, price)."""
+def diff(
+    listed_now: dict[bytes, tuple[int, float, tuple[object, ...]]], batch: dict[bytes, Listed]
+) -> Changes:
+    """``listed_now`` maps each listing the source lists now to (id, price, description)."""
     moved: list[tuple[int, float | None]] = []
-    for digest, (listing_id, usd) in listed_now.items():
+    redescribed: list[tuple[int, tuple[object, ...]]] = []
+    for digest, (listing_id, usd, description) in listed_now.items():
         offer = batch.get(digest)
         if offer is None:
             moved.append((listing_id, None))
-        elif offer.usd_per_hour != usd:
+            continue
+        if offer.usd_per_hour != usd:
             moved.append((listing_id, offer.usd_per_hour))
-    return Changes(moved, [offer for digest, offer in batch.items() if digest not in listed_now])
+        if offer.description != description:
+            redescribed.append((listing_id, offer.description))
+    unseen = [offer for digest, offer in batch.items() if digest not in listed_now]
+    return Changes(moved, unseen, redescribed)
 
 
 def chunks(items: Sequence[bytes], size: int) -> Iterable[Sequence[bytes]]:
@@ -88,8 +120,10 @@ def chunks(items: Sequence[bytes], size: int) -> Iterable[Sequence[bytes]]:
         yield items[start : start + size]
 
 
-def _digest(values: tuple[object, ...], rank: int) -> bytes:
+def listing_digest(identity: tuple[object, ...], rank: int) -> bytes:
+    """The key of a listing within its source: its IDENTITY_FIELDS values (price_as_of as
+    stored) and its rank among offers alike in them."""
     # repr of str, int, float (shortest round trip), bool and None is stable across runs and
     # Python versions; 128 bits make a collision among a source's listings unthinkable.
-    text = repr((values, rank)).encode("utf-8", "surrogatepass")
+    text = repr((identity, rank)).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(text, digest_size=16).digest()

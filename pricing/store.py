@@ -12,8 +12,10 @@ seen whole or not at all.
 
 from __future__ import annotations
 
+import math
 import os
 import socket
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -52,7 +54,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 
 from pricing import changes, schema
-from pricing.changes import LISTING_FIELDS, READ_ON_RUN_DAY
+from pricing.changes import DESCRIPTIVE_FIELDS, LISTING_FIELDS, READ_ON_RUN_DAY
 from pricing.offer import BUNDLED, TEXT_LIMITS, Offer, PriceSpan, PricingModel, StoredOffer
 from pricing.packs import KEEP_RAW_RUNS, PACK_EVERY_RUNS, Pack, price_at
 
@@ -131,6 +133,8 @@ price_changes = Table(
     _listing_key(),
     Column("run_id", Integer, primary_key=True, autoincrement=False),
     Column("usd_per_hour", Float, nullable=True),
+    # what changed after a run: a past moment is the current catalog less that
+    Index("ix_price_changes_run", "run_id"),
     sqlite_with_rowid=False,  # the key is the table: no second copy of it as an index
 )
 
@@ -146,6 +150,7 @@ price_packs = Table(
     Column("closing_price", Float, nullable=True),  # after last_run; NULL: no longer listed
     Column("runs", LargeBinary, nullable=False),
     Column("prices", LargeBinary, nullable=False),
+    Index("ix_price_packs_last_run", "last_run"),
     sqlite_with_rowid=False,
 )
 
@@ -226,6 +231,12 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _utc(moment: datetime) -> datetime:
+    """A moment as UTC before it reaches SQL (naive ones are taken as UTC): SQLite compares
+    the stored text, so 19:30+01:00 and 18:30Z must be written alike to be one instant."""
+    return _aware(moment).astimezone(UTC)
+
+
 class Store:
     """Runs and prices behind one SQLAlchemy engine; safe to share across threads."""
 
@@ -275,7 +286,7 @@ class Store:
         moment is still answered whole. Returns how many runs went."""
         with self.engine.connect() as conn:
             _lock_writes(conn)
-            pruned = _prune(conn, adapter, keep_after)
+            pruned = _prune(conn, adapter, _utc(keep_after))
             conn.commit()
         return pruned
 
@@ -300,6 +311,14 @@ class Store:
         with self.engine.connect() as conn:
             value = conn.execute(select(func.max(runs.c.id)).where(runs.c.status == "ok"))
             return value.scalar() or 0
+
+    def check_readable(self) -> None:
+        """Raise as an answer would if a table the answers read (every table here) is gone
+        or locked: one key of one row of each. For readiness, which asked only the catalog
+        version, so it saw the runs alone."""
+        with self.engine.connect() as conn:
+            for table in metadata.sorted_tables:
+                conn.execute(select(*table.primary_key.columns).limit(1)).first()
 
     def current_runs(self, at: datetime | None = None) -> dict[str, Run]:
         """Each source's current run: its latest ok run, or the latest finished by ``at``."""
@@ -351,11 +370,19 @@ class Store:
         pricing: str | None = None,
         limit: int = 10_000,
         offset: int = 0,
-    ) -> list[PriceSpan]:
-        """Every price held since ``since``, each once with the span it held: offer by offer,
-        each offer's prices oldest first. Nothing is known to hold after now."""
+        after: HistoryCursor | None = None,
+    ) -> HistoryPage:
+        """The prices held since ``since``, each once with the span it held: offer by offer,
+        each offer's prices oldest first; nothing is known to hold after now. A page starts
+        after the span ``after`` names, skips ``offset`` spans and holds ``limit``.
+
+        A page reads the listings in id order, a window at a time, and only those with a
+        span ending after ``since`` (listed now, or changed since), so it costs what it
+        returns. It stops reading after HISTORY_SCAN_LISTINGS listings even when it is not
+        full: its ``resume`` then says where the next page goes on."""
+        since = _utc(since)
         if since > utcnow():
-            return []
+            return HistoryPage([], None, offset)
         chosen: list[Any] = []
         if accelerator:
             chosen.append(listings.c.accelerator == accelerator)
@@ -365,20 +392,79 @@ class Store:
             chosen.append(listings.c.region.startswith(region_prefix, autoescape=True))
         if pricing:
             chosen.append(listings.c.pricing == pricing)
+        start_listing, start_run = after if after is not None else (0, -1)
         spans: list[_Span] = []
-        query = select(listings.c.id, *_LISTING_COLUMNS).where(*chosen).order_by(listings.c.id)
+        skip = offset
         with self._snapshot() as conn:
-            after, size = 0, HISTORY_FIRST_LISTINGS
-            while len(spans) < offset + limit:
-                batch = conn.execute(query.where(listings.c.id > after).limit(size)).all()
-                if not batch:
-                    break
-                spans += _spans(conn, batch, since, self._times_of)
-                after, size = batch[-1].id, size * 2  # a page of spot prices needs few
-        return [
-            PriceSpan(_offer(row, began.date().isoformat(), usd, 1), run_id, finished, until)
-            for row, run_id, usd, began, finished, until in spans[offset : offset + limit]
-        ]
+            first_after = _first_run_after(conn, since)
+            moved = (
+                select(price_changes.c.listing_id)
+                .where(
+                    price_changes.c.listing_id == listings.c.id,
+                    price_changes.c.run_id >= first_after,
+                )
+                .exists()
+            ) | (
+                select(price_packs.c.listing_id)
+                .where(
+                    price_packs.c.listing_id == listings.c.id,
+                    price_packs.c.last_run >= first_after,
+                )
+                .exists()
+            )
+            query = (
+                select(listings.c.id, *_LISTING_COLUMNS)
+                .where(*chosen, listings.c.usd_per_hour.is_not(None) | moved)
+                .order_by(listings.c.id)
+            )
+            last_id = conn.execute(select(func.max(listings.c.id))).scalar() or 0
+            after_key = (start_listing, start_run)
+            lower, window = start_listing - 1, HISTORY_FIRST_WINDOW
+            scanned = seen = 0  # listing ids read, spans looked at (skipped or kept)
+            last_seen: HistoryCursor | None = None
+            stopped = False  # within a window: the page is full, or the budget spent
+            while (
+                not stopped
+                and len(spans) < limit
+                and lower < last_id
+                and scanned < HISTORY_SCAN_LISTINGS
+                and seen < HISTORY_SCAN_SPANS
+            ):
+                upper = min(lower + max(window, 1), last_id)
+                batch = conn.execute(
+                    query.where(listings.c.id > lower, listings.c.id <= upper)
+                ).all()
+                for span in _spans(conn, batch, since, first_after, self._times_of):
+                    key = (span[0].id, span[1])
+                    if key <= after_key:
+                        continue
+                    if len(spans) >= limit or seen >= HISTORY_SCAN_SPANS:
+                        stopped = True
+                        break
+                    seen, last_seen = seen + 1, key
+                    if skip:
+                        skip -= 1
+                    else:
+                        spans.append(span)
+                scanned += upper - lower
+                if not stopped:
+                    lower = upper  # the window was read whole
+                window = _next_window(window, seen, scanned, limit - len(spans) + skip)
+                pause()
+            if stopped and last_seen is not None:
+                resume: HistoryCursor | None = last_seen
+            elif lower < last_id:  # the budget ran out between windows
+                resume = (lower + 1, -1)
+            else:
+                resume = None
+        return HistoryPage(
+            [
+                PriceSpan(_offer(row, began.date().isoformat(), usd, 1), run_id, finished, until)
+                for row, run_id, usd, began, finished, until in spans
+            ],
+            resume,
+            skip,
+        )
 
     def run_counts(self) -> dict[tuple[str, str], int]:
         """Runs kept in the store per (adapter, status): for /metrics."""
@@ -430,7 +516,7 @@ class Store:
 def _current_runs(conn: Connection, at: datetime | None) -> dict[str, Run]:
     ok = runs.c.status == "ok"
     if at is not None:
-        ok = ok & (runs.c.finished_at <= at)
+        ok = ok & (runs.c.finished_at <= _utc(at))
     latest = select(func.max(runs.c.id)).where(ok).group_by(runs.c.adapter).scalar_subquery()
     rows = conn.execute(select(runs).where(runs.c.id.in_(latest))).all()
     return {row.adapter: _run(row) for row in rows}
@@ -439,17 +525,44 @@ def _current_runs(conn: Connection, at: datetime | None) -> dict[str, Run]:
 def _listed(
     conn: Connection, adapter: str, run: Run | None, accelerator: str | None = None
 ) -> list[tuple[Row[Any], float]]:
-    """The adapter's listings with their prices, now (``run`` None) or at one of its runs:
-    each listing's last change at or before it, where that change is a price. At a packed
-    run every such change is in a pack; at a later one, in a row or a pack's closing price."""
+    """The adapter's listings with their prices, now (``run`` None) or at one of its runs,
+    in listing order. A past run's catalog is the current one less the listings that
+    changed after the run, those read as they were then: it costs what is listed and what
+    moved since, never the whole history of every listing the source ever had."""
     chosen = [listings.c.adapter == adapter]
     if accelerator is not None:
         chosen.append(listings.c.accelerator == accelerator)
+    now = (
+        select(*_LISTING_COLUMNS, listings.c.usd_per_hour, listings.c.id)
+        .where(*chosen, listings.c.usd_per_hour.is_not(None))
+        .order_by(listings.c.id)
+    )
     if run is None:
-        now = select(*_LISTING_COLUMNS, listings.c.usd_per_hour).where(
-            *chosen, listings.c.usd_per_hour.is_not(None)
-        )
-        return [(row, row[_LISTED]) for row in conn.execute(now.order_by(listings.c.id)).all()]
+        return [(row, row[_LISTED]) for row in _fetched(conn, now)]
+    changed = _changed_after(conn, run.id)
+    held = [(row, row[_LISTED]) for row in _fetched(conn, now) if row.id not in changed]
+    ids = sorted(changed)
+    for chunk in range(0, len(ids), LOOKUP_CHUNK):
+        held += _held_at(conn, chosen, run, ids[chunk : chunk + LOOKUP_CHUNK])
+        pause()
+    held.sort(key=lambda listed: listed[0].id)
+    return held
+
+
+def _changed_after(conn: Connection, run_id: int) -> set[int]:
+    """Every listing with a change after ``run_id``, of any source (read by the run indexes;
+    the caller's own filters keep its source's)."""
+    rows = select(price_changes.c.listing_id).where(price_changes.c.run_id > run_id)
+    packs = select(price_packs.c.listing_id).where(price_packs.c.last_run > run_id)
+    return set(conn.execute(rows.union(packs)).scalars())
+
+
+def _held_at(
+    conn: Connection, chosen: list[Any], run: Run, ids: Sequence[int]
+) -> list[tuple[Row[Any], float]]:
+    """The price each of the listings ``ids`` held at ``run``: its last change at or before
+    it, where that change is a price. At a packed run every such change is in a pack; at a
+    later one, in a row or a pack's closing price."""
     run_id = run.id
     raw, earlier = price_changes.alias("raw"), price_changes.alias("earlier")
     last_raw = (
@@ -482,14 +595,14 @@ def _listed(
             pack.c.closing_price,
             case((inside, pack.c.runs)).label("pack_runs"),
             case((inside, pack.c.prices)).label("pack_prices"),
+            listings.c.id,
         )
         .select_from(joined)
-        .where(*chosen)
-        .order_by(listings.c.id)
+        .where(*chosen, listings.c.id.in_(ids))
     )
     held = []
-    for row in conn.execute(query).all():  # fetched at once: thousands of rows
-        raw_run, raw_price, last_run, closing, pack_runs, pack_prices = row[_LISTED:]
+    for row in conn.execute(query).all():
+        raw_run, raw_price, last_run, closing, pack_runs, pack_prices = row[_LISTED : _LISTED + 6]
         if raw_run is not None:  # rows come after packs: the latest change there is
             price = raw_price
         elif last_run is None:  # nothing listed by then
@@ -503,24 +616,46 @@ def _listed(
     return held
 
 
+# Rows fetched from the driver at a time by the long reads (a catalog, a history page).
+FETCH_ROWS = 5_000
+
+
+def _fetched(conn: Connection, query: Any) -> Iterator[Row[Any]]:
+    """A long read's rows a few thousand at a time, pausing between batches so that other
+    requests on this worker are answered meanwhile (under gevent the pause yields)."""
+    result = conn.execute(query)
+    for rows in result.partitions(FETCH_ROWS):
+        yield from rows
+        pause()
+
+
+def pause() -> None:
+    """Let other requests in: time.sleep(0) is gevent's cooperative yield in a gevent
+    worker, and a release of the GIL to other threads anywhere else."""
+    time.sleep(0)
+
+
 # Digests looked up per statement: well under SQLite's and PostgreSQL's parameter limits.
 LOOKUP_CHUNK = 500
 
 
 def _write_changes(conn: Connection, adapter: str, run: Run, batch: Sequence[Offer]) -> None:
-    """Write what ``run`` changes against the adapter's listed prices (pricing/changes.py)."""
+    """Write what ``run`` changes against the adapter's listed prices (pricing/changes.py):
+    the prices that moved, the listings new to the catalog, and the descriptions that moved
+    beside unchanged prices (updated in place: no change row)."""
     read_days = frozenset({run.started_at.date().isoformat(), run.finished_at.date().isoformat()})
     incoming = changes.listed(batch, read_days)
     listed_now = {
-        row.digest: (row.id, row.usd_per_hour)
+        row.digest: (row.id, row.usd_per_hour, tuple(row[3:]))
         for row in conn.execute(
-            select(listings.c.id, listings.c.digest, listings.c.usd_per_hour).where(
-                listings.c.adapter == adapter, listings.c.usd_per_hour.is_not(None)
-            )
+            select(
+                listings.c.digest, listings.c.id, listings.c.usd_per_hour, *_DESCRIPTIVE_COLUMNS
+            ).where(listings.c.adapter == adapter, listings.c.usd_per_hour.is_not(None))
         )
     }
     found = changes.diff(listed_now, incoming)
     moved = list(found.moved)
+    redescribed = list(found.redescribed)
     if found.unseen:  # new to the current catalog; stored before perhaps, then gone
         known: dict[bytes, int] = {}
         for chunk in changes.chunks([offer.digest for offer in found.unseen], LOOKUP_CHUNK):
@@ -528,7 +663,9 @@ def _write_changes(conn: Connection, adapter: str, run: Run, batch: Sequence[Off
                 listings.c.adapter == adapter, listings.c.digest.in_(chunk)
             )
             known.update((row.digest, row.id) for row in conn.execute(query))
-        moved += [(known[o.digest], o.usd_per_hour) for o in found.unseen if o.digest in known]
+        back = [o for o in found.unseen if o.digest in known]
+        moved += [(known[o.digest], o.usd_per_hour) for o in back]
+        redescribed += [(known[o.digest], o.description) for o in back]
         fresh = [offer for offer in found.unseen if offer.digest not in known]
         if fresh:
             made = insert(listings).returning(listings.c.id, sort_by_parameter_order=True)
@@ -538,6 +675,16 @@ def _write_changes(conn: Connection, adapter: str, run: Run, batch: Sequence[Off
                 insert(price_changes),
                 [{"listing_id": i, "run_id": run.id, "usd_per_hour": usd} for i, usd in created],
             )
+    if redescribed:
+        conn.execute(
+            update(listings)
+            .where(listings.c.id == bindparam("listing"))
+            .values({name: bindparam(new) for name, new in _NEW_DESCRIPTION.items()}),
+            [
+                {"listing": i, **dict(zip(_NEW_DESCRIPTION.values(), described, strict=True))}
+                for i, described in redescribed
+            ],
+        )
     if moved:
         conn.execute(
             update(listings)
@@ -554,8 +701,24 @@ def _write_changes(conn: Connection, adapter: str, run: Run, batch: Sequence[Off
 # Runs whose times a store remembers before it starts over: ten years of 6-hourly runs of
 # ten sources, a few MB.
 RUN_TIMES_KEPT = 150_000
-# Listings whose changes /offers/history reads first; doubled until the page is full.
-HISTORY_FIRST_LISTINGS = 16
+# Listing ids a history page reads in its first window; doubled while the page is not full.
+HISTORY_FIRST_WINDOW = 64
+# Listing ids one history page reads at most, full or not (about 0.1-0.3 s): a deep or
+# sparse page answers with what it found and a cursor, never by walking the whole store.
+HISTORY_SCAN_LISTINGS = 100_000
+# Spans one history page looks at at most, skipped (offset) or kept: above the largest page.
+HISTORY_SCAN_SPANS = 50_000
+
+# Where a history page goes on: (listing id, run id) of the last span it gave, or of the
+# listing before the first it has not read (run -1).
+HistoryCursor = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    spans: list[PriceSpan]
+    resume: HistoryCursor | None  # None: no span after these
+    skip: int  # of the offset asked, what is still to skip on the next page
 
 
 # A price span before it is made an offer: (listing row, run id, price, its run's start and
@@ -563,14 +726,33 @@ HISTORY_FIRST_LISTINGS = 16
 _Span = tuple[Row[Any], int, float, datetime, datetime, datetime | None]
 
 
+def _next_window(window: int, seen: int, scanned: int, wanted: int) -> int:
+    """The next window of listing ids: about what the spans found so far per id say the
+    page still needs, growing at most eightfold, so a window never reads far past it."""
+    if seen == 0:
+        return window * 4
+    needed = math.ceil(wanted * scanned / seen * 1.25)
+    return max(HISTORY_FIRST_WINDOW, min(needed, window * 8))
+
+
+def _first_run_after(conn: Connection, since: datetime) -> int:
+    """The first run that finished after ``since``: a change from it on ends a span after
+    ``since`` (runs are numbered in the order they finish, under the write lock)."""
+    first = conn.execute(select(func.min(runs.c.id)).where(runs.c.finished_at > since)).scalar()
+    if first is not None:
+        return int(first)
+    return int(conn.execute(select(func.max(runs.c.id))).scalar() or 0) + 1
+
+
 def _spans(
     conn: Connection,
     chosen: Sequence[Row[Any]],
     since: datetime,
+    first_after: int,
     times_of: Callable[[Connection, set[int]], dict[int, tuple[datetime, datetime]]],
 ) -> list[_Span]:
     """The price spans of ``chosen`` listings that end after ``since``, listing by listing."""
-    changes = _changes_of(conn, [row.id for row in chosen])
+    changes = _changes_of(conn, [row.id for row in chosen], first_after)
     times = times_of(conn, {run for sequence in changes.values() for run, _ in sequence})
     spans = []
     for row in chosen:
@@ -586,21 +768,46 @@ def _spans(
     return spans
 
 
-def _changes_of(conn: Connection, ids: list[int]) -> dict[int, list[tuple[int, float | None]]]:
-    """Each listing's changes, packed and not, in run order."""
+def _changes_of(
+    conn: Connection, ids: list[int], first_after: int
+) -> dict[int, list[tuple[int, float | None]]]:
+    """Each listing's changes from the one in force before ``first_after`` on, packed and
+    not, in run order: the older ones end no span after ``since``."""
     changes: dict[int, list[tuple[int, float | None]]] = {i: [] for i in ids}
+    earlier_pack = price_packs.alias("earlier_pack")
+    last_pack_before = (
+        select(func.max(earlier_pack.c.first_run))
+        .where(
+            earlier_pack.c.listing_id == price_packs.c.listing_id,
+            earlier_pack.c.first_run < first_after,
+        )
+        .scalar_subquery()
+    )
+    earlier = price_changes.alias("earlier")
+    last_row_before = (
+        select(func.max(earlier.c.run_id))
+        .where(earlier.c.listing_id == price_changes.c.listing_id, earlier.c.run_id < first_after)
+        .scalar_subquery()
+    )
     for chunk in range(0, len(ids), LOOKUP_CHUNK):
         wanted = ids[chunk : chunk + LOOKUP_CHUNK]
         packed = (
             select(price_packs.c.listing_id, price_packs.c.runs, price_packs.c.prices)
-            .where(price_packs.c.listing_id.in_(wanted))
+            .where(
+                price_packs.c.listing_id.in_(wanted),
+                (price_packs.c.last_run >= first_after)
+                | (price_packs.c.first_run == last_pack_before),
+            )
             .order_by(price_packs.c.listing_id, price_packs.c.first_run)
         )
         for pack in conn.execute(packed):
             changes[pack.listing_id] += Pack.decode(pack.runs, pack.prices).changes()
         recent = (
             select(price_changes)
-            .where(price_changes.c.listing_id.in_(wanted))
+            .where(
+                price_changes.c.listing_id.in_(wanted),
+                price_changes.c.run_id >= func.coalesce(last_row_before, 0),
+            )
             .order_by(price_changes.c.listing_id, price_changes.c.run_id)
         )
         for change in conn.execute(recent):
@@ -787,6 +994,9 @@ def _postgres_options(backend: str, statement_timeout_seconds: float | None) -> 
 # The listing columns a read selects, in Offer's order; each read gives the price itself.
 _LISTING_COLUMNS = tuple(listings.c[name] for name in LISTING_FIELDS)
 _LISTED = len(LISTING_FIELDS)  # a read's first columns: the listing's, in this order
+_DESCRIPTIVE_COLUMNS = tuple(listings.c[name] for name in DESCRIPTIVE_FIELDS)
+# An update's parameters for them (a parameter may not share its column's name).
+_NEW_DESCRIPTION = {name: f"new_{name}" for name in DESCRIPTIVE_FIELDS}
 _PRICING_MODELS = {model.value: model for model in PricingModel}
 # Where Offer's positional arguments put the pricing, the price and its date.
 _PRICING_AT = LISTING_FIELDS.index("pricing")

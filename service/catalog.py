@@ -104,6 +104,11 @@ class Catalog:
         current = self._store.current_runs(at=moment)
         if not current:
             return None
+        latest = max(run.id for run in current.values())
+        if latest == self.version:  # every source's latest run had finished by then
+            table = self.table()
+            if latest == self.version:  # (and no newer one was loaded meanwhile)
+                return table
         key = (accelerator, *sorted(run.id for run in current.values()))
         with self._lock:
             table = self._past.get(key)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
 
 from pricing.offer import PricingModel
 from pricing.store import utcnow
@@ -51,9 +52,11 @@ def test_offers_come_in_pages_that_walk_the_catalog_once(app, client) -> None:  
 def test_the_next_link_keeps_the_filters_and_the_link_header_says_it(app, client) -> None:  # type: ignore[no-untyped-def]
     _many(app)
     response = client.get("/offers?provider=custom&limit=1000&format=csv")
-    assert response.headers["Link"] == (
-        '</offers?provider=custom&format=csv&offset=1000>; rel="next"'
-    )
+    link = response.headers["Link"]
+    assert link.startswith("</offers?") and link.endswith('>; rel="next"')
+    asked = parse_qs(urlsplit(link[1 : -len('>; rel="next"')]).query)
+    assert asked.pop("at")  # the catalog this page read (below)
+    assert asked == {"provider": ["custom"], "format": ["csv"], "offset": ["1000"]}
     assert len(response.get_data(as_text=True).splitlines()) == 1 + 1000
     last = client.get("/offers?provider=custom&offset=2000").get_json()
     assert last["count"] == EXTRA - 2000 and last["next"] is None
@@ -81,3 +84,27 @@ def test_history_pages_keep_their_window(app, client) -> None:  # type: ignore[n
     assert len(points) == EXTRA
     assert len({p["product"] for p in points}) == EXTRA
     assert client.get("/offers/history", query_string={"since": since}).status_code == 200
+
+
+def test_a_walk_stays_on_the_catalog_it_started_on_while_a_run_lands(app, client) -> None:  # type: ignore[no-untyped-def]
+    """Hostile run 3, #12: `next` kept the filters but not the run, so a walk during imports
+    drew pages from two catalogs (half of one file, half of another)."""
+    store = app.extensions["breakeven"].store
+
+    def catalog(name: str, size: int) -> list:  # type: ignore[type-arg]
+        return [
+            offer(product=f"{name}-{i}", accelerator="rtx3090", usd_per_hour=1 + i / 1000)
+            for i in range(size)
+        ]
+
+    store.record_run("custom", catalog("cA", 1_000), utcnow(), "cA")
+    page = client.get("/offers?provider=custom&limit=400").get_json()
+    products = [o["product"] for o in page["offers"]]
+    store.record_run("custom", catalog("cB", 1_500), utcnow(), "cB")  # lands mid-walk
+    while page["next"]:
+        page = client.get(page["next"]).get_json()
+        products += [o["product"] for o in page["offers"]]
+    assert len(products) == 1_000 == len(set(products))
+    assert {p.split("-")[0] for p in products} == {"cA"}
+    fresh = client.get("/offers?provider=custom&limit=400").get_json()
+    assert fresh["total"] == 1_500 and fresh["offers"][0]["product"].startswith("cB")

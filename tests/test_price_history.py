@@ -58,7 +58,7 @@ def test_a_run_writes_only_what_moved_and_every_moment_reads_back(store: Store) 
 def test_history_gives_each_price_once_with_its_span(store: Store) -> None:
     runs = [store.record_run("aws", [_aws("b", usd)], utcnow()) for usd in (2.0, 2.0, 2.5)]
     runs.append(store.record_run("aws", [], utcnow()))  # b is no longer listed
-    spans = store.history(since=runs[0].finished_at - timedelta(days=1))
+    spans = store.history(since=runs[0].finished_at - timedelta(days=1)).spans
     assert [(s.offer.usd_per_hour, s.run_id) for s in spans] == [
         (2.0, runs[0].id),
         (2.5, runs[2].id),
@@ -66,7 +66,7 @@ def test_history_gives_each_price_once_with_its_span(store: Store) -> None:
     assert [s.fetched_at for s in spans] == [runs[0].finished_at, runs[2].finished_at]
     assert [s.until for s in spans] == [runs[2].finished_at, runs[3].finished_at]
     # a window that opens after the 2.0 span ended sees the 2.5 one only
-    assert [s.offer.usd_per_hour for s in store.history(since=runs[2].finished_at)] == [2.5]
+    assert [s.offer.usd_per_hour for s in store.history(since=runs[2].finished_at).spans] == [2.5]
 
 
 def test_a_price_read_on_the_runs_day_keeps_one_listing_from_day_to_day(store: Store) -> None:
@@ -130,11 +130,11 @@ def test_pruning_forgets_before_the_cutoff_and_answers_every_later_moment(store:
             store.record_failure("aws", utcnow(), "down")
     cutoff = runs[1].finished_at + (runs[2].finished_at - runs[1].finished_at) / 2
     later = [_prices(store, run.finished_at) for run in runs[1:]]
-    since = store.history(since=cutoff)
+    since = store.history(since=cutoff).spans
     # the failed run goes; runs 1 and 2 stay, each the start of a price held at the cutoff
     assert store.prune("aws", keep_after=cutoff) == 1
     assert [_prices(store, run.finished_at) for run in runs[1:]] == later
-    assert [(s.offer.product, s.offer.usd_per_hour) for s in store.history(since=cutoff)] == [
+    assert [(s.offer.product, s.offer.usd_per_hour) for s in store.history(since=cutoff).spans] == [
         (s.offer.product, s.offer.usd_per_hour) for s in since
     ]
     # a's price from run 1 held at the cutoff and stays; b's 2.0, and c's first span, go
@@ -247,7 +247,7 @@ def test_migration_0004_keeps_the_history_already_stored(database_url: str) -> N
         assert [s.offer.product for s in store.current_offers("bundled")] == ["g"]
         # a: 1 change; b: 2; c: 3 (there, gone, back); d: 1; bundled g: 1
         assert count_rows(store, price_changes) == 8
-        b = [s for s in store.history(since=T0, provider="aws") if s.offer.product == "b"]
+        b = [s for s in store.history(since=T0, provider="aws").spans if s.offer.product == "b"]
         assert [(s.offer.usd_per_hour, s.until) for s in b] == [
             (2.0, T0 + timedelta(hours=3)),
             (2.5, None),
@@ -301,7 +301,7 @@ def _every_moment(store: Store, made: list) -> list:  # type: ignore[type-arg]
     moments = [_prices(store, run.finished_at) for run in made]
     spans = [
         (s.offer.product, s.offer.usd_per_hour, s.run_id, s.fetched_at, s.until)
-        for s in store.history(since=made[0].finished_at - timedelta(days=1))
+        for s in store.history(since=made[0].finished_at - timedelta(days=1)).spans
     ]
     return [moments, spans, _prices(store)]
 
@@ -344,11 +344,13 @@ def test_pruning_inside_a_pack_keeps_every_later_moment(
     cutoff_run = made[4]
     cutoff = cutoff_run.finished_at + (made[5].finished_at - cutoff_run.finished_at) / 2
     later = [_prices(store, run.finished_at) for run in made[4:]]
-    spans = [(s.offer.product, s.offer.usd_per_hour, s.run_id) for s in store.history(since=cutoff)]
+    spans = [
+        (s.offer.product, s.offer.usd_per_hour, s.run_id) for s in store.history(since=cutoff).spans
+    ]
     store.prune("aws", keep_after=cutoff)
     assert [_prices(store, run.finished_at) for run in made[4:]] == later
     assert [
-        (s.offer.product, s.offer.usd_per_hour, s.run_id) for s in store.history(since=cutoff)
+        (s.offer.product, s.offer.usd_per_hour, s.run_id) for s in store.history(since=cutoff).spans
     ] == spans
     change_runs: list[int] = []
     with store.engine.connect() as conn:

@@ -26,6 +26,7 @@ from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.queries import HistoryQuery, OffersQuery, market_tiers
+from service.engine.offer_table import OfferTable
 from service.runtime import Runtime
 
 # A JSON number passed through as it is: a float field would write an int 3 as 3.0.
@@ -141,50 +142,74 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         "offers": rows,
         "prices": prices,
         "total": total,
-        "next": next_page("/offers", query, query.offset + query.limit < total),
+        "next": next_page("/offers", _pinned(query, table), query.offset + query.limit < total),
     }
 
 
 def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
     """Every price held since ``since``, once with the span it held: offer by offer, each
-    offer's prices oldest first."""
+    offer's prices oldest first. A page costs what it holds (pricing/store.py): on a large
+    store it may hold fewer points than ``limit`` and still have a ``next``."""
     accelerator = None
     if query.accelerator:
         accelerator = resolve_gpu(runtime.hardware, query.accelerator, "accelerator").id
     since = query.since or datetime.now(UTC) - DEFAULT_HISTORY
     if since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    points = [
-        offer_fields(stored, HISTORY)
-        for stored in runtime.store.history(
-            since,
-            accelerator=accelerator,
-            provider=query.provider.lower() if query.provider else None,
-            region_prefix=query.region.lower() if query.region else None,
-            pricing=query.pricing,
-            limit=query.limit + 1,  # one more says whether a next page exists
-            offset=query.offset,
+    after = None
+    if query.after is not None:
+        listing, run = query.after.split(":")
+        after = (int(listing), int(run))
+    page = runtime.store.history(
+        since,
+        accelerator=accelerator,
+        provider=query.provider.lower() if query.provider else None,
+        region_prefix=query.region.lower() if query.region else None,
+        pricing=query.pricing,
+        limit=query.limit,
+        offset=query.offset,
+        after=after,
+    )
+    points = [offer_fields(stored, HISTORY) for stored in page.spans]
+    following = None
+    if page.resume is not None:
+        # The next page keeps this page's window (`since` as resolved now, not "30 days ago"
+        # later) and goes on from where this one stopped, by key: rows landing meanwhile
+        # never shift it, and it costs what it holds however deep it is.
+        listing, run = page.resume
+        following = query.model_copy(
+            update={"since": since, "after": f"{listing}:{run}", "offset": page.skip}
         )
-    ]
-    more = len(points) > query.limit
-    points = points[: query.limit]
-    # The next page keeps this page's window: `since` as resolved now, not "30 days ago" later.
-    window = query.model_copy(update={"since": since})
     return {
         "count": len(points),
         "since": since.isoformat(),
         "points": points,
-        "next": next_page("/offers/history", window, more),
+        "next": _link("/offers/history", following),
     }
 
 
-def next_page(path: str, query: OffersQuery | HistoryQuery, more: bool) -> str | None:
+def _pinned(query: OffersQuery, table: OfferTable) -> OffersQuery:
+    """The query asked of this very catalog: its `next` pages read the runs this page read
+    (`at=` the moment its latest run finished), so a run landing mid-walk never mixes two
+    catalogs in one walk."""
+    if query.at is not None or table.as_of is None:
+        return query
+    return query.model_copy(update={"at": table.as_of})
+
+
+def next_page(path: str, query: OffersQuery, more: bool) -> str | None:
     """The link to the page after ``query``'s (None on the last page): every parameter the
     query set is kept, so the next page asks the same question."""
     if not more:
         return None
+    return _link(path, query.model_copy(update={"offset": query.offset + query.limit}))
+
+
+def _link(path: str, query: OffersQuery | HistoryQuery | None) -> str | None:
+    if query is None:
+        return None
     given = query.model_dump(exclude_defaults=True, mode="json")
-    return f"{path}?{urlencode({**given, 'offset': query.offset + query.limit})}"
+    return f"{path}?{urlencode(given)}"
 
 
 # Text a spreadsheet would read as a formula (OWASP CSV injection): `=`, `+`, `-`, `@`, and

@@ -38,6 +38,7 @@ MAX_TOTAL_MEMORY_GB = 1_048_576  # 1 PB: past a TPU v5p pod (8,960 chips x 95 Gi
 PAGE_DEFAULT = 1_000  # rows per page unless `limit` asks for another size
 PAGE_MAX = 10_000  # the largest page: a few MB of JSON
 MAX_OFFSET = 10_000_000  # past any catalog or history this service holds
+HISTORY_CURSOR = r"^[0-9]{1,12}:(-1|[0-9]{1,12})$"  # /offers/history's `after`: listing:run
 
 
 # An ISO 8601 date, or date and time with an optional offset. Only this: pydantic alone also
@@ -96,6 +97,13 @@ class Query(BaseModel):
         ):
             raise ValueError(NOT_A_NUMBER)
         return value
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _unsigned_zero(cls, value: object) -> object:
+        """-0 (or -1e-400) is 0: they compare equal, so a remembered answer keyed by one
+        (service/documents/breakeven.py) was served to the other, echoing its spelling."""
+        return 0.0 if isinstance(value, float) and value == 0 else value
 
 
 # The pricing models a catalog row can have: /offers and /offers/history filter on them, and
@@ -338,4 +346,9 @@ class HistoryQuery(Query):
     )
     limit: int = Field(PAGE_MAX, ge=1, le=PAGE_MAX, description="Points in one page.")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Points skipped: `next` gives it.")
+    after: str | None = Field(
+        None,
+        pattern=HISTORY_CURSOR,
+        description="Where the page goes on (listing:run of the last point): `next` gives it.",
+    )
     format: Literal["json", "csv"] = Field("json", description="json or csv.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -68,6 +69,9 @@ class OfferTable:
         rows = [s for s in everything if s.offer.accelerator in hardware.registry]
         self.rows: list[StoredOffer] = rows
         self.unrated = len(everything) - len(rows)
+        # When the latest run it holds finished: `at=` this moment asks for this catalog
+        # again, which is how a page's `next` link stays on it while new runs land.
+        self.as_of: datetime | None = max((s.fetched_at for s in everything), default=None)
         self.price = np.array([s.offer.usd_per_hour for s in rows], dtype=np.float64)
         # Speed depends on (accelerator, count) only: compute it once per distinct pair.
         pairs, pair_code = _codes((s.offer.accelerator, s.offer.count) for s in rows)
