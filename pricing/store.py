@@ -430,7 +430,7 @@ class Store:
                 and scanned < HISTORY_SCAN_LISTINGS
                 and seen < HISTORY_SCAN_SPANS
             ):
-                upper = min(lower + max(window, 1), last_id)
+                upper = min(lower + max(min(window, HISTORY_SCAN_LISTINGS - scanned), 1), last_id)
                 batch = conn.execute(
                     query.where(listings.c.id > lower, listings.c.id <= upper)
                 ).all()
