@@ -86,6 +86,15 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         ge=10,
         description="Connections one gunicorn worker holds at once (idle ones included).",
     )
+    web_connections_per_client: int = Field(
+        default=200,
+        ge=0,
+        description=(
+            "Connections one client address may hold in one worker; more are answered 503 "
+            "and closed, so one client cannot fill the worker. 0: no cap (behind a reverse "
+            "proxy every client shares its address: raise it or set 0)."
+        ),
+    )
     database_timeout_seconds: float = Field(
         default=10.0,
         gt=0,

@@ -9,15 +9,20 @@ Request metrics are summed over workers (prometheus_client's multiprocess mode).
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
 import shutil
 import sys
+from collections import Counter
+from collections.abc import Iterator
+from functools import cache
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+import gevent
 import gunicorn.util
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers.ggevent import GeventWorker
@@ -26,6 +31,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from service.catalog import describe
 from service.http import EXTENSION
 from service.http.app import create_app
+from service.http.security import MAX_BODY_BYTES
 from service.runtime import open_runtime
 from service.settings import Settings
 
@@ -43,17 +49,20 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 def write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
-    """gunicorn's ``util.write_error``, writing a problem document instead of HTML."""
+    """gunicorn's ``util.write_error``, writing a problem document instead of HTML. The
+    status's own phrase is its title and reason: gunicorn hands a 501 the reason "Bad
+    Request"."""
+    phrase = _phrase(status_int)
     body = json.dumps(
         {
             "type": f"{TYPE_PREFIX}server-{status_int}",
-            "title": reason or _phrase(status_int),
+            "title": phrase,
             "status": status_int,
-            "detail": mesg or reason,
+            "detail": mesg or reason or phrase,
         }
     ).encode()
     head = (
-        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        f"HTTP/1.1 {status_int} {phrase}\r\nConnection: close\r\n"
         f"Content-Type: {PROBLEM_JSON}\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     gunicorn.util.write_nonblock(sock, head.encode("latin-1") + body)
@@ -66,8 +75,98 @@ def _phrase(status: int) -> str:
         return "Error"
 
 
+class _BodyTimeout(Exception):
+    """The request's body did not arrive within the keep-alive timeout."""
+
+
+class _Preread:
+    """A request body read ahead by the worker, served to the app as its wsgi.input."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+        self.read = self._data.read
+        self.readline = self._data.readline
+        self.readlines = self._data.readlines
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._data)
+
+
 class ProblemGeventWorker(GeventWorker):  # type: ignore[misc]
-    """The gevent worker, with problem documents for the errors gunicorn answers itself."""
+    """The gevent worker, with problem documents for the errors gunicorn answers itself, a
+    deadline on reading a request's body, and a cap on one address's connections.
+
+    gunicorn times out an idle connection and a half-sent head, but the body is read by the
+    app, with no deadline: a half-sent chunked body held its greenlet for good, and 2,100 of
+    them from one client filled both workers' pools. The worker now reads the body itself,
+    up to the app's limit and within the keep-alive timeout (408 after it), so a malformed
+    chunk is gunicorn's own 400 with one WARNING line rather than an app 500 and a traceback.
+    Connections past ``web_connections_per_client`` from one address are answered 503 and
+    closed at once, so one client cannot take every slot.
+    """
+
+    def init_process(self) -> None:
+        self._open_by_address: Counter[str] = Counter()
+        self._per_client = self.app.settings.web_connections_per_client
+        super().init_process()
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        address = addr[0] if isinstance(addr, tuple) and addr else ""
+        if self._per_client and self._open_by_address[address] >= self._per_client:
+            self._refuse(client, address)
+            return
+        self._open_by_address[address] += 1
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            self._open_by_address[address] -= 1
+            if not self._open_by_address[address]:
+                del self._open_by_address[address]
+
+    def _refuse(self, client: Any, address: str) -> None:
+        """503 and close: refused connections are counted, not logged one by one (a flood
+        of them would flood the log)."""
+        refused_connections().inc()
+        try:
+            write_problem(
+                client,
+                503,
+                "",
+                f"more than {self._per_client} connections from {address} at once; "
+                "close some and retry",
+            )
+        except OSError:
+            pass
+        finally:
+            gunicorn.util.close(client)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        """Read the body first, within the keep-alive timeout and up to one byte past the
+        app's limit (the app answers 413 to that byte); then the app, with the bytes read."""
+        whole = True
+        if req.body is not None:
+            try:
+                with gevent.Timeout(self.cfg.keepalive, _BodyTimeout):
+                    data = req.body.read(MAX_BODY_BYTES + 1)
+            except _BodyTimeout:
+                self.log.warning(
+                    "request body from %s not received within %ss: closed",
+                    addr[0],
+                    self.cfg.keepalive,
+                )
+                write_problem(
+                    sock,
+                    408,
+                    "",
+                    f"the request body did not arrive within {self.cfg.keepalive} s",
+                )
+                raise StopIteration from None  # the keep-alive loop closes the connection
+            whole = len(data) <= MAX_BODY_BYTES
+            req.body = _Preread(data)
+        served = super().handle_request(listener_name, req, sock, addr)
+        if not whole:  # the rest of the body is still on the socket: never parse it as a request
+            raise StopIteration
+        return served
 
     def patch(self) -> None:
         super().patch()
@@ -93,7 +192,7 @@ def _repatch_urllib3() -> None:
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]
     def __init__(self, settings: Settings, options: dict[str, Any]) -> None:
-        self._settings = settings
+        self.settings = settings  # the workers read theirs here (per-client cap)
         self._options = options
         super().__init__()
 
@@ -104,7 +203,7 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
     def load(self) -> Any:
         # The master prepared the store before forking (serve): a worker never needs the
         # database to boot, so one restarted during an outage still comes up.
-        app = create_app(self._settings, prepare_store=False)
+        app = create_app(self.settings, prepare_store=False)
         try:  # load the catalog now, not on the first question: an outage then finds it
             table = app.extensions[EXTENSION].catalog.table()
         except SQLAlchemyError as error:
@@ -112,6 +211,16 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         else:
             log.info("%s %d offers", WORKER_READY, len(table))
         return app
+
+
+@cache  # one per worker process, created after the fork (prometheus multiprocess mode)
+def refused_connections() -> Any:
+    from prometheus_client import Counter as Metric
+
+    return Metric(
+        "breakeven_http_refused_connections_total",
+        "Connections refused because their address already held web_connections_per_client.",
+    )
 
 
 def _child_exit(_server: Any, worker: Any) -> None:
