@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from urllib.parse import parse_qsl
 
 import numpy as np
 import pytest
 
 from hardware import Workload
 from pricing.offer import PricingModel
+from service.documents.breakeven import breakeven_document
+from service.documents.errors import Unanswerable
+from service.documents.queries import BreakevenQuery
 from service.engine.assumptions import Assumptions
 from service.engine.breakeven import (
     NoMatchingOffers,
@@ -206,6 +210,77 @@ def test_nothing_to_compare_is_an_error_naming_the_cause() -> None:
         run([offer(accelerator="small")])
     with pytest.raises(NoMatchingOffers):
         run([offer()], providers=frozenset({"nobody"}))
+
+
+# Two rentals: aws in the cloud tier in us-east-1, runpod's secure tier in eu-west
+TIERS = [
+    offer(provider="aws", region="us-east-1", market="cloud"),
+    offer(provider="runpod", region="eu-west", market="secure"),
+]
+
+
+def _blamed(**request) -> tuple[list[str], str]:  # type: ignore[no-untyped-def]
+    with pytest.raises(NoMatchingOffers) as info:
+        run(TIERS, **request)
+    assert info.value.parameter == info.value.blamed[0][0]
+    return [parameter for parameter, _ in info.value.blamed], str(info.value)
+
+
+def test_a_filter_that_matches_nothing_is_named_not_the_card() -> None:
+    """Hostile review 2026-12-01, #11: every filter that left no offer blamed gpu."""
+    blamed, detail = _blamed(region="nosuch")
+    assert blamed == ["region"]
+    assert "region=nosuch leaves none; without it 2 would match" in detail
+    assert "(providers, platforms, market, pricing, region;" in detail
+
+
+def test_filters_that_leave_none_only_together_are_each_named() -> None:
+    # each matches an offer alone: aws in the cloud tier, runpod's secure one
+    blamed, detail = _blamed(providers=frozenset({"aws"}), markets=frozenset({"secure"}))
+    assert blamed == ["providers", "market"]
+    assert "providers=aws and market=secure leave none together" in detail
+    # no spot offer at all: aws is not to blame
+    assert _blamed(pricing="spot", providers=frozenset({"aws"}))[0] == ["pricing"]
+
+
+def test_where_no_single_filter_is_enough_those_matching_nothing_alone_are_named() -> None:
+    # dropping any one leaves none still; region=nosuch matches nothing even alone
+    blamed, detail = _blamed(
+        region="nosuch", providers=frozenset({"aws"}), markets=frozenset({"secure"})
+    )
+    assert blamed == ["region"]
+    assert "region=nosuch matches none even alone" in detail
+
+
+def test_the_memory_gate_is_named_by_what_set_it() -> None:
+    assert _blamed(memory_gb=100.0)[0] == ["memory"]
+    assert _blamed(region="eu", memory_gb=100.0)[0] == ["memory"]  # eu-west is there
+
+
+REVIEWED = [
+    ("region=nosuch", ["region"]),
+    ("market=secure&providers=aws", ["providers", "market"]),
+    ("pricing=spot&providers=lambda", ["providers", "pricing"]),
+    ("platforms=neuron&region=eu", ["platforms", "region"]),
+]
+
+
+@pytest.mark.parametrize(("filters", "blamed"), REVIEWED)
+def test_the_reviews_empty_filters_are_named_over_http(client, filters: str, blamed) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(f"/breakeven?gpu=rtx3090&hours=500&{filters}")
+    assert response.status_code == 422
+    body = response.get_json()
+    assert body["errors"][0]["parameter"] == blamed[0]  # was gpu, for each of them
+    assert all(f"{name}=" in body["detail"] for name in blamed)
+    assert "market" in body["detail"]
+
+
+@pytest.mark.parametrize(("filters", "blamed"), REVIEWED)
+def test_the_problem_carries_every_filter_to_blame(app, filters: str, blamed) -> None:  # type: ignore[no-untyped-def]
+    query = BreakevenQuery(gpu="rtx3090", hours=500, **dict(parse_qsl(filters)))
+    with pytest.raises(Unanswerable) as info:
+        breakeven_document(query, app.extensions["breakeven"])
+    assert [e["parameter"] for e in info.value.errors] == blamed
 
 
 def test_card_without_a_sourced_price_needs_price() -> None:

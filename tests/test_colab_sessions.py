@@ -48,6 +48,15 @@ def test_each_session_past_the_first_pays_a_restart() -> None:
     assert line.total_usd == pytest.approx(56.0)
 
 
+@pytest.mark.parametrize("hours", [0.0, 5e-324])
+def test_a_job_of_no_hours_takes_one_session_and_costs_nothing(hours: float) -> None:
+    """ceil(0 / 24) = 0 sessions restarted -1 times: a line of -0.5 h and -0.5 USD, the
+    cheapest on offer (hostile review 2026-12-01, #5: epochs=5e-324 made the job 0 h)."""
+    line = run(hours)
+    assert line.sessions == 1
+    assert 0 <= line.hours == line.total_usd < 1e-300  # at 1.00 USD/h
+
+
 def test_restart_hours_is_an_assumption_the_query_sets() -> None:
     line = run(50.0, restart_hours=2.0)  # 55 + 2 x 2
     assert line.hours == pytest.approx(59.0)

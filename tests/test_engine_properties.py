@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from hardware import Hardware, Workload, load_hardware
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel
 from service.documents.breakeven import _quote_document
-from service.documents.queries import MAX_HOURS, MIN_HOURS
 from service.engine.assumptions import MAX_USD, MIN_UTILIZATION, Assumptions
 from service.engine.breakeven import (
     NoMatchingOffers,
@@ -27,6 +26,8 @@ from service.engine.breakeven import (
     quote,
 )
 from service.engine.offer_table import OfferTable
+from service.engine.sensitivity import case_of
+from service.engine.work import MAX_HOURS, MIN_HOURS
 from tests.helpers import offer, stored, toy_hardware
 
 TOY = toy_hardware()
@@ -52,6 +53,8 @@ PRICINGS = st.sampled_from(
     ]
 )
 HOURS = st.floats(MIN_HOURS, MAX_HOURS, allow_nan=False)
+# Under the floor the API keeps, down to nothing: a job's parameters once made 0 h
+TINY_HOURS = st.one_of(st.just(0.0), st.just(5e-324), st.floats(0, MIN_HOURS))
 
 
 def _positive(high: float) -> st.SearchStrategy[float]:
@@ -291,3 +294,23 @@ def test_the_breakeven_point_does_not_depend_on_the_workload_asked(world: World,
     else:
         assert other.breakeven_hours == pytest.approx(one.breakeven_hours, rel=1e-9, abs=1e-9)
         assert other.breakeven_days == pytest.approx(one.breakeven_days, rel=1e-9, abs=1e-9)
+
+
+@PROPERTY
+@given(world=worlds(), hours=TINY_HOURS)
+def test_no_rental_costs_less_than_nothing_however_little_the_work(world: World, hours) -> None:  # type: ignore[no-untyped-def]
+    """The API keeps a job at MIN_HOURS or more, but the engine must not need it to: a
+    session-bound offer (Colab) once took ceil(0) = 0 sessions for a job of 0 h, so -1
+    restarts, a line of -0.5 h and a negative total (hostile review 2026-12-01, #5)."""
+    runtime = offer(
+        product="runtime",
+        provider="colab",
+        accelerator=world.request.reference,
+        pricing=PricingModel.COMPUTE_UNITS,
+    )
+    offers = [*world.offers, runtime]
+    table = OfferTable(stored(*offers), world.hardware)
+    asked = replace(world.request, hours=hours, session_hours=24.0, pricing="any", memory_gb=None)
+    result = quote(table, world.hardware, asked)
+    assert all(r.sessions >= 1 and r.hours >= 0 and r.total_usd >= 0 for r in result.rent)
+    assert case_of(result, table).rent() >= 0  # the sensitivity's own pricing of the rent

@@ -91,6 +91,15 @@ def test_with_hours_cards_rank_by_work_per_dollar_of_ownership() -> None:
     assert tco["c"] == pytest.approx(500 + 10_000 / 0.4 * 0.150 * 0.2)  # 1,250
 
 
+def test_work_stated_ranks_by_work_however_little() -> None:
+    """0 h read as "no work stated": ranked by throughput, every total cost dropped (hostile
+    review 2026-12-01, #5). The API keeps stated work at MIN_HOURS or more; the engine does
+    not lean on it."""
+    ranking = _rank(hours=0.0)
+    assert all(c.tco_usd == pytest.approx(c.card.purchase_usd) for c in ranking.cards)
+    assert [c.reference_hours_per_usd for c in ranking.cards] == [0.0, 0.0, 0.0]
+
+
 def test_rentals_are_priced_per_hour_of_the_reference_cards_work() -> None:
     ranking = _rank()
     per_hour = {r.stored.offer.product: round(r.usd_per_reference_hour, 4) for r in ranking.rent}

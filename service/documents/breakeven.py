@@ -103,7 +103,8 @@ def _answer(
         result = quote(table, runtime.hardware, request)
     except QuoteError as exc:
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
-        raise Unanswerable(slug, str(exc), exc.parameter, str(exc)) from exc
+        (parameter, reason), *also = exc.blamed
+        raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
     document = _quote_document(result, runtime.settings.stale_after_hours, runtime.colab)
     document["throughput"] = _throughput_used(runtime, request, measured)
     asked = sensitivity_parameters(query.sensitivity)

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 
 
 class QuestionError(Exception):
-    """``slug`` is the stable problem type; ``detail`` is for a person."""
+    """``slug`` is the stable problem type; ``detail`` is for a person. ``errors`` names
+    every parameter to blame, ``parameter`` first: filters may leave no offer only together
+    (market=secure with providers=aws), and each is one to change."""
 
     def __init__(
         self,
@@ -21,6 +23,7 @@ class QuestionError(Exception):
         parameter: str,
         reason: str,
         suggestions: Sequence[str] = (),
+        also: Sequence[tuple[str, str]] = (),
     ) -> None:
         super().__init__(detail)
         self.slug = slug
@@ -28,6 +31,9 @@ class QuestionError(Exception):
         self.parameter = parameter
         self.reason = reason
         self.suggestions = list(suggestions)
+        self.errors = [
+            {"parameter": name, "reason": why} for name, why in ((parameter, reason), *also)
+        ]
 
 
 class InvalidQuestion(QuestionError):

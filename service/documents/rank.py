@@ -10,7 +10,7 @@ from service.documents.offers import RANKED, offer_fields
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
 from service.documents.work import job_workload, optional_work, work_document
 from service.engine.assumptions import with_overrides
-from service.engine.ranking import RankedCard, Ranking, RankRequest, rank
+from service.engine.ranking import RankedCard, Ranking, RankRequest, rank, ranks_by_work
 from service.runtime import Runtime
 
 
@@ -52,7 +52,7 @@ def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, An
         "hours": r.hours,
         "platforms": sorted(r.platforms) if r.platforms is not None else "all",
         "market": sorted(r.markets) if r.markets is not None else "all",
-        "ranked_by": "reference_hours_per_usd" if r.hours else "throughput_per_1000_usd",
+        "ranked_by": "reference_hours_per_usd" if ranks_by_work(r) else "throughput_per_1000_usd",
         "cards": [_card(c) for c in ranking.cards],
         "too_small": [_card(c) for c in ranking.too_small],
         "rent": [

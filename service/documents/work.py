@@ -8,8 +8,10 @@ from hardware import Hardware, Workload
 from hardware.jobs import Model
 from service.documents.errors import InvalidQuestion, Unanswerable, UnknownName
 from service.documents.gpus import resolve_gpu
-from service.documents.queries import MAX_CARDS, MAX_HOURS
+from service.documents.queries import MAX_CARDS
 from service.engine.work import (
+    MAX_HOURS,
+    MIN_HOURS,
     Work,
     WorkError,
     from_hours,
@@ -28,6 +30,15 @@ WAYS = {
 }
 TRANSFORMER_ONLY = ("param_count", "tokens", "method")
 VISION_ONLY = ("images", "epochs")
+# The parameters that size the work each way states it, as the answer quotes them when the
+# work falls outside hours='s bounds; the first is the one named: the amount a person sets
+# freely (a model or a card count is a choice of what to run, not of how much).
+SIZED_BY = {
+    "hours": ("hours",),
+    "reference_run": ("ref_hours", "ref_count"),
+    "transformer": ("tokens", "param_count"),
+    "vision": ("epochs", "images"),
+}
 ONE_WAY = (
     "state the work one way: hours= (on the card); ref_gpu=, ref_count= and ref_hours= "
     "(a run already done); model= (or param_count=), tokens= and method= (a transformer "
@@ -72,12 +83,7 @@ def stated_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> W
         work = _work(query, runtime.hardware, gpu, workload, used[0])
     except WorkError as exc:
         raise InvalidQuestion(exc.parameter, str(exc)) from exc
-    blame = {"hours": "hours", "reference_run": "ref_hours", "transformer": "tokens"}
-    if work.hours > MAX_HOURS:
-        raise InvalidQuestion(
-            blame.get(work.stated, "epochs"),
-            f"the job is {work.hours:,.0f} h on one {gpu}, over {MAX_HOURS:,} h",
-        )
+    _within_bounds(query, work, gpu)
     buys = "gpus" in type(query).model_fields  # /breakeven buys cards; /rank ranks one
     if buys and query.gpus is None and work.min_cards > MAX_CARDS:
         raise Unanswerable(
@@ -89,6 +95,28 @@ def stated_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> W
             "more memory than 64 cards hold",
         )
     return work
+
+
+def _within_bounds(query: Any, work: Work, gpu: str) -> None:
+    """The bounds of hours= hold for the work however it is stated: a job's parameters have
+    bounds of their own, but their product does not (epochs=5e-324 made a job of 0 h, whose
+    answer had Colab lines of -0.5 h and a sensitivity that divided by zero)."""
+    if MIN_HOURS <= work.hours <= MAX_HOURS:
+        return
+    sized_by = [name for name in SIZED_BY[work.stated] if getattr(query, name) is not None]
+    stated = " x ".join(f"{name}={_as_given(getattr(query, name))}" for name in sized_by)
+    if work.hours < MIN_HOURS:
+        size = f"{work.hours:.2g} h on one {gpu}, under the {MIN_HOURS:g} h floor of hours="
+    else:
+        size = f"{work.hours:,.0f} h on one {gpu}, over the {MAX_HOURS:,} h bound of hours="
+    raise InvalidQuestion(sized_by[0], f"{stated} makes the job {size}")
+
+
+def _as_given(value: float) -> str:
+    """A number in the shortest spelling that reads back as it, so the problem quotes what
+    was asked: 1e+06, 1281167, and 5e-324 (which :g writes 4.94066e-324)."""
+    spellings = (f"{value:g}", repr(float(value)).removesuffix(".0"))
+    return min((s for s in spellings if float(s) == value), key=len)
 
 
 def _work(query: Any, hardware: Hardware, gpu: str, workload: Workload, way: str) -> Work:

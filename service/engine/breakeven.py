@@ -13,7 +13,9 @@ columnar :class:`OfferTable`, so costing them is vector arithmetic.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -23,15 +25,30 @@ from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 
 HOURS_PER_YEAR = 8760.0
+# The filters that narrow the rentals, as (parameter, QuoteRequest field, the value that
+# filters nothing), in the order the query lists them: a question they leave without an
+# offer is told which of them did it.
+FILTERS = (
+    ("providers", "providers", None),
+    ("platforms", "platforms", None),
+    ("market", "markets", None),
+    ("pricing", "pricing", "any"),
+    ("region", "region", None),
+)
 NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 NEWTON_TOLERANCE_HOURS = 1e-9  # well below a millionth of an hour
 
 
 class QuoteError(ValueError):
-    """A quote that cannot be answered as asked; ``parameter`` names the culprit."""
+    """A quote that cannot be answered as asked; ``parameter`` names the culprit, and
+    ``blamed`` every culprit with why, ``parameter`` first: filters may leave no offer only
+    together (market=secure with providers=aws)."""
 
-    def __init__(self, parameter: str, message: str) -> None:
+    def __init__(
+        self, parameter: str, message: str, blamed: Sequence[tuple[str, str]] = ()
+    ) -> None:
         self.parameter = parameter
+        self.blamed = tuple(blamed) or ((parameter, message),)
         super().__init__(message)
 
 
@@ -285,18 +302,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     # Rent: the shortlist of possible cheapest offers, costed and merged.
     shortlist = table.shortlist(request, need)
     if shortlist.candidates == 0:
-        if request.providers is not None and not request.providers & table.providers.keys():
-            # None of the providers asked for has an offer: the list is to blame, not the card.
-            raise NoMatchingOffers(
-                "providers",
-                f"no rental offer from {', '.join(sorted(request.providers)) or 'no provider'}; "
-                f"known providers: {', '.join(sorted(table.providers))}",
-            )
-        raise NoMatchingOffers(
-            _need_parameter(request),
-            f"no rental offer with {_need_text(need)} matches the filters (providers, "
-            f"pricing, region, platforms); the memory gate removed {shortlist.gated}",
-        )
+        raise _no_offers(table, request, need, shortlist.gated)
     rent = _rent_options(table, request, shortlist.index, s_ref, model)
     cheapest = rent[0]
     verdict = "buy" if buy_total < cheapest.total_usd else "rent"
@@ -356,6 +362,84 @@ def memory_need(request: QuoteRequest, device_memory_gb: float) -> MemoryNeed:
     if per_accelerator is None and request.total_memory_gb is None:
         per_accelerator = device_memory_gb
     return MemoryNeed(per_accelerator, request.total_memory_gb)
+
+
+@dataclass(frozen=True)
+class _Filter:
+    """One filter a question sets, as ``_no_offers`` weighs it."""
+
+    parameter: str
+    shown: str  # as the question gives it: region=nosuch
+    field: str  # of QuoteRequest; "need" is the memory gate
+    value: Any
+    everything: Any  # the value that filters nothing
+
+
+def _no_offers(
+    table: OfferTable, request: QuoteRequest, need: MemoryNeed, gated: int
+) -> NoMatchingOffers:
+    """Why no offer is left, naming the filters to blame: each without which offers would
+    match (market=secure and providers=aws each match some alone). Where dropping any one
+    leaves none still, those that match nothing even alone (region=nosuch with
+    providers=nobody); where none does that either, all of them. A count per filter, each a
+    scan of the catalog: on this error path only."""
+    if request.providers is not None and not request.providers & table.providers.keys():
+        # None of the providers asked for has an offer: the list is to blame, not the card.
+        return NoMatchingOffers(
+            "providers",
+            f"no rental offer from {', '.join(sorted(request.providers)) or 'no provider'}; "
+            f"known providers: {', '.join(sorted(table.providers))}",
+        )
+    given = [
+        _Filter(parameter, f"{parameter}={_shown(value)}", name, value, everything)
+        for parameter, name, everything in FILTERS
+        if (value := getattr(request, name)) != everything
+    ]
+    given.append(_Filter(_need_parameter(request), "the memory gate", "need", need, MemoryNeed()))
+    nothing = {f.field: f.everything for f in given}
+
+    def matching(fields: dict[str, Any]) -> int:
+        asked = replace(request, **{k: v for k, v in fields.items() if k != "need"})
+        held = table.holding(fields.get("need", need))
+        return int(np.count_nonzero(table.candidates(asked) & held))
+
+    found = (
+        f"no rental offer with {_need_text(need)} matches the filters (providers, platforms, "
+        f"market, pricing, region; the memory gate removed {gated})"
+    )
+    if not matching(nothing):
+        return NoMatchingOffers(given[-1].parameter, f"{found}: the catalog has no rental")
+    without = [(f, n) for f in given if (n := matching({f.field: f.everything}))]
+    if without:
+        names = " and ".join(f.shown for f, _ in without)
+        if len(without) == 1:
+            counts = f"{names} leaves none; without it {without[0][1]:,} would match"
+        else:
+            counts = ", ".join(f"without {f.shown} {n:,}" for f, n in without)
+            counts = f"{names} leave none together; {counts} would match"
+        blamed = [
+            (
+                f.parameter,
+                f"{f.shown} leaves none with the other filters; without it {n:,} would match",
+            )
+            for f, n in without
+        ]
+        return NoMatchingOffers(blamed[0][0], f"{found}: {counts}", blamed)
+    alone = [f for f in given if not matching({**nothing, f.field: f.value})]
+    if alone:
+        names = " and ".join(f.shown for f in alone)
+        verb = "matches" if len(alone) == 1 else "each match"
+        blamed = [(f.parameter, f"{f.shown} matches no offer even alone") for f in alone]
+        return NoMatchingOffers(blamed[0][0], f"{found}: {names} {verb} none even alone", blamed)
+    names = " and ".join(f.shown for f in given)
+    blamed = [(f.parameter, f"{f.shown} leaves none with the other filters") for f in given]
+    detail = f"{found}: {names} leave none together, and dropping any one is not enough"
+    return NoMatchingOffers(blamed[0][0], detail, blamed)
+
+
+def _shown(value: Any) -> str:
+    """A filter's value as a query string gives it."""
+    return ",".join(sorted(value)) if isinstance(value, frozenset) else str(value)
 
 
 def _need_parameter(request: QuoteRequest) -> str:
@@ -431,9 +515,16 @@ def rent_costs(
     if request.session_hours is not None:
         # Each session past the first restarts the job: restart_hours of paid time redone.
         bound = table.session_bound[index]
-        sessions[bound] = np.ceil(work_hours[bound] / request.session_hours)
+        sessions[bound] = sessions_needed(work_hours[bound], request.session_hours)
     offer_hours = work_hours + (sessions - 1) * a.restart_hours
     return offer_hours, sessions, offer_hours * table.price[index] * request.rent_factor
+
+
+def sessions_needed(work_hours: np.ndarray, session_hours: float) -> np.ndarray:
+    """Runtimes a session-bound offer (Colab) takes to do ``work_hours``: one at the least.
+    A job that rounded to 0 h took ceil(0) = 0 sessions, so -1 restarts: hours -0.5 and a
+    negative total, cheaper than any real offer."""
+    return np.maximum(np.ceil(work_hours / session_hours), 1.0)
 
 
 def _left_out(

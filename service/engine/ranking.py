@@ -66,13 +66,21 @@ class Ranking:
     candidates: int
 
 
+def ranks_by_work(request: RankRequest) -> bool:
+    """Whether cards are ranked by work per dollar of ownership (the question states the
+    work), else by throughput per purchase dollar. Stated work is never 0 h (hours= and
+    every job keep service/engine/work.py's floor); a 0 read as "none stated" switched the
+    ranking silently and dropped every card's total cost."""
+    return request.hours is not None
+
+
 def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking:
     k = request.workload
     s_ref = hardware.speed(request.reference, k).relative
     ranked = [_card(hardware, request, card, s_ref) for card in hardware.cards.values()]
 
     def key(c: RankedCard) -> tuple[bool, float]:
-        metric = c.reference_hours_per_usd if request.hours else c.throughput_per_1000_usd
+        metric = c.reference_hours_per_usd if ranks_by_work(request) else c.throughput_per_1000_usd
         # None: owning costs nothing over `hours` (full resale, no host, no power): the best
         return (not c.within_budget, -(math.inf if metric is None else metric))
 
@@ -86,7 +94,7 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
     acc = hardware.registry[card.accelerator]
     speed = hardware.speed(acc.id, request.workload)
     tco = per_usd = None
-    if request.hours:
+    if request.hours is not None:
         # one card doing `hours` of the reference card's work, at its own speed
         assumptions, _ = buy_assumptions(request.assumptions, hardware, acc.id, 1)
         model = buy_model(

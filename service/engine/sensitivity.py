@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from service.engine.assumptions import Assumptions, bounds
-from service.engine.breakeven import HOURS_PER_YEAR, BuyModel, Quote, buy_model
+from service.engine.breakeven import HOURS_PER_YEAR, BuyModel, Quote, buy_model, sessions_needed
 from service.engine.offer_table import OfferTable
 from service.engine.work import MAX_HOURS, MIN_HOURS
 
@@ -114,7 +114,8 @@ class Case:
         overhead = np.where(unbanded, a.spot_overhead, self.band_overhead) * self.interruptible
         work = self.hours * self.offer_work * (1.0 + overhead)
         if self.session_hours is not None:
-            restarts = np.where(self.session_bound, np.ceil(work / self.session_hours) - 1, 0)
+            sessions = sessions_needed(work, self.session_hours)
+            restarts = np.where(self.session_bound, sessions - 1, 0)
             work = work + restarts * a.restart_hours
         return float(np.min(work * self.offer_price))
 
