@@ -8,6 +8,7 @@ every descriptive field was part of a listing's key.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta, timezone
 from pathlib import Path
 
@@ -253,3 +254,19 @@ def test_a_spot_listing_alike_in_all_but_notes_is_one_listing(store: Store) -> N
     assert count_rows(store, listings) == 2 and count_rows(store, price_changes) == 2
     served = sorted((s.offer.usd_per_hour, s.offer.notes) for s in store.current_offers())
     assert served == [(1.0, "machine 9"), (2.0, "machine 8")]
+
+
+# -- a worker's heavy reads are bounded ----------------------------------------------------------
+
+
+def test_past_a_workers_heavy_read_budget_the_next_is_a_503_with_retry_after(client) -> None:  # type: ignore[no-untyped-def]
+    from service.http.budget import HEAVY_READS_PER_WORKER, heavy_read
+
+    with contextlib.ExitStack() as held:
+        for _ in range(HEAVY_READS_PER_WORKER):
+            held.enter_context(heavy_read())
+        busy = client.get("/offers/history?limit=1")
+        assert busy.status_code == 503 and busy.headers["Retry-After"] == "1"
+        assert busy.get_json()["type"].endswith(":busy")
+        assert client.get("/offers?limit=1").status_code == 200  # no at=: a quote's cost
+    assert client.get("/offers/history?limit=1").status_code == 200

@@ -8,6 +8,7 @@ from flask import Response
 from service.documents.breakeven import breakeven_document
 from service.documents.queries import BreakevenQuery
 from service.http import current_runtime, json_response
+from service.http.budget import heavy_read
 from service.http.schemas import BreakevenAnswer
 
 bp = APIBlueprint("breakeven", __name__)
@@ -23,8 +24,14 @@ bp = APIBlueprint("breakeven", __name__)
         "Cost of buying `gpus` cards of type `gpu` against the cheapest rentals for `hours` "
         "of training on one such card. Every assumption is echoed under `assumptions`."
     ),
-    responses={400: "Invalid parameters", 404: "Unknown GPU", 422: "Nothing to compare"},
+    responses={
+        400: "Invalid parameters",
+        404: "Unknown GPU",
+        422: "Nothing to compare",
+        503: "With `at=`: the worker is busy with past reads (Retry-After)",
+    },
 )
 def get_breakeven(query: BreakevenQuery) -> Response:
     # A Response skips APIFlask's re-validation of the output; BreakevenAnswer documents it.
-    return json_response(breakeven_document(query, current_runtime()))
+    with heavy_read(query.at is not None):
+        return json_response(breakeven_document(query, current_runtime()))

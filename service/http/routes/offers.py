@@ -10,6 +10,7 @@ from flask import Response
 from service.documents.offers import history_document, offers_document, to_csv
 from service.documents.queries import HistoryQuery, OffersQuery
 from service.http import current_runtime
+from service.http.budget import heavy_read
 from service.http.schemas import History, OfferList
 
 bp = APIBlueprint("offers", __name__)
@@ -29,10 +30,15 @@ CSV_TOO = {
     summary="Current rental offers",
     tags=["Prices"],
     description="`format=csv` returns the same rows as text/csv.",
-    responses={200: CSV_TOO, 404: "Unknown accelerator"},
+    responses={
+        200: CSV_TOO,
+        404: "Unknown accelerator",
+        503: "With `at=`: the worker is busy with past reads (Retry-After)",
+    },
 )
 def list_offers(query: OffersQuery) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
-    document = offers_document(query, current_runtime())
+    with heavy_read(query.at is not None):
+        document = offers_document(query, current_runtime())
     if query.format == "csv":
         return Response(to_csv(document["offers"]), mimetype="text/csv", headers=_link(document))
     return document, 200, _link(document)
@@ -48,11 +54,12 @@ def list_offers(query: OffersQuery) -> tuple[dict[str, Any], int, dict[str, str]
     responses={
         200: CSV_TOO,
         404: "Unknown accelerator",
-        503: "The price store is not answering (Retry-After)",
+        503: "The price store is not answering, or the worker is busy (Retry-After)",
     },
 )
 def offer_history(query: HistoryQuery) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
-    document = history_document(query, current_runtime())
+    with heavy_read():
+        document = history_document(query, current_runtime())
     if query.format == "csv":
         return Response(to_csv(document["points"]), mimetype="text/csv", headers=_link(document))
     return document, 200, _link(document)
