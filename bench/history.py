@@ -202,22 +202,25 @@ def _insert_runs(
 # -- the change layout ----------------------------------------------------------------------
 
 
-def write_two_years(url: str, sim: Simulation, now: datetime) -> dict[str, float]:
-    """The two years as the store's writer lays them out, written in run order."""
+def write_two_years(
+    url: str, sim: Simulation, now: datetime, refreshes: int = REFRESHES
+) -> dict[str, float]:
+    """The two years (or ``refreshes`` runs) as the store's writer lays them out, written in
+    run order."""
     store = Store(url)
     store.create_schema()
     clock = time.perf_counter()
     prices = sim.prices
     keyed = changes.listed(sim.offers, frozenset({sim.today}))
     digests = list(keyed)  # the simulation's offers are distinct: one listing each, in order
-    moments = run_times(now, REFRESHES)
+    moments = run_times(now, refreshes)
     with store.engine.begin() as conn:
         rows = [keyed[d].row(ADAPTER) for d in digests]
         made = sa.insert(listings).returning(listings.c.id, sort_by_parameter_order=True)
         listing_ids = np.array(list(conn.execute(made, rows).scalars()))
     written, pack_seconds = 0, []
     loader = _postgres_loader if store.engine.dialect.name == "postgresql" else _sqlite_loader
-    for start in range(0, REFRESHES, PACK_CHECK_EVERY):
+    for start in range(0, refreshes, PACK_CHECK_EVERY):
         block = moments[start : start + PACK_CHECK_EVERY]
         with store.engine.begin() as conn:
             run_ids = _insert_runs(conn, block, OFFERS)
@@ -229,7 +232,7 @@ def write_two_years(url: str, sim: Simulation, now: datetime) -> dict[str, float
         packing = time.perf_counter()
         if store.pack(ADAPTER):  # the refresh job asks after every run; it acts monthly
             pack_seconds.append(time.perf_counter() - packing)
-        print(f"  history: {start + len(block):,} of {REFRESHES:,} runs", file=sys.stderr)
+        print(f"  history: {start + len(block):,} of {refreshes:,} runs", file=sys.stderr)
     with store.engine.begin() as conn:  # each listing's price now: its last change
         conn.execute(
             sa.update(listings)

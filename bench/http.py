@@ -60,9 +60,15 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _serve(data_dir: Path, workers: int) -> tuple[subprocess.Popen, str, float]:
+def serve(data_dir: Path, workers: int, **settings: str) -> tuple[subprocess.Popen, str, float]:
+    """`breakeven serve` on a free port; returns once it answers a quote."""
     port = _free_port()
-    env = {**os.environ, "BREAKEVEN_DATA_DIR": str(data_dir), "NO_PROXY": "127.0.0.1"}
+    env = {
+        **os.environ,
+        "BREAKEVEN_DATA_DIR": str(data_dir),
+        "NO_PROXY": "127.0.0.1",
+        **settings,
+    }
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "service", "serve", "--port", str(port), "--workers", str(workers)],
@@ -161,7 +167,7 @@ def _in_process_p50(settings: Settings, vary_filters: bool, base: str = BREAKEVE
 def run() -> dict[str, float | str]:
     results: dict[str, float | str] = {"load_generator": "wrk" if shutil.which("wrk") else "python"}
     with tempfile.TemporaryDirectory() as fresh:
-        process, _, start_s = _serve(Path(fresh), workers=2)
+        process, _, start_s = serve(Path(fresh), workers=2)
         process.terminate()
         process.wait(timeout=STOP_TIMEOUT_S)
         results["start_to_first_answer_s"] = start_s
@@ -186,7 +192,7 @@ def run() -> dict[str, float | str]:
             settings, vary_filters=True, base=sensitive
         )
 
-        process, url, _ = _serve(data, workers=2)
+        process, url, _ = serve(data, workers=2)
         try:
             for path in (HEALTH, BREAKEVEN):  # warm both workers' catalogs
                 for _ in range(20):

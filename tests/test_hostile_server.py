@@ -29,6 +29,7 @@ HOLD_SECONDS = 60  # how long the slow clients keep the server busy
 IDLE_CLIENTS = 200  # connect and send nothing
 HALF_SENT_CLIENTS = 200  # send a request line and part of a header, never finish
 P99_BUDGET_S = 0.25
+SLOW_CLIENT = "127.0.0.2"
 TOKEN = "hostile-test-token"
 
 
@@ -59,7 +60,11 @@ class SlowClients:
         self.reconnects = 0
 
     def _open(self, half: bool) -> socket.socket:
-        sock = socket.create_connection(("127.0.0.1", self._port), timeout=5)
+        # from another loopback address than the probes: one client, as the per-client
+        # connection cap (web_connections_per_client) counts them
+        sock = socket.create_connection(
+            ("127.0.0.1", self._port), timeout=5, source_address=(SLOW_CLIENT, 0)
+        )
         if half:
             sock.sendall(self.HALF_REQUEST)
         sock.setblocking(False)
