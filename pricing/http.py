@@ -1,8 +1,11 @@
 """HTTP for adapters that speak plain HTTPS: one requests session with retries and timeouts.
 
 Throttling (429) and server errors (5xx) are retried with exponential backoff and jitter,
-honouring Retry-After; anything else fails at once. Adapters receive the session, so tests
-can hand them one pointed at a local fake (the transport seam).
+honouring Retry-After; anything else fails at once. A redirect is followed only within the
+origin asked (scheme, host and port) and only as the same method: a source that answered
+302 to another host would have the refresh fetch, and store, whatever that host serves
+(a POST turned into a GET there). Adapters receive the session, so tests can hand them one
+pointed at a local fake (the transport seam).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -23,6 +27,43 @@ RETRY_STATUSES = (429, 500, 502, 503, 504)
 # used-up daily quota with one), which would hold a refresh until its deadline. Past this
 # the retry waits this long, and a source still refusing fails the run, as it should.
 MAX_RETRY_AFTER_SECONDS = 60.0
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def same_origin(url: str, other: str) -> bool:
+    """Scheme, host and port equal, default ports spelled or not (":443" == "")."""
+    a, b = urlsplit(url), urlsplit(other)
+    try:
+        ports = (a.port or DEFAULT_PORTS.get(a.scheme), b.port or DEFAULT_PORTS.get(b.scheme))
+    except ValueError:  # a port that is not a number
+        return False
+    return (
+        bool(a.scheme and a.hostname)
+        and (a.scheme.lower(), a.hostname) == (b.scheme.lower(), b.hostname)
+        and ports[0] == ports[1]
+    )
+
+
+class RedirectRefused(requests.RequestException):
+    """A redirect off the source's origin, or one that would change the method."""
+
+
+class _SameOriginSession(requests.Session):
+    def rebuild_method(
+        self, prepared_request: requests.PreparedRequest, response: requests.Response
+    ) -> None:
+        """Called for each redirect before it is followed, its target resolved (a relative
+        Location joined to the answer's URL): the one place to see both ends of it."""
+        method = prepared_request.method
+        target = prepared_request.url or ""
+        if not same_origin(target, response.url):
+            raise RedirectRefused(f"redirect to {target} refused: not the source's origin")
+        super().rebuild_method(prepared_request, response)
+        if prepared_request.method != method:
+            raise RedirectRefused(
+                f"redirect to {target} refused: HTTP {response.status_code} would send "
+                f"the {method} as a {prepared_request.method}"
+            )
 
 
 class _CappedRetry(Retry):
@@ -43,7 +84,7 @@ def make_session(retries: int = 3, backoff_seconds: float = 0.5) -> requests.Ses
         respect_retry_after_header=True,
         raise_on_status=False,
     )
-    session = requests.Session()
+    session = _SameOriginSession()
     adapter = HTTPAdapter(max_retries=retry)
     session.mount("http://", adapter)
     session.mount("https://", adapter)

@@ -79,6 +79,7 @@ def _numeric(annotation: Any) -> bool:
 
 class Query(BaseModel):
     # Unknown parameters are an error: a typo (hour=500) must not silently use a default.
+    # Every API route holds to it, those with no query too (service/http/security.py).
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
 
     @field_validator("*", mode="before")

@@ -8,6 +8,7 @@ from typing import Any
 
 from apiflask import APIFlask, HTTPError
 from flask import request
+from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from service.documents.errors import InvalidQuestion, QuestionError, Unanswerable, UnknownName
@@ -24,6 +25,8 @@ QUESTION_STATUS: dict[type[QuestionError], int] = {
     UnknownName: 404,
     Unanswerable: 422,
 }
+
+EMPTY_NAME = '""'  # how a detail names the parameter with no name (`?=5`)
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +56,17 @@ def from_question(error: QuestionError) -> Problem:
         errors=[{"parameter": error.parameter, "reason": error.reason}],
         suggestions=error.suggestions if isinstance(error, UnknownName) else None,
     )
+
+
+def invalid_parameters(error: ValidationError) -> Problem:
+    """A 400 naming each parameter a query model refused, as pydantic names it: APIFlask's
+    own summary of the same errors names an empty one (`&=5`) `_schema`."""
+    reasons: dict[str, list[str]] = {}
+    for found in error.errors():
+        reasons.setdefault(".".join(str(part) for part in found["loc"]), []).append(found["msg"])
+    errors = [{"parameter": name, "reason": "; ".join(why)} for name, why in reasons.items()]
+    detail = "; ".join(f"{e['parameter'] or EMPTY_NAME}: {e['reason']}" for e in errors)
+    return Problem(400, "invalid-parameters", detail, errors=errors)
 
 
 def init_app(app: APIFlask) -> None:
@@ -104,19 +118,12 @@ def document_problems(
 
 
 def _problem_from_http_error(error: HTTPError) -> tuple[dict[str, Any], int, dict[str, str]]:
+    if isinstance(error.__cause__, ValidationError):  # APIFlask's validation of a query
+        error = invalid_parameters(error.__cause__)
     extra = dict(error.extra_data or {})
     slug = extra.pop("slug", None)
     errors = extra.pop("errors", None)
     detail = error.message
-    if isinstance(error.detail, dict) and error.detail:
-        # APIFlask validation: {"query": {"hours": ["Input should be greater than 0"]}}
-        errors = [
-            {"parameter": name, "reason": "; ".join(reasons)}
-            for fields in error.detail.values()
-            for name, reasons in fields.items()
-        ]
-        slug = "invalid-parameters"
-        detail = "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors)
     body: dict[str, Any] = {
         "type": TYPE_PREFIX + slug if slug else "about:blank",
         "title": _title(error.status_code),

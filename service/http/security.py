@@ -1,8 +1,10 @@
 """Limits and headers every response gets, whatever the route.
 
 Bodies and query strings are bounded so a client cannot make a worker buffer megabytes;
-a chunked body (no Content-Length) is bounded as it is read. (A repeated parameter is
-refused where the query is validated, after an admin route's token check: documents/queries.py.)
+a chunked body (no Content-Length) is bounded as it is read. A parameter given twice is
+refused on every route, and an unknown one on every API route, by the query models' own
+rule (documents/queries.py) whether or not the route takes a query; an admin route checks
+its token before either.
 Redirects never name a host, so a forged Host header cannot send a client elsewhere.
 Every answer tells browsers not to sniff types or embed it.
 """
@@ -13,10 +15,12 @@ import io
 from urllib.parse import urlsplit, urlunsplit
 
 from apiflask import APIFlask
-from flask import Response, redirect, request
+from flask import Response, current_app, redirect, request
+from pydantic import ValidationError
 from werkzeug.routing import RequestRedirect
 
-from service.http.problems import Problem, document_everywhere
+from service.documents.queries import Query
+from service.http.problems import Problem, document_everywhere, invalid_parameters
 
 MAX_BODY_BYTES = 64 * 1024  # no endpoint takes a body larger than a few hundred bytes
 MAX_QUERY_BYTES = 4 * 1024  # the longest real /breakeven query is a few hundred bytes
@@ -26,6 +30,9 @@ MAX_QUERY_BYTES = 4 * 1024  # the longest real /breakeven query is a few hundred
 # the token check, so a caller without the token learns nothing about the parameters.
 CHECKS_AFTER_AUTHORIZATION = frozenset({"admin"})
 REPEATED = "given more than once"
+# Pages, not API routes: the dashboard keeps its view state in its own query string
+# (static/dashboard.js reads it), which is no question to the API.
+PAGES = frozenset({"dashboard", "static"})
 
 
 def refuse_repeated_parameters() -> None:
@@ -40,8 +47,26 @@ def refuse_repeated_parameters() -> None:
         )
 
 
+def refuse_unknown_parameters() -> None:
+    """The query models' rule (an unknown parameter is a 400 naming it: a typo must not
+    pass unseen) on the API routes that take no query too: /gpus, /health, /metrics,
+    /openapi.json. Checked by the same model, Query with no fields; routes with a query
+    model apply it as they validate their query."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    if not request.args or view is None or (request.blueprint or request.endpoint) in PAGES:
+        return  # no parameters, no route (a 404 or 405 follows), or a page
+    # APIFlask's record of a view's @input models: (model, location) pairs
+    if any(location == "query" for _, location in getattr(view, "_spec", {}).get("args", [])):
+        return
+    try:
+        Query.model_validate(request.args.to_dict())
+    except ValidationError as error:
+        raise invalid_parameters(error) from None
+
+
 def init_app(app: APIFlask) -> None:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    document_everywhere(app, 400, "Invalid parameters")  # an unknown one, on any operation
     document_everywhere(app, 413, f"Request body over {MAX_BODY_BYTES} bytes")
     document_everywhere(app, 414, f"Query string over {MAX_QUERY_BYTES} bytes")
 
@@ -57,6 +82,7 @@ def init_app(app: APIFlask) -> None:
             return _relative_redirect(request.routing_exception)
         if request.blueprint not in CHECKS_AFTER_AUTHORIZATION:
             refuse_repeated_parameters()
+            refuse_unknown_parameters()
         return None
 
     @app.after_request

@@ -1,5 +1,7 @@
-"""GET /health (liveness, from memory) and GET /ready (the store answers), and what every
-answer does while the store is away: in-memory answers are marked, the rest are 503.
+"""GET /health (liveness, from memory) and GET /ready (every table the answers read
+answers), and what every answer does while the store is away: in-memory answers are
+marked, the rest are 503. Clients are told that the store is away, never why: the driver's
+message, which names the database server, its port and the role, goes to the log.
 
 Liveness never touches the database: a load balancer that restarted workers because the
 database is down would only take away the answers the in-memory catalog can still give.
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 5  # what a 503 tells clients to wait: about one catalog check and a reconnect
 MARKER = "served_without_database"  # top-level member, present only while degraded
+STORE_AWAY = "the price store is not answering"  # what clients are told of any store failure
 # Answers computed from the in-memory catalog and measurements: served, and marked.
 FROM_MEMORY = frozenset({"/breakeven", "/rank", "/offers", "/gpus", "/gpus/<gpu_id>"})
 
@@ -38,10 +41,12 @@ class Ready(BaseModel):
 
 
 def database_unavailable(error: BaseException) -> Problem:
+    """The 503 a client gets; the cause goes to the log, one WARNING line a request."""
+    log.warning("store unavailable on %s: %s", request.path, describe(error))
     return Problem(
         503,
         "database-unavailable",
-        f"the price store is not answering ({describe(error)}); retry later",
+        f"{STORE_AWAY}; retry later",
         headers={"Retry-After": str(RETRY_AFTER_S)},
     )
 
@@ -72,13 +77,15 @@ def health() -> dict[str, Any]:
 @bp.get("/ready")
 @bp.output(Ready)
 @bp.doc(
-    summary="Readiness: 200 when the price store answers, 503 otherwise",
+    summary="Readiness: 200 when every table of the price store answers, 503 otherwise",
     tags=["Operations"],
     responses={503: "The price store is not answering"},
 )
 def ready() -> dict[str, Any]:
+    store = current_runtime().store
     try:
-        version = current_runtime().store.catalog_version()
+        store.check_readable()  # every table an answer reads, not only the runs
+        version = store.catalog_version()
     except SQLAlchemyError as error:
         raise database_unavailable(error) from None
     return {"status": "ready", "catalog_version": version}
@@ -86,7 +93,6 @@ def ready() -> dict[str, Any]:
 
 @bp.app_errorhandler(SQLAlchemyError)
 def _store_failed(error: SQLAlchemyError) -> Response:
-    log.warning("store unavailable on %s: %s", request.path, describe(error))
     return current_app.handle_user_exception(database_unavailable(error))  # type: ignore[return-value]
 
 
@@ -100,6 +106,7 @@ def _mark_if_degraded(response: Response) -> Response:
         return response
     document = orjson.loads(response.get_data())
     if isinstance(document, dict):
-        document[MARKER] = degraded.document()
+        # since when, but not why: the reason (the driver's message) is for the log
+        document[MARKER] = {**degraded.document(), "reason": STORE_AWAY}
         response.set_data(orjson.dumps(document))
     return response

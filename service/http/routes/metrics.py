@@ -28,6 +28,13 @@ from pricing.store import Store
 
 METRICS = "breakeven.metrics"
 MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's own variable
+# The methods a request is counted under by name. gunicorn accepts any upper-case token as a
+# method; each would be a series of its own (in every worker's files too), so a client
+# sending random ones grew /metrics without bound. The rest are counted as OTHER_METHOD.
+METHODS = frozenset(
+    {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"}
+)
+OTHER_METHOD = "other"
 log = logging.getLogger(__name__)
 
 
@@ -111,7 +118,8 @@ def init_app(app: Flask, store: Store) -> None:
     def _record(response: Response) -> Response:
         endpoint = request.url_rule.rule if request.url_rule else "unmatched"
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
-        histogram, counter = children(endpoint, request.method, response.status_code)
+        method = request.method if request.method in METHODS else OTHER_METHOD
+        histogram, counter = children(endpoint, method, response.status_code)
         histogram.observe(elapsed)
         counter.inc()
         return response
