@@ -7,9 +7,9 @@ run (the same cases every time):
   the parameters that name a card (most cases), or nearly every case would be a 404, and
   half the cases leave out the parameters that, random, leave nothing to answer;
 - negative: requests the schema rejects (where it constrains anything), which must be refused;
-- undeclared: a positive request plus query parameters the spec does not declare; the
-  endpoints with a query model refuse them (400 naming each), the others ignore them. This
-  is the only variety a parameterless endpoint (/gpus, /health ...) has.
+- undeclared: a positive request plus query parameters the spec does not declare; every
+  endpoint refuses them (400 naming each), a query model or not. This is the only variety
+  a parameterless endpoint (/gpus, /health ...) has.
 
 Every response must: not be a 5xx; have a documented status, content type, headers and body
 (schemathesis' not_a_server_error, status_code_conformance, content_type_conformance,
@@ -102,9 +102,6 @@ POSITIVE_REFUSALS = {
     # 400: a job sized past MAX_HOURS (tokens=1e15); 404: unknown card
     "/rank": {400, 404},
 }
-# Operations whose query model forbids parameters it does not declare (POST /refresh too,
-# but it answers 401/403 before looking at them).
-QUERY_MODELS = {"/breakeven", "/offers", "/offers/history", "/rank"}
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -357,15 +354,13 @@ def _expect_documented(case: Any, response: Any, mode: GenerationMode | str) -> 
         # negative_data_rejection has judged it: some invalid values serialize to a valid
         # query (an object parameter that encodes to nothing), and are rightly answered.
         return
-    elif path in QUERY_MODELS:
-        # A query model forbids unknown parameters: 400, naming each one.
+    else:
+        # Every operation refuses unknown parameters: 400, naming each one (POST /refresh
+        # too, but it answers 401/403 before looking at them).
         assert status == 400, status
         named = {e["parameter"] for e in json.loads(response.content)["errors"]}
         undeclared = {name for name in case.query if name.startswith("x_")}
         assert undeclared <= named, (undeclared, named)
-    else:
-        # No query model: undeclared parameters are ignored, the answer is unchanged.
-        assert status < 300 or status in POSITIVE_REFUSALS.get(path, set()), status
 
 
 def _modes(operation: Any) -> list[GenerationMode | str]:

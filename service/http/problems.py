@@ -53,7 +53,7 @@ def from_question(error: QuestionError) -> Problem:
         QUESTION_STATUS.get(type(error), 400),
         error.slug,
         error.detail,
-        errors=[{"parameter": error.parameter, "reason": error.reason}],
+        errors=error.errors,
         suggestions=error.suggestions if isinstance(error, UnknownName) else None,
     )
 
