@@ -1,16 +1,25 @@
-"""The `breakeven` command reads the same settings and gives the same answers as REST."""
+"""The `breakeven` command reads the same settings and gives the same answers as REST.
+
+What it prints for a person never carries a character a terminal acts on, and a store that
+does not answer is one line (hostile run of 2026-12-01, findings 9 and 10).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from pricing.controls import forbidden_character
+from pricing.store import Store, utcnow
 from service.cli import cli
+from service.cli.text import table
 from service.settings import Settings
+from tests.helpers import offer
 
 
 @pytest.fixture
@@ -79,3 +88,113 @@ def test_bad_setting_is_a_usage_error(settings: Settings) -> None:
     env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir), "BREAKEVEN_PORT": "http"}
     result = CliRunner().invoke(cli, ["gpus"], env=env)
     assert result.exit_code == 2 and "BREAKEVEN_" in result.output
+
+
+# -- offer text a terminal would act on --------------------------------------------------------
+
+HOSTILE_PRODUCTS = (
+    "\x1b]0;PWNED\x07\x1b[31mred\x1b[0m\x1b[2J",  # window title, colour, clear screen
+    "cheap\u202egnp.exe",  # shown as cheapexe.png
+    "two\rlines\x9b2J",  # CR back over the line; a one-byte CSI
+)
+
+
+@pytest.fixture
+def hostile_store(settings: Settings, invoke):  # type: ignore[no-untyped-def]
+    """Offers as a live source could bring them: written to the store, past any import."""
+    invoke("gpus")  # the schema and the bundled snapshot
+    store = Store(settings.resolved_database_url())
+    try:
+        rows = [
+            offer(provider="custom", product=p, accelerator="rtx3090", usd_per_hour=0.01 + i / 100)
+            for i, p in enumerate(HOSTILE_PRODUCTS)
+        ]
+        store.record_run("custom", rows, utcnow())
+    finally:
+        store.dispose()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("quote", "--gpu", "rtx3090", "--hours", "5", "--providers", "custom"),
+        ("quote", "--gpu", "rtx3090", "--hours", "5", "--providers", "custom", "--explain"),
+        ("rank", "--workload", "cnn", "--memory", "16", "--gpu", "rtx3090"),
+        ("prices",),
+        ("prices", "--format", "csv"),
+        ("prices", "--format", "json"),
+    ],
+    ids=" ".join,
+)
+def test_offer_text_reaches_a_terminal_escaped(settings: Settings, hostile_store, args) -> None:  # type: ignore[no-untyped-def]
+    """As at a TTY (color=True: click strips no CSI sequence), every output is inert."""
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    result = CliRunner().invoke(cli, list(args), env=env, color=True)
+    assert result.exit_code == 0, result.output
+    found = forbidden_character(result.output.replace("\n", ""))
+    assert found is None, f"{found!r} in {result.output!r}"
+    if "json" in args:
+        assert "\\u001b]0;PWNED\\u0007" in result.output  # JSON's own escapes
+        assert json.loads(result.output)  # and still JSON
+    else:
+        assert "\\x1b]0;PWNED\\x07\\x1b[31mred" in result.output  # shown, not acted on
+        assert "cheap\\u202egnp.exe" in result.output
+        assert "two\\x0dlines\\x9b2J" in result.output
+    if "csv" in args:
+        rows = list(csv.DictReader(io.StringIO(result.output)))
+        assert sum(r["provider"] == "custom" for r in rows) == len(HOSTILE_PRODUCTS)
+
+
+def test_a_table_cell_cannot_break_the_table() -> None:
+    lines = table(["a", "b"], [["x\ny\x1b[2J", "1"], ["z", "2"]]).split("\n")
+    assert lines[1] == "x\\x0ay\\x1b[2J  1"
+    assert len(lines) == 3 and len({len(line) for line in lines}) == 1
+
+
+# -- a store that does not answer --------------------------------------------------------------
+
+
+def _not_a_database(tmp_path: Path) -> str:
+    path = tmp_path / "garbage.sqlite3"
+    path.write_bytes(b"not a database, " * 256)
+    return f"sqlite:///{path}"
+
+
+UNANSWERING = {
+    # Nothing listens on port 1: the connection is refused at once, on this machine only.
+    "postgresql refused": lambda tmp_path: "postgresql+psycopg://nobody:sekret@127.0.0.1:1/x",
+    "sqlite not a database": _not_a_database,
+}
+
+
+@pytest.mark.parametrize("store", list(UNANSWERING))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("prices",),
+        ("quote", "--gpu", "rtx3090", "--hours", "5"),
+        ("gpus",),
+        ("refresh", "--provider", "bundled"),
+        ("offers", "import", "README.md"),
+        ("measurements", "export", "out.json"),
+        ("db", "upgrade"),
+    ],
+    ids=" ".join,
+)
+def test_a_store_that_does_not_answer_is_one_line_for_every_command(  # type: ignore[no-untyped-def]
+    tmp_path: Path, store: str, args: tuple[str, ...]
+) -> None:
+    env = {
+        "BREAKEVEN_DATA_DIR": str(tmp_path),
+        "BREAKEVEN_DATABASE_URL": UNANSWERING[store](tmp_path),
+    }
+    args = tuple(str(tmp_path / a) if a == "out.json" else a for a in args)
+    if "README.md" in args:
+        args = (*args[:-1], str(Path(__file__).parents[1] / "README.md"))
+    result = CliRunner().invoke(cli, list(args), env=env)
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)  # an answer, not a traceback
+    (line,) = result.output.splitlines()
+    assert line.startswith("Error: the price store is not answering (")
+    assert "OperationalError" in line or "DatabaseError" in line
+    assert "sekret" not in line

@@ -2,18 +2,20 @@
 
 Both are tables a person edits, so errors name the line and the column, and every bad row
 is reported at once instead of the first one only. The bounds here hold for any source; a
-caller adds its own rules (custom imports: provider and date) through ``rules``.
+caller adds its own rules (custom imports: provider and date) through ``rules``. A column
+the parser does not know is an error too: a misspelt `memory` would drop its data unseen.
 """
 
 from __future__ import annotations
 
 import codecs
 import csv
-import io
+import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
+from pricing.controls import describe_character, forbidden_character
 from pricing.errors import ImportRejected, RowError
 from pricing.offer import HOURLY, INTERRUPTION_BANDS, MARKETS, TEXT_LIMITS, Offer, PricingModel
 
@@ -32,6 +34,7 @@ OPTIONAL_COLUMNS = (
     "reliability",
     "interruption",
 )
+KNOWN_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
@@ -46,6 +49,10 @@ MAX_USD_PER_HOUR = 10_000.0
 MIN_USD_PER_HOUR = 0.0001
 # Memory per accelerator: the same bound the API puts on `memory` (service/documents/queries.py).
 MAX_MEMORY_GB = 4096.0
+# A whole number with more digits is past every bound; int() refuses more than 4,300.
+_MAX_DIGITS = 18
+# How much of a bad value an error quotes: the line and column say where the rest is.
+_QUOTED_CHARS = 40
 
 # Plain decimal numbers only: float() would also take "nan", "inf", "1_000" and " 5\n".
 _DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -67,17 +74,19 @@ def parse_offers_csv(
     resolve_accelerator: Callable[[str], str | None],
     defaults: dict[str, str],
     rules: Sequence[RowRule] = (),
+    max_rows: int | None = None,
 ) -> list[Offer]:
     """Parse every row or none: raises :class:`ImportRejected` listing all bad rows.
 
     ``resolve_accelerator`` maps any spelling to a canonical id (None if unknown);
-    ``defaults`` fills optional columns a file leaves out (provider, source, price_as_of ...).
+    ``defaults`` fills optional columns a file leaves out (provider, source, price_as_of ...);
+    a file of more than ``max_rows`` rows is refused as soon as the parser reaches one more.
     """
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(_lines(text))
     errors: list[RowError] = []
     header = _header(reader, errors)
     parsed: list[tuple[int, Offer]] = []
-    for line, row in _records(reader, header, errors):
+    for line, row in _records(reader, header, errors, max_rows):
         offer = _parse_row(line, row, resolve_accelerator, defaults, rules, errors)
         if offer is not None:
             parsed.append((line, offer))
@@ -110,6 +119,23 @@ def decode_utf8(data: bytes) -> str:
     raise ImportRejected(errors)
 
 
+def shown(value: str) -> str:
+    """A cell as an error quotes it: its repr (controls escaped), cut short if long."""
+    if len(value) <= _QUOTED_CHARS:
+        return repr(value)
+    return f"{value[:_QUOTED_CHARS]!r}... ({len(value):,} characters)"
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The text's lines one at a time, ends kept, split at "\n" only, as io.StringIO(text)
+    splits them; but StringIO first copies the text at 4 bytes a character."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start) + 1 or len(text)
+        yield text[start:end]
+        start = end
+
+
 def _split(line: str) -> list[str]:
     return next(csv.reader([line]), [])
 
@@ -121,27 +147,62 @@ def _column_at(header: list[str], before: bytes) -> str:
 
 
 def _header(reader: _Reader, errors: list[RowError]) -> list[str]:
-    """The column names; missing, repeated or NUL-holding names are errors on line 1."""
+    """The column names; missing, unknown, repeated or control-holding names are errors on
+    line 1. A name left empty (a trailing comma) is no column: its cells must be empty."""
     try:
         header = [name.strip() for name in next(reader, [])]
     except csv.Error as exc:
         raise ImportRejected([RowError(1, "(header)", f"not valid CSV: {exc}")]) from exc
-    missing = [name for name in REQUIRED_COLUMNS if name not in header]
-    if missing:
-        raise ImportRejected([RowError(1, c, "required column is missing") for c in missing])
+    problems = []
+    seen: set[str] = set()
+    listed = False  # whether an error has listed the known columns yet
     for index, name in enumerate(header):
-        if "\x00" in name:
-            errors.append(RowError(1, f"column {index + 1}", "holds a NUL byte"))
-        elif name in header[:index]:
-            errors.append(RowError(1, name, "column appears more than once"))
+        character = forbidden_character(name)
+        if character is not None:
+            problems.append(
+                RowError(1, f"column {index + 1}", f"holds {describe_character(character)}")
+            )
+        elif not name:
+            continue  # no column: _records holds its cells to being empty
+        elif name in seen:
+            problems.append(RowError(1, name, "column appears more than once"))
+        elif name not in KNOWN_COLUMNS:
+            problems.append(RowError(1, name, _unknown_column(name, listed)))
+            listed = listed or not _close_column(name)
+        seen.add(name)
+    missing = [name for name in REQUIRED_COLUMNS if name not in seen]
+    if missing:
+        missed = [RowError(1, c, "required column is missing") for c in missing]
+        raise ImportRejected(missed + problems)
+    errors.extend(problems)
     return header
 
 
+def _unknown_column(name: str, listed: bool) -> str:
+    """Why a name is refused, with the known name it was likely meant to be, or else the
+    known names unless ``listed`` (a file of 5,000 extra columns gets them once)."""
+    close = _close_column(name)
+    if close:
+        return f"unknown column {shown(name)}: did you mean {close!r}?"
+    if listed:
+        return f"unknown column {shown(name)}"
+    return f"unknown column {shown(name)}: the columns are {', '.join(KNOWN_COLUMNS)}"
+
+
+def _close_column(name: str) -> str | None:
+    close = difflib.get_close_matches(name.lower(), KNOWN_COLUMNS, n=1)
+    return close[0] if close else None
+
+
 def _records(
-    reader: _Reader, header: list[str], errors: list[RowError]
+    reader: _Reader, header: list[str], errors: list[RowError], max_rows: int | None = None
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """Each row with the line it starts on (quoted cells may span lines; blank lines skip)."""
+    """Each row with the line it starts on (quoted cells may span lines; blank lines skip).
+
+    Past ``max_rows`` rows the file is refused at once, before more of it is parsed."""
     line = reader.line_num
+    rows = 0
+    unnamed = [index for index, name in enumerate(header) if not name]
     while True:
         start = line + 1
         try:
@@ -154,9 +215,17 @@ def _records(
         line = reader.line_num
         if not cells:
             continue
+        rows += 1
+        if max_rows is not None and rows > max_rows:
+            too_many = f"the file has more than {max_rows:,} rows; split it into several imports"
+            raise ImportRejected([RowError(start, "(file)", too_many)])
         if len(cells) > len(header):
             errors.append(RowError(start, "(row)", "more fields than the header has"))
             continue
+        for index in unnamed:
+            if index < len(cells) and cells[index].strip():
+                message = "holds a value, but the header gives this column no name"
+                errors.append(RowError(start, f"column {index + 1}", message))
         yield start, dict(zip(header, cells, strict=False))
 
 
@@ -181,8 +250,9 @@ def _parse_row(
 
     before = len(errors)
     for name, cell in row.items():
-        if "\x00" in cell:
-            fail(name, "holds a NUL byte")
+        character = forbidden_character(cell) if name else None
+        if character is not None:
+            fail(name, f"holds {describe_character(character)}")
     for name in ("product", "region", "provider", "source", "price_as_of"):
         if not value(name):
             fail(name, "must not be empty")
@@ -194,20 +264,20 @@ def _parse_row(
             fail(column, message)
     accelerator = resolve_accelerator(value("accelerator"))
     if accelerator is None:
-        fail("accelerator", f"unknown accelerator {value('accelerator')!r}")
+        fail("accelerator", f"unknown accelerator {shown(value('accelerator'))}")
     count = _integer(value("count"))
     if count is None or not 1 <= count <= MAX_COUNT:
-        fail("count", f"must be a whole number from 1 to {MAX_COUNT}, got {value('count')!r}")
+        fail("count", f"must be a whole number from 1 to {MAX_COUNT}, got {shown(value('count'))}")
     price = _number(value("usd_per_hour"))
     if price is None or not MIN_USD_PER_HOUR <= price <= MAX_USD_PER_HOUR:
         fail(
             "usd_per_hour",
             f"must be a number of USD from {MIN_USD_PER_HOUR:g} to {MAX_USD_PER_HOUR:g} "
-            f"for the whole offer, got {value('usd_per_hour')!r}",
+            f"for the whole offer, got {shown(value('usd_per_hour'))}",
         )
     pricing = value("pricing")
     if pricing not in {str(p) for p in HOURLY}:
-        fail("pricing", f"must be one of {', '.join(sorted(HOURLY))}, got {pricing!r}")
+        fail("pricing", f"must be one of {', '.join(sorted(HOURLY))}, got {shown(pricing)}")
     memory = None
     if value("memory_gb"):
         memory = _number(value("memory_gb"))
@@ -215,24 +285,24 @@ def _parse_row(
             fail(
                 "memory_gb",
                 f"must be a number of GB above 0 and at most {MAX_MEMORY_GB:g} per "
-                f"accelerator, got {value('memory_gb')!r}",
+                f"accelerator, got {shown(value('memory_gb'))}",
             )
     host = value("host_included").lower() or "true"
     if host not in _TRUE | _FALSE:
-        fail("host_included", f"must be true or false, got {host!r}")
+        fail("host_included", f"must be true or false, got {shown(host)}")
     market = value("market") or "cloud"
     if market not in MARKETS:
-        fail("market", f"must be one of {', '.join(MARKETS)}, got {market!r}")
+        fail("market", f"must be one of {', '.join(MARKETS)}, got {shown(market)}")
     reliability = None
     if value("reliability"):
         reliability = _number(value("reliability"))
         if reliability is None or not 0 <= reliability <= 1:
-            fail("reliability", f"must be a number from 0 to 1, got {value('reliability')!r}")
+            fail("reliability", f"must be a number from 0 to 1, got {shown(value('reliability'))}")
     if value("interruption") and value("interruption") not in INTERRUPTION_BANDS:
         fail(
             "interruption",
             f"must be empty or one of {', '.join(INTERRUPTION_BANDS)}, "
-            f"got {value('interruption')!r}",
+            f"got {shown(value('interruption'))}",
         )
     if len(errors) > before:
         return None
@@ -277,7 +347,11 @@ def _duplicates(parsed: Sequence[tuple[int, Offer]]) -> list[RowError]:
 
 
 def _integer(text: str) -> int | None:
-    return int(text) if _WHOLE.fullmatch(text) else None
+    """The whole number, or None; one too long for int() is past every bound anyway."""
+    if not _WHOLE.fullmatch(text):
+        return None
+    digits = text.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else None
 
 
 def _number(text: str) -> float | None:

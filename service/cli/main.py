@@ -1,4 +1,9 @@
-"""The `breakeven` command: the same settings, data and answers as the REST API."""
+"""The `breakeven` command: the same settings, data and answers as the REST API.
+
+What it prints for a person passes through pricing/controls.py's escaping: offer text comes
+from imports and live sources, and a terminal would act on an escape sequence in it. A store
+that does not answer is one line, for every command, not a traceback.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +17,18 @@ from typing import Any
 
 import click
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from hardware import Workload
 from pricing import schema
 from pricing.adapters.custom import CUSTOM, merge, read_custom_file
+from pricing.controls import escape_controls, escape_lines
 from pricing.errors import ImportRejected
 from pricing.measurement_store import add_measurements, export_file, read_file
 from pricing.offer import Offer
 from pricing.refresh import RunResult, refresh
 from pricing.store import Store, record_merged_run, utcnow
+from service.catalog import describe as describe_error
 from service.cli.text import (
     describe_gpus,
     describe_offers,
@@ -48,8 +55,22 @@ def _runtime(ctx: click.Context) -> Runtime:
     return open_runtime(settings)
 
 
+class _Commands(click.Group):
+    """The command group, answering a store that fails under any command in one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SQLAlchemyError as error:  # down, refusing, or its schema gone
+            raise click.ClickException(
+                f"the price store is not answering ({escape_controls(describe_error(error))}); "
+                "check BREAKEVEN_DATABASE_URL and that the database is up"
+            ) from error
+
+
 @click.group(
-    help="Rent cloud GPUs/TPUs or buy your own cards? Settings come from BREAKEVEN_* variables."
+    cls=_Commands,
+    help="Rent cloud GPUs/TPUs or buy your own cards? Settings come from BREAKEVEN_* variables.",
 )
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -111,7 +132,7 @@ def _question(
         except QuestionError as error:
             hint = f"\ndid you mean: {', '.join(error.suggestions)}" if error.suggestions else ""
             raise click.ClickException(f"{error.detail}{hint}") from error
-        click.echo(json.dumps(document, indent=2) if as_json else describe(document))
+        click.echo(json.dumps(document, indent=2) if as_json else escape_lines(describe(document)))
 
     return command
 
@@ -156,12 +177,17 @@ def gpus(ctx: click.Context, fmt: str) -> None:
 @click.pass_context
 def prices(ctx: click.Context, fmt: str) -> None:
     docs = [offer_fields(s, CATALOG) for s in _runtime(ctx).catalog.table().rows]
-    if fmt == "json":
+    if fmt == "json":  # JSON writes every control as \uXXXX already
         click.echo(json.dumps(docs, indent=2))
     elif fmt == "csv":
-        click.echo(to_csv(docs), nl=False)
+        click.echo(to_csv([_printable(doc) for doc in docs]), nl=False)
     else:
         click.echo(describe_offers(docs))
+
+
+def _printable(doc: dict[str, Any]) -> dict[str, Any]:
+    """An offer's fields with their text escaped: a CSV read at a terminal is shown too."""
+    return {k: escape_controls(v) if isinstance(v, str) else v for k, v in doc.items()}
 
 
 @cli.command(help="Fetch prices now from the price sources.")
@@ -181,7 +207,7 @@ def refresh_command(ctx: click.Context, names: Sequence[str], force: bool) -> No
 
     def report(result: RunResult) -> None:
         bar.update(1)
-        click.echo(describe_result(result), err=True)
+        click.echo(escape_lines(describe_result(result)), err=True)
 
     with click.progressbar(length=len(chosen), label="refreshing", file=sys.stderr) as bar:
         results = refresh(
@@ -211,7 +237,7 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
     except ImportRejected as exc:
         click.echo(f"{file}: {len(exc.errors)} bad row(s), nothing imported:", err=True)
         for error in exc.errors:
-            click.echo(f"  {error}", err=True)
+            click.echo(f"  {escape_controls(str(error))}", err=True)
         ctx.exit(1)
 
     def next_run(current: list[Offer]) -> tuple[Sequence[Offer], str]:

@@ -1,8 +1,15 @@
-"""Answers as text a person reads at a terminal; `--json` prints the documents instead."""
+"""Answers as text a person reads at a terminal; `--json` prints the documents instead.
+
+Offer text (provider, product, region, notes) comes from imports and live sources, so each
+value put in a line or a table cell is escaped (pricing/controls.py): a terminal must show an
+escape sequence, never act on it, and a line break in a cell must not break the table.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+from pricing.controls import escape_controls
 
 
 def describe_quote(d: dict[str, Any]) -> str:
@@ -56,16 +63,17 @@ def describe_quote(d: dict[str, Any]) -> str:
         left, best = d["left_out"], d["left_out"]["best"]
         lines.append(
             f"Left out ({', '.join(left['platforms'])}: {left['offers']} offers; your code "
-            f"would need porting): best {best['provider']} {best['product']} "
+            f"would need porting): best {_text(best['provider'])} {_text(best['product'])} "
             f"{best['total_usd']:,.2f} USD. Ask with --platforms all."
         )
     if d["rent"][0].get("sessions"):
-        lines.append(f"{d['rent'][0]['provider']}: {d['rent'][0]['sessions']['note']}.")
+        cheapest = d["rent"][0]
+        lines.append(f"{_text(cheapest['provider'])}: {_text(cheapest['sessions']['note'])}.")
     if d.get("cheapest_measured"):
         m = d["cheapest_measured"]
         lines.append(
             f"The cheapest rental's speed is an estimate; the cheapest with a measured speed: "
-            f"{m['provider']} {m['product']} {m['total_usd']:,.2f} USD."
+            f"{_text(m['provider'])} {_text(m['product'])} {m['total_usd']:,.2f} USD."
         )
     gate = d["memory_gate"]
     need = " and ".join(
@@ -101,9 +109,14 @@ def _what_would_have_to_be_true(d: dict[str, Any]) -> list[str]:
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
+    rows = [[_text(cell) for cell in row] for row in rows]
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return "\n".join(fmt.format(*row) for row in [header, *rows])
+
+
+def _text(value: object) -> str:
+    return escape_controls(str(value))
 
 
 def _work_line(work: dict[str, Any] | None) -> list[str]:
