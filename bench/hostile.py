@@ -95,55 +95,55 @@ def run_backend(backend: str) -> dict[str, Any]:
     with database(backend, "hostile") as url:
         print(f"hostile: seeding {RUNS} runs on {backend} ...", file=sys.stderr)
         seeded = write_two_years(url, sim, now, refreshes=RUNS)
-        moments = run_times(now, RUNS)
-        picks = [
-            moments[i * (RUNS - 2) // MOMENTS + 1] + timedelta(minutes=30) for i in range(MOMENTS)
-        ]
-        recent = (now - timedelta(seconds=5)).isoformat()
-        two_days = (now - timedelta(days=2)).isoformat()
-        history = itertools.cycle(
-            [
-                "/offers/history?limit=10&offset=10000000",
-                f"/offers/history?limit=10000&since={requests.utils.quote(recent)}",
-                f"/offers/history?limit=10000&since={requests.utils.quote(two_days)}",
-            ]
-        )
-        past = [f"/offers?limit=1&at={requests.utils.quote(m.isoformat())}" for m in picks]
-        with tempfile.TemporaryDirectory(prefix="bench-hostile-") as data:
-            process, base, _ = serve(Path(data), workers=2, BREAKEVEN_DATABASE_URL=url)
-            try:
-                seen: dict[str, Any] = {
-                    "lock": threading.Lock(),
-                    "statuses": {},
-                    "worst_s": 0.0,
-                    "worst_path": "",
-                }
-                latencies: list[float] = []
-                stop = time.monotonic() + LOAD_SECONDS
-                threads = [
-                    threading.Thread(target=_attack, args=(base, history, stop, seen)),
-                    threading.Thread(target=_attack, args=(base, history, stop, seen)),
-                    threading.Thread(
-                        target=_attack, args=(base, itertools.cycle(past), stop, seen)
-                    ),
-                    threading.Thread(
-                        target=_attack, args=(base, itertools.cycle(past[::-1]), stop, seen)
-                    ),
-                    threading.Thread(target=_probe, args=(base, stop, latencies)),
-                ]
-                for thread in threads:
-                    thread.start()
-                for thread in threads:
-                    thread.join()
-                peak = _peak_rss_mb(process.pid)
-            finally:
-                process.terminate()
-                process.wait(timeout=60)
-    ordered = sorted(latencies)
+        figures = hammer(url, now, RUNS)
     return {
         "backend": backend,
         "listings": len(sim.offers),
         "spans": int(seeded["changes"]),
+        **figures,
+    }
+
+
+def hammer(url: str, now: datetime, runs: int, seconds: float = LOAD_SECONDS) -> dict[str, Any]:
+    """The four clients and the probe against `breakeven serve` on the store at ``url``,
+    whose ``runs`` refreshes bench/history.py wrote up to ``now``."""
+    moments = run_times(now, runs)
+    picks = [moments[i * (runs - 2) // MOMENTS + 1] + timedelta(minutes=30) for i in range(MOMENTS)]
+    quote = requests.utils.quote
+    history = itertools.cycle(
+        [
+            "/offers/history?limit=10&offset=10000000",
+            f"/offers/history?limit=10000&since={quote((now - timedelta(seconds=5)).isoformat())}",
+            f"/offers/history?limit=10000&since={quote((now - timedelta(days=2)).isoformat())}",
+        ]
+    )
+    past = [f"/offers?limit=1&at={quote(m.isoformat())}" for m in picks]
+    with tempfile.TemporaryDirectory(prefix="bench-hostile-") as data:
+        process, base, _ = serve(Path(data), workers=2, BREAKEVEN_DATABASE_URL=url)
+        try:
+            seen: dict[str, Any] = {
+                "lock": threading.Lock(),
+                "statuses": {},
+                "worst_s": 0.0,
+                "worst_path": "",
+            }
+            latencies: list[float] = []
+            stop = time.monotonic() + seconds
+            clients = [history, history, itertools.cycle(past), itertools.cycle(past[::-1])]
+            threads = [
+                threading.Thread(target=_attack, args=(base, c, stop, seen)) for c in clients
+            ]
+            threads.append(threading.Thread(target=_probe, args=(base, stop, latencies)))
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            peak = _peak_rss_mb(process.pid)
+        finally:
+            process.terminate()
+            process.wait(timeout=60)
+    ordered = sorted(latencies)
+    return {
         "probes": len(ordered),
         "health_p50_ms": ordered[len(ordered) // 2] * 1000,
         "health_p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,

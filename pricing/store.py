@@ -449,7 +449,8 @@ class Store:
                 scanned += upper - lower
                 if not stopped:
                     lower = upper  # the window was read whole
-                window = _next_window(window, seen, scanned, limit - len(spans) + skip)
+                wanted = min(limit - len(spans) + skip, HISTORY_SCAN_SPANS - seen)
+                window = _next_window(window, seen, scanned, wanted)
                 pause()
             if stopped and last_seen is not None:
                 resume: HistoryCursor | None = last_seen

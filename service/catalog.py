@@ -117,6 +117,10 @@ class Catalog:
                 at=moment, accelerator=accelerator, runs_then=current
             )
             table = OfferTable(offers, self._hardware)
+            # Out of the collector's way, as the current catalog is (_load): a past table is
+            # hundreds of thousands of objects, and every full collection walked each one
+            # kept, holding the GIL (and so /health) for most of a second.
+            gc.freeze()
             with self._lock:
                 self._past.put(key, table)
         return table

@@ -1,35 +1,35 @@
-"""A per-worker budget for the reads that cost more than a quote: a history page and the
-catalog of a past moment (`at=`).
-
-Each is bounded (a history page reads one scan budget, pricing/store.py; a past catalog
-costs what was live then) and pauses between batches so the worker's other requests are
-answered meanwhile. Still, four clients looping on them would hold four such reads, and
-their memory, in one worker: past HEAVY_READS_PER_WORKER at once the next is refused with
-a 503 and Retry-After, at once, rather than queued.
+"""The reads that cost more than a quote: a history page and the catalog of a past moment
+(`at=`). Each is bounded (a history page reads one scan budget, pricing/store.py; a past
+catalog costs what was live then, a second or two for 100,000 offers), and each runs off the
+worker's event loop, in a thread of gevent's pool: SQLite's statements and the Python that
+builds a catalog would otherwise hold the loop, and /health with it, for their whole time.
+Four clients looping on them would still hold four such reads, and their memory, in one
+worker: past HEAVY_READS_PER_WORKER at once the next is refused with a 503 and Retry-After,
+at once, rather than queued.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from typing import TypeVar
 
 from service.http.problems import Problem
 
 HEAVY_READS_PER_WORKER = 2
 RETRY_AFTER_S = 1
+T = TypeVar("T")
 
 # One per process (a worker forks with it full); a non-blocking acquire never waits, so it
 # serves threads and greenlets alike.
 _SLOTS = threading.BoundedSemaphore(HEAVY_READS_PER_WORKER)
 
 
-@contextmanager
-def heavy_read(needed: bool = True) -> Iterator[None]:
-    """Hold one of the worker's heavy-read slots for the block, or refuse (503)."""
+def heavy_read(read: Callable[[], T], needed: bool = True) -> T:
+    """``read()`` in one of the worker's heavy-read slots, off the event loop; a 503 when
+    every slot is taken. ``needed`` False: a quote's cost, read in place."""
     if not needed:
-        yield
-        return
+        return read()
     if not _SLOTS.acquire(blocking=False):
         raise Problem(
             503,
@@ -39,6 +39,16 @@ def heavy_read(needed: bool = True) -> Iterator[None]:
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )
     try:
-        yield
+        return _off_the_loop(read)
     finally:
         _SLOTS.release()
+
+
+def _off_the_loop(read: Callable[[], T]) -> T:
+    """In a gevent worker, in a thread of the hub's pool (the greenlet waits, the loop goes
+    on serving); anywhere else, here."""
+    from gevent import get_hub, monkey
+
+    if not monkey.is_module_patched("threading"):
+        return read()
+    return get_hub().threadpool.apply(read)

@@ -9,6 +9,7 @@ Request metrics are summed over workers (prometheus_client's multiprocess mode).
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import logging
@@ -42,6 +43,7 @@ WORKER_CLASS = "service.http.server.ProblemGeventWorker"
 # gunicorn's longest request line (its maximum; 0 would mean unlimited). Above the app's own
 # 4 KiB query limit, so the app answers a long query with its documented 414 first.
 REQUEST_LINE_LIMIT = 8190
+GC_THRESHOLDS = (50_000, 20, 100)  # a worker's (gc.set_threshold): see _Gunicorn.load
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:gpu-breakeven:problem:"
 METRICS_DIR = "prometheus"  # under the data dir: one folder of metric files per server port
@@ -204,6 +206,11 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         # The master prepared the store before forking (serve): a worker never needs the
         # database to boot, so one restarted during an outage still comes up.
         app = create_app(self.settings, prepare_store=False)
+        # The collector's thresholds for a worker that holds catalogs of 100,000s of objects
+        # and builds another for each past moment: at CPython's defaults (700, 10, 10) a
+        # build set off full collections that held the GIL, and /health, for up to 0.7 s.
+        # Fewer, larger young collections; a full one after 100 of the older.
+        gc.set_threshold(*GC_THRESHOLDS)
         try:  # load the catalog now, not on the first question: an outage then finds it
             table = app.extensions[EXTENSION].catalog.table()
         except SQLAlchemyError as error:

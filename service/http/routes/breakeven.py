@@ -33,5 +33,6 @@ bp = APIBlueprint("breakeven", __name__)
 )
 def get_breakeven(query: BreakevenQuery) -> Response:
     # A Response skips APIFlask's re-validation of the output; BreakevenAnswer documents it.
-    with heavy_read(query.at is not None):
-        return json_response(breakeven_document(query, current_runtime()))
+    runtime = current_runtime()
+    document = heavy_read(lambda: breakeven_document(query, runtime), needed=query.at is not None)
+    return json_response(document)
