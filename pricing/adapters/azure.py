@@ -28,14 +28,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 
 from pricing.adapters import Batch
 from pricing.adapters.kit import HttpConfig, Reason, SkipReport, read_table
 from pricing.errors import AdapterError
-from pricing.http import get_json
+from pricing.http import get_json, same_origin
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "azure"
@@ -54,7 +53,6 @@ FRACTIONAL = frozenset(
     {"Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5"}
 )
 EVICTABLE = (" Spot", " Low Priority")  # skuName / meterName suffixes
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 # GPU sizes seen but in no row of the table, and items refused: reported, never priced.
 UNMAPPED = Reason("GPU VM sizes not in pricing/data/azure_vms.csv skipped")
 REJECTED = Reason("non-USD or malformed items rejected", each=True, shown=False)
@@ -102,20 +100,6 @@ def lookup(vms: VmMap, sku: str, skipped: SkipReport) -> VmSize | None:
 def is_windows(product_name: str) -> bool:
     """A productName like "... Series Windows" or "... Srs Win": a Windows licence is in it."""
     return product_name.endswith(" Win") or "Windows" in product_name
-
-
-def same_origin(url: str, other: str) -> bool:
-    """Scheme, host and port equal, default ports spelled or not (":443" == "")."""
-    a, b = urlsplit(url), urlsplit(other)
-    try:
-        ports = (a.port or _DEFAULT_PORTS.get(a.scheme), b.port or _DEFAULT_PORTS.get(b.scheme))
-    except ValueError:  # a port that is not a number
-        return False
-    return (
-        bool(a.scheme and a.hostname)
-        and (a.scheme.lower(), a.hostname) == (b.scheme.lower(), b.hostname)
-        and ports[0] == ports[1]
-    )
 
 
 def parse_items(
