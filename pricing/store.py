@@ -540,14 +540,77 @@ def _listed(
     )
     if run is None:
         return [(row, row[_LISTED]) for row in _fetched(conn, now)]
+    few = select(listings.c.id).where(*chosen).order_by(listings.c.id).limit(PAST_LOOKUPS + 1)
+    ids = list(conn.execute(few).scalars())
+    held = []
+    if len(ids) <= PAST_LOOKUPS:  # one accelerator's listings, say: look each one up
+        for chunk in range(0, len(ids), LOOKUP_CHUNK):
+            held += _held_at(conn, chosen, run, ids[chunk : chunk + LOOKUP_CHUNK])
+            pause()
+        return held  # in listing order: the ids were, and each chunk's query is
+    # A whole source: what is listed now, less what changed since, whose prices then are
+    # read in two passes over the changes (the last row, else the last pack, by then).
     changed = _changed_after(conn, run.id)
-    held = [(row, row[_LISTED]) for row in _fetched(conn, now) if row.id not in changed]
-    ids = sorted(changed)
-    for chunk in range(0, len(ids), LOOKUP_CHUNK):
-        held += _held_at(conn, chosen, run, ids[chunk : chunk + LOOKUP_CHUNK])
+    then = _prices_then(conn, run, changed)
+    for row in _fetched(conn, now):  # a listing changed since is listed as it was then
+        usd = then.pop(row.id, None) if row.id in changed else row[_LISTED]
+        if usd is not None:
+            held.append((row, usd))
+    priced = sorted(i for i, usd in then.items() if usd is not None)  # listed no more
+    for chunk in range(0, len(priced), LOOKUP_CHUNK):
+        rows = select(*_LISTING_COLUMNS, listings.c.id).where(
+            *chosen, listings.c.id.in_(priced[chunk : chunk + LOOKUP_CHUNK])
+        )
+        held += [(row, then[row.id]) for row in conn.execute(rows)]
         pause()
     held.sort(key=lambda listed: listed[0].id)
     return held
+
+
+def _prices_then(conn: Connection, run: Run, ids: set[int]) -> dict[int, float | None]:
+    """The price each of ``ids`` held at ``run`` (None: not listed then), from each one's
+    last change at or before it: a row if it has one (rows come after packs), else its
+    last pack's. Each pass is one grouped scan of the table, not a lookup per listing."""
+    run_id = run.id
+    then: dict[int, float | None] = {}
+    if not run.packed:  # else no row holds a change this old
+        last = (
+            select(price_changes.c.listing_id, func.max(price_changes.c.run_id).label("run"))
+            .where(price_changes.c.run_id <= run_id)
+            .group_by(price_changes.c.listing_id)
+            .subquery()
+        )
+        rows = select(price_changes.c.listing_id, price_changes.c.usd_per_hour).join(
+            last,
+            (price_changes.c.listing_id == last.c.listing_id)
+            & (price_changes.c.run_id == last.c.run),
+        )
+        for listing_id, usd in _fetched(conn, rows):
+            if listing_id in ids:
+                then[listing_id] = usd
+    last_pack = (
+        select(price_packs.c.listing_id, func.max(price_packs.c.first_run).label("first"))
+        .where(price_packs.c.first_run <= run_id)
+        .group_by(price_packs.c.listing_id)
+        .subquery()
+    )
+    packs = select(
+        price_packs.c.listing_id,
+        price_packs.c.last_run,
+        price_packs.c.closing_price,
+        price_packs.c.runs,
+        price_packs.c.prices,
+    ).join(
+        last_pack,
+        (price_packs.c.listing_id == last_pack.c.listing_id)
+        & (price_packs.c.first_run == last_pack.c.first),
+    )
+    for listing_id, last_run, closing, runs_blob, prices_blob in _fetched(conn, packs):
+        if listing_id in ids and listing_id not in then:
+            then[listing_id] = (
+                closing if last_run <= run_id else price_at(runs_blob, prices_blob, run_id)
+            )
+    return then
 
 
 def _changed_after(conn: Connection, run_id: int) -> set[int]:
@@ -600,6 +663,7 @@ def _held_at(
         )
         .select_from(joined)
         .where(*chosen, listings.c.id.in_(ids))
+        .order_by(listings.c.id)
     )
     held = []
     for row in conn.execute(query).all():
@@ -615,6 +679,12 @@ def _held_at(
         if price is not None:
             held.append((row, price))
     return held
+
+
+# A past catalog of at most this many listings (one accelerator's, say) looks each one up;
+# a larger one reads what is listed now and looks up only what changed since, which costs
+# the source's recent changes however few listings the question asks about.
+PAST_LOOKUPS = 20_000
 
 
 # Rows fetched from the driver at a time by the long reads (a catalog, a history page).

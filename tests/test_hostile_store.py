@@ -220,16 +220,22 @@ def test_a_past_moment_resolves_only_the_listings_that_changed_after_it(
             [o for o in moved if o.product != "p3"] + [offer(provider="aws", product=f"new{run}")],
             utcnow(),
         )
+    direct = sorted(
+        (s.offer.product, s.offer.usd_per_hour) for s in store.current_offers(at=then.finished_at)
+    )
+    monkeypatch.setattr(store_module, "PAST_LOOKUPS", 10)  # a source too large to look up whole
     resolved: list[int] = []
-    held_at = store_module._held_at
+    prices_then = store_module._prices_then
     monkeypatch.setattr(
         store_module,
-        "_held_at",
-        lambda conn, chosen, run, ids: resolved.extend(ids) or held_at(conn, chosen, run, ids),
+        "_prices_then",
+        lambda conn, run, ids: resolved.extend(ids) or prices_then(conn, run, ids),
     )
     past = store.current_offers(at=then.finished_at)
-    assert sorted((s.offer.product, s.offer.usd_per_hour) for s in past) == sorted(
-        (o.product, o.usd_per_hour) for o in batch
+    assert (
+        sorted((s.offer.product, s.offer.usd_per_hour) for s in past)
+        == direct
+        == sorted((o.product, o.usd_per_hour) for o in batch)
     )
     assert len(resolved) == 2 + 1 + 3  # p1, p2, p3 and the three that came later
 

@@ -327,6 +327,9 @@ def test_packed_changes_answer_every_moment_as_rows_did(
     shift = packed_runs[0].id - unpacked_runs[0].id  # run ids and times differ: compare shape
     packed = _every_moment(other, packed_runs)
     assert packed[0] == unpacked[0] and packed[2] == unpacked[2]
+    # a source too large to look up listing by listing: listed now, less what changed since
+    monkeypatch.setattr("pricing.store.PAST_LOOKUPS", 0)
+    assert _every_moment(other, packed_runs)[0] == unpacked[0]
     assert [(p, u, r - shift) for p, u, r, _, _ in packed[1]] == [
         (p, u, r) for p, u, r, _, _ in unpacked[1]
     ]
