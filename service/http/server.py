@@ -44,6 +44,7 @@ WORKER_CLASS = "service.http.server.ProblemGeventWorker"
 # 4 KiB query limit, so the app answers a long query with its documented 414 first.
 REQUEST_LINE_LIMIT = 8190
 GC_THRESHOLDS = (50_000, 20, 100)  # a worker's (gc.set_threshold): see _Gunicorn.load
+SWITCH_INTERVAL_S = 0.001  # a worker's (sys.setswitchinterval): see _Gunicorn.load
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:gpu-breakeven:problem:"
 METRICS_DIR = "prometheus"  # under the data dir: one folder of metric files per server port
@@ -206,11 +207,13 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         # The master prepared the store before forking (serve): a worker never needs the
         # database to boot, so one restarted during an outage still comes up.
         app = create_app(self.settings, prepare_store=False)
-        # The collector's thresholds for a worker that holds catalogs of 100,000s of objects
-        # and builds another for each past moment: at CPython's defaults (700, 10, 10) a
-        # build set off full collections that held the GIL, and /health, for up to 0.7 s.
-        # Fewer, larger young collections; a full one after 100 of the older.
+        # A worker's event loop shares the GIL with the thread of a heavy read (budget.py):
+        # the collector's full collections during a catalog build held it for up to 0.7 s
+        # at CPython's thresholds (700, 10, 10), and at the default 5 ms switch interval the
+        # loop waited behind the build's bytecode. Fewer, larger young collections, a full
+        # one after 100 of the older, and the GIL handed over every millisecond.
         gc.set_threshold(*GC_THRESHOLDS)
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:  # load the catalog now, not on the first question: an outage then finds it
             table = app.extensions[EXTENSION].catalog.table()
         except SQLAlchemyError as error:
