@@ -111,6 +111,32 @@ def test_an_answer_served_from_memory_says_since_when_but_not_the_driver(nologin
     assert any(ROLE in record.getMessage() for record in caplog.records)  # the log has it
 
 
+def test_a_refresh_the_store_fails_shows_no_driver_message_in_providers(
+    app, client, monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    """A run's error is public (/providers' last_error): a write the database refused
+    recorded the driver's message, server, port and role with it."""
+    from pricing.adapters import Batch
+    from pricing.refresh import run_adapter
+
+    store = app.extensions["breakeven"].store
+
+    class Source:
+        name = "custom"
+
+        def fetch(self) -> Batch:
+            return Batch(offers=[offer(product="p")], source_version="test")
+
+    monkeypatch.setattr(store, "record_run", _role_refused)
+    caplog.set_level(logging.WARNING, logger="pricing.refresh")
+    result = run_adapter(store, Source())  # type: ignore[arg-type]
+    assert result.status == "failed"
+    providers = client.get("/providers").get_data(as_text=True)
+    assert "the price store failed while writing the run" in providers
+    assert [leak for leak in LEAKS if leak in providers and leak != "OperationalError"] == []
+    assert any(ROLE in record.getMessage() for record in caplog.records)  # the log has it
+
+
 # -- #14 redirects ------------------------------------------------------------------------
 
 
