@@ -540,14 +540,10 @@ def _listed(
     )
     if run is None:
         return [(row, row[_LISTED]) for row in _fetched(conn, now)]
-    few = select(listings.c.id).where(*chosen).order_by(listings.c.id).limit(PAST_LOOKUPS + 1)
-    ids = list(conn.execute(few).scalars())
+    few = select(listings.c.id).where(*chosen).limit(PAST_LOOKUPS + 1)
+    if len(conn.execute(few).all()) <= PAST_LOOKUPS:  # one accelerator's, say: look each up
+        return _held_at(conn, chosen, run)
     held = []
-    if len(ids) <= PAST_LOOKUPS:  # one accelerator's listings, say: look each one up
-        for chunk in range(0, len(ids), LOOKUP_CHUNK):
-            held += _held_at(conn, chosen, run, ids[chunk : chunk + LOOKUP_CHUNK])
-            pause()
-        return held  # in listing order: the ids were, and each chunk's query is
     # A whole source: what is listed now, less what changed since, whose prices then are
     # read in two passes over the changes (the last row, else the last pack, by then).
     changed = _changed_after(conn, run.id)
@@ -621,12 +617,10 @@ def _changed_after(conn: Connection, run_id: int) -> set[int]:
     return set(conn.execute(rows.union(packs)).scalars())
 
 
-def _held_at(
-    conn: Connection, chosen: list[Any], run: Run, ids: Sequence[int]
-) -> list[tuple[Row[Any], float]]:
-    """The price each of the listings ``ids`` held at ``run``: its last change at or before
-    it, where that change is a price. At a packed run every such change is in a pack; at a
-    later one, in a row or a pack's closing price."""
+def _held_at(conn: Connection, chosen: list[Any], run: Run) -> list[tuple[Row[Any], float]]:
+    """The price each of the ``chosen`` listings held at ``run``, in listing order: its last
+    change at or before it, where that change is a price. At a packed run every such change
+    is in a pack; at a later one, in a row or a pack's closing price."""
     run_id = run.id
     raw, earlier = price_changes.alias("raw"), price_changes.alias("earlier")
     last_raw = (
@@ -662,7 +656,7 @@ def _held_at(
             listings.c.id,
         )
         .select_from(joined)
-        .where(*chosen, listings.c.id.in_(ids))
+        .where(*chosen)
         .order_by(listings.c.id)
     )
     held = []
