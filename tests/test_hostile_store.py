@@ -8,14 +8,18 @@ every descriptive field was part of a listing's key.
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import replace
 from datetime import timedelta, timezone
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
 import pricing.store as store_module
+from pricing import schema
 from pricing.offer import PricingModel
 from pricing.store import Store, listings, price_changes, utcnow
 from service.cli import cli
@@ -282,3 +286,36 @@ def test_past_a_workers_heavy_read_budget_the_next_is_a_503_with_retry_after(cli
     assert status == 503 and retry == "1" and problem["type"].endswith(":busy")
     assert plain == 200
     assert client.get("/offers/history?limit=1").status_code == 200
+
+
+# -- migration 0005: the listed offers re-keyed -------------------------------------------------
+
+
+def test_migration_0005_rekeys_listed_offers_so_the_next_run_writes_nothing(
+    database_url: str,
+) -> None:
+    """A store from before 0005 keyed each listing by every field but the price: re-keyed by
+    identity, the same offers with new notes and source find their listings again."""
+    engine = sa.create_engine(database_url)
+    schema.upgrade(engine, "0004")
+    old = [
+        offer(provider="aws", product=f"p{i}", usd_per_hour=1.0 + i, notes=f"machine {i}")
+        for i in range(5)
+    ]
+    run = Store(database_url).record_run("aws", old, utcnow())
+    with engine.begin() as conn:  # the keys 0004's writer made: anything but the new ones
+        for i, listing_id in enumerate(conn.execute(sa.select(listings.c.id)).scalars()):
+            conn.execute(
+                sa.update(listings)
+                .where(listings.c.id == listing_id)
+                .values(digest=hashlib.blake2b(b"old %d" % i, digest_size=16).digest())
+            )
+    schema.upgrade(engine, "head")
+    store = Store(database_url)
+    renamed = [replace(o, notes="machine 9", source="imported from b.csv") for o in old]
+    store.record_run("aws", renamed, utcnow())
+    assert _rows_of(store, "aws") == (5, 5)  # no new listing, no change: one per listing
+    assert {s.run_id for s in store.current_offers("aws")} != {run.id}
+    assert {s.offer.notes for s in store.current_offers("aws")} == {"machine 9"}
+    store.dispose()
+    engine.dispose()
