@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from tests.servers import Server, start_server, stop_server
+from tests.servers import Server, let_go, start_server, stop_server
 
 KEEPALIVE_S = 2  # the server's body deadline (web_keepalive_seconds) in these tests
 FLOOD_SOCKETS = 2_100
@@ -123,7 +123,7 @@ class Flood:
 
     def keep_up(self) -> None:
         for index, (sock, half) in enumerate(self.sockets):
-            if sock is None or _closed(sock):
+            if sock is None or let_go(sock):
                 if sock is not None:
                     sock.close()
                 self.sockets[index] = (self._open(half), half)
@@ -132,15 +132,6 @@ class Flood:
         for sock, _ in self.sockets:
             if sock is not None:
                 sock.close()
-
-
-def _closed(sock: socket.socket) -> bool:
-    try:
-        return sock.recv(4096) == b"" or True  # an answer (a 503, a 408) or EOF
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
 
 
 def test_health_keeps_answering_while_one_client_holds_2100_sockets(server: Server) -> None:

@@ -23,7 +23,7 @@ from sqlalchemy import create_engine
 
 from pricing.store import Store
 from service.settings import Settings
-from tests.servers import Server, start_server, stop_server
+from tests.servers import Server, let_go, start_server, stop_server
 
 HOLD_SECONDS = 60  # how long the slow clients keep the server busy
 IDLE_CLIENTS = 200  # connect and send nothing
@@ -77,7 +77,7 @@ class SlowClients:
     def keep_up(self) -> None:
         for group, half in ((self.idle, False), (self.half, True)):
             for index, sock in enumerate(group):
-                if _closed(sock):
+                if let_go(sock):
                     sock.close()
                     group[index] = self._open(half)
                     self.reconnects += 1
@@ -85,15 +85,6 @@ class SlowClients:
     def close(self) -> None:
         for sock in self.idle + self.half:
             sock.close()
-
-
-def _closed(sock: socket.socket) -> bool:
-    try:
-        return sock.recv(4096) == b"" or True  # an answer (an error) or EOF: the server let go
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
 
 
 def test_idle_and_half_sent_clients_do_not_starve_the_service(server: Server) -> None:
