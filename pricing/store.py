@@ -49,6 +49,7 @@ from sqlalchemy import (
     insert,
     null,
     select,
+    true,
     update,
 )
 from sqlalchemy.engine import make_url
@@ -804,9 +805,10 @@ def _first_run_after(conn: Connection, since: datetime) -> int:
     """The first run that finished after ``since``: a change from it on ends a span after
     ``since`` (runs are numbered in the order they finish, under the write lock)."""
     first = conn.execute(select(func.min(runs.c.id)).where(runs.c.finished_at > since)).scalar()
-    if first is not None:
-        return int(first)
-    return int(conn.execute(select(func.max(runs.c.id))).scalar() or 0) + 1
+    if first is None:
+        return int(conn.execute(select(func.max(runs.c.id))).scalar() or 0) + 1
+    oldest = conn.execute(select(func.min(runs.c.id))).scalar()
+    return 0 if first == oldest else int(first)  # 0: every stored change is after it
 
 
 def _spans(
@@ -854,25 +856,25 @@ def _changes_of(
         .where(earlier.c.listing_id == price_changes.c.listing_id, earlier.c.run_id < first_after)
         .scalar_subquery()
     )
+    # since before every stored run: every change counts, and no floor need be looked up
+    pack_floor = (price_packs.c.last_run >= first_after) | (
+        price_packs.c.first_run == last_pack_before
+    )
+    row_floor = price_changes.c.run_id >= func.coalesce(last_row_before, 0)
+    if first_after <= 0:
+        pack_floor = row_floor = true()
     for chunk in range(0, len(ids), LOOKUP_CHUNK):
         wanted = ids[chunk : chunk + LOOKUP_CHUNK]
         packed = (
             select(price_packs.c.listing_id, price_packs.c.runs, price_packs.c.prices)
-            .where(
-                price_packs.c.listing_id.in_(wanted),
-                (price_packs.c.last_run >= first_after)
-                | (price_packs.c.first_run == last_pack_before),
-            )
+            .where(price_packs.c.listing_id.in_(wanted), pack_floor)
             .order_by(price_packs.c.listing_id, price_packs.c.first_run)
         )
         for pack in conn.execute(packed):
             changes[pack.listing_id] += Pack.decode(pack.runs, pack.prices).changes()
         recent = (
             select(price_changes)
-            .where(
-                price_changes.c.listing_id.in_(wanted),
-                price_changes.c.run_id >= func.coalesce(last_row_before, 0),
-            )
+            .where(price_changes.c.listing_id.in_(wanted), row_floor)
             .order_by(price_changes.c.listing_id, price_changes.c.run_id)
         )
         for change in conn.execute(recent):
