@@ -528,9 +528,10 @@ def _listed(
     conn: Connection, adapter: str, run: Run | None, accelerator: str | None = None
 ) -> list[tuple[Row[Any], float]]:
     """The adapter's listings with their prices, now (``run`` None) or at one of its runs,
-    in listing order. A past run's catalog is the current one less the listings that
-    changed after the run, those read as they were then: it costs what is listed and what
-    moved since, never the whole history of every listing the source ever had."""
+    in listing order. A past run's catalog of a few listings (PAST_LOOKUPS) looks each one
+    up; a larger one is the current catalog less the listings that changed after the run,
+    those read as they were then: it costs what is listed and what moved since, never the
+    whole history of every listing the source ever had."""
     chosen = [listings.c.adapter == adapter]
     if accelerator is not None:
         chosen.append(listings.c.accelerator == accelerator)
@@ -544,9 +545,9 @@ def _listed(
     few = select(listings.c.id).where(*chosen).limit(PAST_LOOKUPS + 1)
     if len(conn.execute(few).all()) <= PAST_LOOKUPS:  # one accelerator's, say: look each up
         return _held_at(conn, chosen, run)
-    held = []
     # A whole source: what is listed now, less what changed since, whose prices then are
     # read in two passes over the changes (the last row, else the last pack, by then).
+    held = []
     changed = _changed_after(conn, run.id)
     then = _prices_then(conn, run, changed)
     for row in _fetched(conn, now):  # a listing changed since is listed as it was then
