@@ -413,11 +413,11 @@ class Store:
                 )
                 .exists()
             )
-            query = (
-                select(listings.c.id, *_LISTING_COLUMNS)
-                .where(*chosen, listings.c.usd_per_hour.is_not(None) | moved)
-                .order_by(listings.c.id)
-            )
+            # since before every stored run: every listing with a change is relevant, and
+            # the listings without one yield no span, so no listing need be looked up twice
+            relevant = true() if first_after <= 0 else listings.c.usd_per_hour.is_not(None) | moved
+            query = select(listings.c.id, *_LISTING_COLUMNS).where(*chosen, relevant)
+            query = query.order_by(listings.c.id)
             last_id = conn.execute(select(func.max(listings.c.id))).scalar() or 0
             after_key = (start_listing, start_run)
             lower, window = start_listing - 1, HISTORY_FIRST_WINDOW
