@@ -16,6 +16,8 @@ from sqlalchemy import func, select, text
 from pricing.store import Store, price_changes, runs, utcnow
 from tests.helpers import offer
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 TRIALS = 20
 ROWS = 40_000  # the write takes about a second, so random kills land before, in and after it
 KILL_WINDOW_S = 1.5

@@ -14,6 +14,8 @@ import pytest
 import requests
 from playwright.sync_api import Browser, Page, expect
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 VIEWS = ("prices", "freshness", "history", "calculator", "rank")
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}

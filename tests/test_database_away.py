@@ -25,6 +25,8 @@ from sqlalchemy.engine import make_url
 from tests.conftest import reset_postgres
 from tests.servers import Server, start_server, stop_server
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 STATEMENT_TIMEOUT_S = 1.0  # BREAKEVEN_DATABASE_TIMEOUT_SECONDS for these servers
 OUTAGE_S = 6.0  # how long the request loop runs with the database cut off
 RECOVERY_BUDGET_S = 10.0  # catalog checks every 0.5 s; a reconnect is immediate

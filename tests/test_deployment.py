@@ -23,6 +23,8 @@ from pricing.store import Store
 from service.settings import Settings
 from tests.helpers import runs_of
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "scale-out-test-token"
 

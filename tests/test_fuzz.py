@@ -54,6 +54,8 @@ from service.http.problems import PROBLEM_JSON
 from service.http.schemas import ProblemDocument
 from service.http.security import MAX_QUERY_BYTES
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "fuzz_counts.json"
 
 # Every operation of the spec; test_the_spec_lists_exactly_these_operations keeps it whole.

@@ -20,6 +20,8 @@ import requests
 
 from tests.servers import Server, let_go, start_server, stop_server
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 KEEPALIVE_S = 2  # the server's body deadline (web_keepalive_seconds) in these tests
 FLOOD_SOCKETS = 2_100
 FLOOD_SECONDS = 30

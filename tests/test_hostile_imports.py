@@ -34,6 +34,8 @@ from service.runtime import open_runtime
 from service.settings import Settings
 from tests.helpers import offer
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 HEADER = "product,region,accelerator,count,pricing,usd_per_hour"
 GOOD = "colo,us,rtx3090,1,on_demand,0.35"
 # Rows per file in the process race: enough that writing one run overlaps the others' reads.

@@ -25,6 +25,8 @@ from pricing.store import Store
 from service.settings import Settings
 from tests.servers import Server, let_go, start_server, stop_server
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 HOLD_SECONDS = 60  # how long the slow clients keep the server busy
 IDLE_CLIENTS = 200  # connect and send nothing
 HALF_SENT_CLIENTS = 200  # send a request line and part of a header, never finish

@@ -14,6 +14,8 @@ import requests
 from tests.fakes.aws import AwsFake, bulk_row, offer_file
 from tests.servers import free_port, start_server, stop_server
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 REQUESTS = 20_000
 CONCURRENCY = 32
 TOKEN = "load-test-admin-token"

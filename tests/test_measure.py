@@ -14,6 +14,8 @@ from service.cli import cli
 from service.http.app import create_app
 from service.settings import Settings
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 RUN = ["measure", "--device", "cpu", "--seconds", "0.6", "--classes", "cnn", "--card", "rtx3090"]
 
 

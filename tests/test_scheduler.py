@@ -21,6 +21,8 @@ from service.runtime import open_runtime
 from service.settings import Settings
 from tests.helpers import runs_of
 
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
+
 TICK_SECONDS = 2
 DEADLINE_SECONDS = 30  # generous for a loaded CI machine
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import requests
 
 from tests.servers import start_server, stop_server
+
+pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
 
 
 def test_serve_answers_breakeven_over_http(tmp_path: Path) -> None:
