@@ -15,7 +15,8 @@ import pytest
 
 from hardware import Hardware
 from service.engine.assumptions import Assumptions
-from service.engine.breakeven import QuoteRequest, buy_assumptions, quote
+from service.engine.breakeven import QuoteRequest, quote
+from service.engine.costs import buy_assumptions
 from service.engine.offer_table import OfferTable
 from tests.helpers import offer, stored, toy_hardware
 

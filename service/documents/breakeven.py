@@ -29,14 +29,22 @@ from service.engine.breakeven import (
     NoMatchingOffers,
     Quote,
     QuoteError,
-    QuoteRequest,
     RentOption,
     quote,
 )
 from service.engine.interruption import overhead_basis
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import ranges
+from service.engine.request import QuoteRequest
+from service.engine.sizing import FEWEST, GIVEN, ONE, purchase
 from service.runtime import Runtime
+
+# How the answer says the count of cards bought was chosen (service/engine/sizing.py).
+CARDS_BOUGHT = {
+    GIVEN: "as given (gpus=)",
+    FEWEST: "the fewest that hold the job ({cards})",
+    ONE: "one (the default)",
+}
 
 
 def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
@@ -70,14 +78,7 @@ def _answer(
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
     work = stated_work(query, runtime, gpu, workload)
-    gpus = query.gpus or work.min_cards
-    memory, total_memory = query.memory, query.total_memory
-    if work.memory_gb is not None and memory is None and total_memory is None:
-        # the job's own memory need: per device where one card holds it, else in total
-        if work.min_cards == 1:
-            memory = work.memory_gb
-        else:
-            total_memory = work.memory_gb
+    bought = purchase(work, query.gpus, query.memory, query.total_memory)
     request = QuoteRequest(
         platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
         markets=market_tiers(query.market),
@@ -85,9 +86,9 @@ def _answer(
         reference=gpu,
         hours=work.hours,
         workload=workload,
-        gpus=gpus,
-        memory_gb=memory,
-        total_memory_gb=total_memory,
+        gpus=bought.cards,
+        memory_gb=bought.memory_gb,
+        total_memory_gb=bought.total_memory_gb,
         price_usd=query.price,
         price_basis=query.price_basis,
         watts=query.watts,
@@ -116,13 +117,7 @@ def _answer(
         document["ranges"] = ranges_document(ranges(result, table, reference))
     document["work"] = {
         **work_document(work, gpu),
-        "cards_bought": (
-            "as given (gpus=)"
-            if query.gpus is not None
-            else f"the fewest that hold the job ({gpus})"
-            if work.min_cards > 1
-            else "one (the default)"
-        ),
+        "cards_bought": CARDS_BOUGHT[bought.basis].format(cards=bought.cards),
     }
     return document, [option.stored for option in result.rent]
 

@@ -26,6 +26,7 @@ from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.queries import HistoryQuery, OffersQuery, market_tiers
+from service.engine.costs import Rentals
 from service.engine.offer_table import OfferTable
 from service.runtime import Runtime
 
@@ -131,11 +132,10 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
             raise InvalidQuestion("workload", "workload and gpu go together")
         reference = resolve_gpu(runtime.hardware, query.gpu, "gpu").id
         s_ref = runtime.hardware.speed(reference, query.workload).relative
-        for row, i in zip(rows, picked, strict=True):
-            # usd per hour / (reference-card hours of work the offer does per hour)
-            row["usd_per_reference_hour"] = (
-                row["usd_per_hour"] * s_ref / (table.speed[query.workload][i])
-            )
+        rentals = Rentals.of(table, picked, s_ref, query.workload)
+        rates = rentals.rate(runtime.assumptions.spot_overhead).tolist()
+        for row, rate in zip(rows, rates, strict=True):
+            row["usd_per_reference_hour"] = rate
     prices = freshness(chosen, runtime.settings.stale_after_hours)
     return {
         "count": len(rows),

@@ -329,7 +329,7 @@ class OffersQuery(Query):
     workload: Workload | None = Field(
         None,
         description="With `gpu`: add usd_per_reference_hour, the price of one hour of "
-        "`gpu`'s work on this workload class.",
+        "`gpu`'s work on this workload class, spot offers' interruption allowance included.",
     )
     gpu: str | None = Field(None, max_length=100, description="Reference card for workload.")
     format: Literal["json", "csv"] = Field("json", description="json or csv.")

@@ -1,13 +1,10 @@
 """The break-even engine (design section 3): pure arithmetic, no Flask, no database.
 
-All work is measured in hours on the reference card the user names. For each rental offer
-with accelerator a, count n and hourly price p, on workload class k:
-
-    hours_o = hours * S(ref, k) / (n * eta(a, n, k) * S(a, k))    (x (1 + spot_overhead) if
-    cost_o  = hours_o * p                                           the offer is interruptible)
-
-Buying n reference cards costs capex - resale(hours) + energy(hours). Offers come from a
-columnar :class:`OfferTable`, so costing them is vector arithmetic.
+A quote prices one question: the cards it would buy, the rentals that could do the same
+work, and where the two cross. What each costs is written once, in service/engine/costs.py;
+this module chooses what to price (the shortlist, the same-card rental, the measured
+alternative, what the platform gate kept out) and says why none is left when none is.
+Offers come from a columnar :class:`OfferTable`, so costing them is vector arithmetic.
 """
 
 from __future__ import annotations
@@ -19,12 +16,20 @@ from typing import Any
 
 import numpy as np
 
-from hardware import Hardware, Throughput, Workload
+from hardware import Hardware, Throughput
 from pricing.offer import StoredOffer
-from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from service.engine.assumptions import Assumptions
+from service.engine.costs import (
+    HOURS_PER_YEAR,
+    BuyModel,
+    Rentals,
+    buy_assumptions,
+    buy_model,
+    crossing_hours,
+)
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
+from service.engine.request import QuoteRequest
 
-HOURS_PER_YEAR = 8760.0
 # The filters that narrow the rentals, as (parameter, QuoteRequest field, the value that
 # filters nothing), in the order the query lists them: a question they leave without an
 # offer is told which of them did it.
@@ -35,8 +40,6 @@ FILTERS = (
     ("pricing", "pricing", "any"),
     ("region", "region", None),
 )
-NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
-NEWTON_TOLERANCE_HOURS = 1e-9  # well below a millionth of an hour
 
 
 class QuoteError(ValueError):
@@ -57,30 +60,6 @@ class NoMatchingOffers(QuoteError):
 
 
 @dataclass(frozen=True)
-class QuoteRequest:
-    reference: str  # canonical id of the card that would be bought
-    hours: float  # workload size in hours on one reference card
-    workload: Workload = Workload.TRANSFORMER
-    gpus: int = 1
-    memory_gb: float | None = None  # per accelerator; None = the reference card's memory
-    total_memory_gb: float | None = None  # a sharded job's total; None = not sharded
-    price_usd: float | None = None  # None = the card's sourced purchase price
-    price_basis: str | None = None  # new, used or launch; None = new, else used, else launch
-    watts: float | None = None  # None = the card's board power
-    providers: frozenset[str] | None = None
-    pricing: str = "any"  # on_demand, spot or any
-    region: str | None = None  # prefix: "us" matches us-east-1 and us-central1
-    top: int = 10
-    assumptions: Assumptions = DEFAULT_ASSUMPTIONS
-    reference_speed: float | None = None  # measured on the user's own card; None = published
-    platforms: frozenset[str] | None = None  # software platforms that compete; None = all
-    measured_only: bool = False  # only offers whose throughput is not estimated
-    session_hours: float | None = None  # longest session of session-bound offers (Colab)
-    markets: frozenset[str] | None = None  # market tiers that compete (pricing.offer.MARKETS)
-    rent_factor: float = 1.0  # every rental price times this: a what-if (1.2 = 20 % dearer)
-
-
-@dataclass(frozen=True)
 class BuyCost:
     gpu: str
     gpus: int
@@ -96,44 +75,6 @@ class BuyCost:
     host_source: str  # where its price and draw come from
     resale_basis: str  # where the resale share and its yearly loss come from
     watts: float
-
-
-@dataclass(frozen=True)
-class BuyModel:
-    """Buying as a function of workload H (reference-card hours), for charts and crossings:
-    cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H."""
-
-    capex_usd: float
-    energy_usd_per_hour: float
-    resale_start_usd: float
-    resale_decay_per_hour: float
-
-    def resale(self, hours: float) -> float:
-        return self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
-
-    def cost(self, hours: float) -> float:
-        return self.capex_usd - self.resale(hours) + self.energy_usd_per_hour * hours
-
-
-def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assumptions) -> BuyModel:
-    """What owning ``cards`` cards costs per hour of work, in hours of the reference card.
-
-    ``speed`` is how many reference-card hours of work the cards do per busy hour (n x eta
-    for n reference cards; S(card) / S(ref) for another card). Shared by quote() and /rank.
-    """
-    if a.host_cost is None or a.host_watts is None or a.resale is None or a.depreciation is None:
-        raise ValueError("buy_model needs the defaults from data filled: buy_assumptions()")
-    energy_per_busy_hour = (cards * watts * a.load + a.host_watts) / 1000 * a.pue
-    energy_per_busy_hour *= a.electricity
-    # resale(H) = resale_start * exp(-decay * H): value lost with calendar time, which is
-    # busy time (H / speed) over utilization
-    decay = -math.log1p(-a.depreciation) / (speed * a.utilization * HOURS_PER_YEAR)
-    return BuyModel(
-        capex_usd=cards * price_usd + a.host_cost,
-        energy_usd_per_hour=energy_per_busy_hour / speed,
-        resale_start_usd=cards * price_usd * a.resale,
-        resale_decay_per_hour=decay,
-    )
 
 
 @dataclass(frozen=True)
@@ -202,58 +143,6 @@ class Priced:
     local_speed: float  # reference-card hours the bought cards do per busy hour
     reference_speed: float  # S(ref, k) the rentals' hours were counted in
     shortlist: np.ndarray  # the offers that can be cheapest
-
-
-@dataclass(frozen=True)
-class BuyBasis:
-    """The buy side's defaults that come from data, and where from: the answer states them."""
-
-    host: str
-    host_source: str
-    resale: str
-
-
-def buy_assumptions(
-    a: Assumptions, hardware: Hardware, reference: str, cards: int
-) -> tuple[Assumptions, BuyBasis]:
-    """``a`` with every unset buy-side assumption filled from the hardware data: the host
-    sized for ``cards`` (hosts.csv) and the used-price curve (resale.csv)."""
-    filled: dict[str, float] = {}
-    host, host_source = "as given", "host_cost= and host_watts="
-    if a.host_cost is None or a.host_watts is None:
-        choice = hardware.host(cards)
-        h = choice.host
-        host = h.name if choice.count == 1 else f"{choice.count} x {h.name}"
-        host_source = (
-            f"{host} for {cards} card(s) (hosts.csv): price {h.price_usd:g} USD each "
-            f"({h.price_kind}, {h.price_as_of}: {h.price_source}); draw {h.watts:g} W each "
-            f"({h.watts_kind}: {h.watts_source})"
-        )
-        if a.host_cost is None:
-            filled["host_cost"] = choice.price_usd
-        if a.host_watts is None:
-            filled["host_watts"] = choice.watts
-    curve = hardware.resale
-    if a.depreciation is None:
-        filled["depreciation"] = curve.yearly_loss
-    card = hardware.cards.get(reference)
-    if a.resale is not None:
-        resale = "resale= as given"
-    elif card is not None and card.consumer:
-        filled["resale"] = 1.0
-        resale = (
-            f"used-price curve (hardware/data/resale.csv): sold for the price paid less "
-            f"{curve.yearly_loss:.1%} a year of ownership; {curve.source}"
-        )
-    else:
-        filled["resale"] = 0.0
-        resale = (
-            "no sourced used prices for datacenter cards: resale 0 (pass resale= and "
-            "depreciation= to model one)"
-        )
-    if a.depreciation is not None and a.resale is not None:
-        resale = "resale= and depreciation= as given"
-    return replace(a, **filled), BuyBasis(host, host_source, resale)
 
 
 def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
@@ -465,66 +354,37 @@ def _rent_options(
     model: BuyModel,
 ) -> list[RentOption]:
     """The shortlisted offers costed for the work, cheapest first, at most ``top``."""
-    k = request.workload
-    offer_hours, sessions, totals = rent_costs(table, request, index, s_ref)
-    best = np.lexsort((index, offer_hours, totals))[: request.top]
-
-    rent_per_ref_hour = totals[best] / request.hours
-    energy_per_ref_hour = model.energy_usd_per_hour
-    crossings = breakeven_hours(
-        model.capex_usd,
-        model.resale_start_usd,
-        model.resale_decay_per_hour,
-        energy_per_ref_hour,
-        rent_per_ref_hour,
-    )
+    a = request.assumptions
+    rentals = Rentals.of(table, index, s_ref, request.workload)
+    job = rentals.job(request.hours, a, request.rent_factor, request.session_hours)
+    best = np.lexsort((index, job.hours, job.total_usd))[: request.top]
+    rates = rentals.rate(a.spot_overhead, request.rent_factor)[best]
+    # Each offer's crossing at this job's own cost per hour of work, restarts included: the
+    # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
+    crossings = crossing_hours(model, job.total_usd[best] / request.hours)
     chosen = index[best]
     # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
     columns = zip(
         chosen.tolist(),
-        offer_hours[best].tolist(),
-        totals[best].tolist(),
-        rent_per_ref_hour.tolist(),
+        job.hours[best].tolist(),
+        job.total_usd[best].tolist(),
+        rates.tolist(),
         crossings.tolist(),
-        sessions[best].tolist(),
+        job.sessions[best].tolist(),
         strict=True,
     )
-    rent = [
+    return [
         RentOption(
             stored=table.rows[row],
             hours=hours,
             total_usd=total,
-            usd_per_reference_hour=per_ref_hour,
+            usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
-            throughput=table.throughput(row, k),
+            throughput=table.throughput(row, request.workload),
             sessions=int(count),
         )
-        for row, hours, total, per_ref_hour, crossing, count in columns
+        for row, hours, total, rate, crossing, count in columns
     ]
-    return rent
-
-
-def rent_costs(
-    table: OfferTable, request: QuoteRequest, index: np.ndarray, s_ref: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(hours each offer runs, its sessions, its total USD) for the request's work."""
-    a = request.assumptions
-    overhead = table.overhead(index, a.spot_overhead)
-    work_hours = request.hours * s_ref / table.speed[request.workload][index] * overhead
-    sessions = np.ones_like(work_hours)
-    if request.session_hours is not None:
-        # Each session past the first restarts the job: restart_hours of paid time redone.
-        bound = table.session_bound[index]
-        sessions[bound] = sessions_needed(work_hours[bound], request.session_hours)
-    offer_hours = work_hours + (sessions - 1) * a.restart_hours
-    return offer_hours, sessions, offer_hours * table.price[index] * request.rent_factor
-
-
-def sessions_needed(work_hours: np.ndarray, session_hours: float) -> np.ndarray:
-    """Runtimes a session-bound offer (Colab) takes to do ``work_hours``: one at the least.
-    A job that rounded to 0 h took ceil(0) = 0 sessions, so -1 restarts: hours -0.5 and a
-    negative total, cheaper than any real offer."""
-    return np.maximum(np.ceil(work_hours / session_hours), 1.0)
 
 
 def _left_out(
@@ -577,38 +437,3 @@ def _cheapest_of(
         return None
     (best,) = _rent_options(table, asked, shortlist.index, s_ref, model)
     return best, shortlist.candidates
-
-
-def breakeven_hours(
-    capex: float,
-    resale_start: float,
-    decay: float,
-    energy_per_hour: float,
-    rent_per_hour: np.ndarray,
-) -> np.ndarray:
-    """Workload H at which buying stops being dearer than renting; inf where it never does.
-
-    Buying costs capex - resale_start * exp(-decay * H) + energy_per_hour * H, renting
-    rent_per_hour * H. Their difference f(H) is convex with f(0) = resale_start - capex <= 0,
-    so there is one crossing, inside [0, capex / margin]: closed form without resale,
-    Newton's method from capex / margin with it.
-    """
-    margin = np.asarray(rent_per_hour, dtype=np.float64) - energy_per_hour
-    never = margin <= 0
-    safe = np.where(never, 1.0, margin)
-    if resale_start >= capex:
-        result = np.zeros_like(safe)
-    elif resale_start == 0 or decay == 0:
-        result = (capex - resale_start) / safe
-    else:
-        # Newton from the right: f(capex / margin) = resale left > 0, and f is convex, so
-        # each step lands between the root and the last point; a few steps reach the
-        # tolerance (bisection took 100 steps, a millisecond per quote once resale is on).
-        result = capex / safe
-        for _ in range(NEWTON_STEPS):
-            decayed = resale_start * np.exp(-decay * result)
-            step = (safe * result - capex + decayed) / (safe - decay * decayed)
-            result = result - step
-            if np.all(np.abs(step) <= NEWTON_TOLERANCE_HOURS):
-                break
-    return np.where(never, np.inf, result)

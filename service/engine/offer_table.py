@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -19,9 +19,7 @@ from hardware import Hardware, Throughput, Workload
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
 from service.engine.interruption import band_overhead
 from service.engine.lru import Lru
-
-if TYPE_CHECKING:
-    from service.engine.breakeven import QuoteRequest
+from service.engine.request import QuoteRequest
 
 Key = TypeVar("Key", bound=Hashable)
 SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
@@ -244,14 +242,6 @@ class OfferTable:
                 markets=markets,
             )
         )
-
-    def overhead(self, index: np.ndarray, spot_overhead: float) -> np.ndarray:
-        """1 + the extra work each offer's interruptions cost: its published band's where it
-        has one, else the spot_overhead assumption; on-demand offers none."""
-        share = np.where(
-            np.isnan(self.band_overhead[index]), spot_overhead, self.band_overhead[index]
-        )
-        return 1.0 + share * self.interruptible[index]
 
     def matching(
         self,

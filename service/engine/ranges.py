@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hardware import Throughput
-from service.engine.breakeven import Quote, rent_costs
+from service.engine.breakeven import Quote
+from service.engine.costs import Rentals
 from service.engine.offer_table import MemoryNeed, OfferTable
 
 # The spread each way a speed of each method carries: an assumption, grounded as follows.
@@ -64,7 +65,10 @@ def ranges(quote: Quote, table: OfferTable, reference: Throughput) -> Ranges:
     need = quote.memory_gate.need if quote.memory_gate is not None else MemoryNeed()
     index = table.comparable(accelerator, comparable, need)
     s_ref = quote.priced.reference_speed if quote.priced else reference.relative
-    _, _, totals = rent_costs(table, comparable, index, s_ref)
+    rentals = Rentals.of(table, index, s_ref, request.workload)
+    totals = rentals.job(
+        request.hours, quote.assumptions, request.rent_factor, request.session_hours
+    ).total_usd
     p10, p50, p90 = (float(v) for v in np.percentile(totals, PERCENTILES))
     offers = OfferSpread(accelerator, int(index.size), p10, p50, p90)
 

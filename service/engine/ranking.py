@@ -17,8 +17,9 @@ import numpy as np
 from hardware import Accelerator, Card, Hardware, Workload
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from service.engine.breakeven import QuoteRequest, buy_assumptions, buy_model
+from service.engine.costs import Rentals, buy_assumptions, buy_model
 from service.engine.offer_table import MemoryNeed, OfferTable
+from service.engine.request import QuoteRequest
 
 PER_DOLLARS = 1000.0  # throughput is shown per $1,000 of purchase price
 
@@ -134,8 +135,7 @@ def _rentals(
     if index.size == 0:
         return [], candidates
     k = request.workload
-    overhead = table.overhead(index, request.assumptions.spot_overhead)
-    per_hour = table.price[index] * overhead * s_ref / table.speed[k][index]
+    per_hour = Rentals.of(table, index, s_ref, k).rate(request.assumptions.spot_overhead)
     best = np.lexsort((index, per_hour))[: request.top]
     return [
         RankedRental(

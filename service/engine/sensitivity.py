@@ -20,9 +20,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from service.engine.assumptions import Assumptions, bounds
-from service.engine.breakeven import HOURS_PER_YEAR, BuyModel, Quote, buy_model, sessions_needed
+from service.engine.breakeven import Quote
+from service.engine.costs import HOURS_PER_YEAR, BuyModel, Rentals, buy_model, crossing
 from service.engine.offer_table import OfferTable
-from service.engine.work import MAX_HOURS, MIN_HOURS
+from service.engine.request import QUESTION_BOUNDS
 
 # The inputs whose flip and swing the answer gives, in the order it lists them.
 PARAMETERS = (
@@ -49,13 +50,6 @@ STEPS: dict[str, tuple[str, float]] = {
     "spot_overhead": ("add", 0.1),
     "pue": ("add", 0.25),
 }
-# Bounds of the inputs that are not cost assumptions (those take theirs from FIELDS; hours,
-# hours= and every job's, from service/engine/work.py).
-OTHER_BOUNDS = {
-    "price": (1.0, 1e9),
-    "rent_factor": (0.01, 100.0),
-    "hours": (float(MIN_HOURS), float(MAX_HOURS)),
-}
 BISECTION_STEPS = 60  # halves the spot overhead's bracket to 1e-18 of its width
 
 
@@ -70,13 +64,7 @@ class Case:
     hours: float
     assumptions: Assumptions  # with the defaults from data filled in
     rent_factor: float
-    # the shortlist: USD/h, offer hours per reference hour before overhead, interruptible,
-    # a published band's overhead (NaN: none), session-bound
-    offer_price: np.ndarray
-    offer_work: np.ndarray
-    interruptible: np.ndarray
-    band_overhead: np.ndarray
-    session_bound: np.ndarray
+    rentals: Rentals  # the quote's shortlist: the offers that can be cheapest
     session_hours: float | None
     # the rent side at rent_factor 1, by the inputs it depends on: most what-ifs move only
     # the buy side, so a question prices its rentals a handful of times, not once per input
@@ -109,15 +97,8 @@ class Case:
         return self._rents[key] * self.rent_factor
 
     def _cheapest(self) -> float:
-        a = self.assumptions
-        unbanded = np.isnan(self.band_overhead)
-        overhead = np.where(unbanded, a.spot_overhead, self.band_overhead) * self.interruptible
-        work = self.hours * self.offer_work * (1.0 + overhead)
-        if self.session_hours is not None:
-            sessions = sessions_needed(work, self.session_hours)
-            restarts = np.where(self.session_bound, sessions - 1, 0)
-            work = work + restarts * a.restart_hours
-        return float(np.min(work * self.offer_price))
+        job = self.rentals.job(self.hours, self.assumptions, 1.0, self.session_hours)
+        return float(np.min(job.total_usd))
 
 
 @dataclass(frozen=True)
@@ -167,9 +148,8 @@ def _flip(case: Case, name: str) -> Flip:
 
 
 def _bounds(name: str) -> tuple[float, float]:
-    if name in OTHER_BOUNDS:
-        return OTHER_BOUNDS[name]
-    found = bounds(name)
+    """The values a question may give ``name``: the sensitivity search stays within them."""
+    found = QUESTION_BOUNDS[name] if name in QUESTION_BOUNDS else bounds(name)
     low = found.get("ge", found.get("gt", 0.0))
     return float(low), float(found.get("le", found.get("lt", 1e9)))
 
@@ -201,27 +181,6 @@ def _side(case: Case, name: str, flip: float | None, bounds: tuple[float, float]
     probe = flip + (bounds[1] - flip) * 1e-3 if flip < bounds[1] else flip
     above, _, _ = case_verdict(case.moved(name, probe))
     return "above" if above == "buy" else "below"
-
-
-def crossing(model: BuyModel, rent_per_hour: float) -> float | None:
-    """Hours of work where buying stops being dearer than renting at ``rent_per_hour``;
-    None where it never does (scalar Newton, as breakeven_hours does for arrays)."""
-    margin = rent_per_hour - model.energy_usd_per_hour
-    capex, start, decay = model.capex_usd, model.resale_start_usd, model.resale_decay_per_hour
-    if margin <= 0:
-        return None
-    if start >= capex:
-        return 0.0
-    hours = capex / margin
-    if start == 0 or decay == 0:
-        return (capex - start) / margin
-    for _ in range(50):
-        decayed = start * math.exp(-decay * hours)
-        step = (margin * hours - capex + decayed) / (margin - decay * decayed)
-        hours -= step
-        if abs(step) <= 1e-9 * max(hours, 1.0):
-            break
-    return hours
 
 
 # -- the solvers: each input's flip, or None and why ----------------------------------------
@@ -297,15 +256,17 @@ def _spot_overhead(case: Case) -> tuple[float | None, str]:
     min(the others' cheapest, A x (1 + overhead)), A the cheapest assumed-overhead offer's
     cost at none: buying starts to win where A x (1 + overhead) = buy, if the others cost
     more than buying. With restarts (Colab), bisection."""
-    unbanded = case.interruptible & np.isnan(case.band_overhead)
+    rentals = case.rentals
+    unbanded = rentals.interruptible & np.isnan(rentals.band_overhead)
     if not unbanded.any():
         return None, "no rental here pays the assumed spot overhead"
     low, high = _bounds("spot_overhead")
     buy = case.buy()
-    if case.session_hours is None or not (unbanded & case.session_bound).any():
-        base = case.hours * case.offer_work * case.offer_price * case.rent_factor
-        others = base * (1.0 + np.where(np.isnan(case.band_overhead), 0.0, case.band_overhead))
-        others = others[~unbanded]
+    if case.session_hours is None or not (unbanded & rentals.session_bound).any():
+        # at no assumed overhead: the banded and on-demand offers' costs are final, the
+        # assumed-overhead offers' grow as A x (1 + overhead)
+        base = case.hours * rentals.rate(0.0, case.rent_factor)
+        others = base[~unbanded]
         if others.size and float(np.min(others)) <= buy:
             return None, "a rental without the assumed overhead costs less than buying"
         cheapest = float(np.min(base[unbanded]))
@@ -353,7 +314,6 @@ def case_of(quote: Quote, table: OfferTable) -> Case:
     priced, request = quote.priced, quote.request
     if priced is None:
         raise ValueError("a quote without its priced numbers cannot be priced again")
-    index = priced.shortlist
     return Case(
         price=priced.price_usd,
         watts=priced.watts,
@@ -362,11 +322,7 @@ def case_of(quote: Quote, table: OfferTable) -> Case:
         hours=request.hours,
         assumptions=quote.assumptions,
         rent_factor=request.rent_factor,
-        offer_price=table.price[index],
-        offer_work=priced.reference_speed / table.speed[request.workload][index],
-        interruptible=table.interruptible[index],
-        band_overhead=table.band_overhead[index],
-        session_bound=table.session_bound[index],
+        rentals=Rentals.of(table, priced.shortlist, priced.reference_speed, request.workload),
         session_hours=request.session_hours,
     )
 

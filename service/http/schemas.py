@@ -24,7 +24,8 @@ from pydantic.json_schema import SkipJsonSchema, models_json_schema
 from hardware import Workload
 from service.documents.offers import CATALOG, HISTORY, OFFER_FIELDS, RANKED, RENTED, Number
 from service.documents.queries import Query
-from service.engine.breakeven import BuyCost, BuyModel
+from service.engine.breakeven import BuyCost
+from service.engine.costs import BuyModel
 
 SCHEMAS = "#/components/schemas/"
 
@@ -164,12 +165,21 @@ class InterruptionOut(_Out):
     basis: str = Field(description="The band and the lost work it means, or the assumption.")
 
 
+# One meaning wherever an offer is priced per hour of work (service/engine/costs.py).
+USD_PER_REFERENCE_HOUR = (
+    "What one hour of `gpu`'s work costs on this offer, USD: its hourly price (times "
+    "`rent_factor` on /breakeven) over the hours of `gpu`'s work it does in an hour, with the "
+    "interruption allowance on spot offers (the published band's, else `spot_overhead`). The "
+    "same figure on /breakeven, /rank and /offers; a session-bound job's restarts are in its "
+    "`total_usd`, not here."
+)
+
 RentOut = _offer_model(
     "RentOut",
     RENTED,
     hours=(float, ...),
     total_usd=(float, ...),
-    usd_per_reference_hour=(float, ...),
+    usd_per_reference_hour=(float, Field(description=USD_PER_REFERENCE_HOUR)),
     breakeven_hours=(float | None, ...),
     throughput_estimated=(bool, ...),
     throughput=(ThroughputOut, Field(description="How this accelerator's speed is known.")),
@@ -343,8 +353,7 @@ class _ReferenceHourDocumented(_Out):
             usd_per_reference_hour={
                 "type": "number",
                 "title": "Usd Per Reference Hour",
-                "description": "With `workload` and `gpu` only: the price of one hour of "
-                "`gpu`'s work on this offer.",
+                "description": f"With `workload` and `gpu` only. {USD_PER_REFERENCE_HOUR}",
             }
         )
     )
@@ -551,7 +560,7 @@ class RankedCardOut(_Out):
 RankedRentalOut = _offer_model(
     "RankedRentalOut",
     RANKED,
-    usd_per_reference_hour=(float, ...),
+    usd_per_reference_hour=(float, Field(description=USD_PER_REFERENCE_HOUR)),
     reference_hours_per_usd=(float, ...),
     throughput_estimated=(bool, ...),
 )

@@ -1,0 +1,247 @@
+"""The one cost model: what a job costs on a rental, what owning the cards costs, and where
+the two cross. /breakeven, /rank, /offers, the sensitivity analysis and the ranges all price
+through here, so an offer costs the same wherever it is asked about.
+
+Work is counted in hours of the reference card (the one the question would buy). A rental
+with hourly price p, effective speed s = n * eta(a, n, k) * S(a, k) and interruption
+allowance o (a spot offer's published band, else the spot_overhead assumption; 0 on demand)
+costs, per hour of the reference card's work (``usd_per_reference_hour``):
+
+    rate = p * rent_factor * (S_ref / s) * (1 + o)
+
+A job of H reference hours runs hours = H * S_ref / s * (1 + o) + restarts * restart_hours on
+it (a session-bound offer restarts once per session past the first) and costs hours * p *
+rent_factor. Restarts are a cost of a particular job, not of an hour of work: they are in the
+job's total, never in the rate.
+
+Owning n cards for H reference hours costs capex - resale(H) + energy(H) (:class:`BuyModel`);
+the break-even is the H where that meets a rental's cost, solved once, by
+:func:`crossing_hours`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from hardware import Hardware, Workload
+from service.engine.assumptions import Assumptions
+from service.engine.offer_table import OfferTable
+
+HOURS_PER_YEAR = 8760.0
+NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
+# A step this small, relative to the crossing (or to one hour below it), ends the search:
+# far below a displayed figure, and above the rounding of hours up to the 1e7 cap.
+NEWTON_TOLERANCE = 1e-12
+
+
+# -- renting -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JobCost:
+    """A job on each of a set of rentals, position by position."""
+
+    hours: np.ndarray  # hours each rental runs, restarts included
+    sessions: np.ndarray  # runtimes it takes: 1 unless session-bound
+    total_usd: np.ndarray
+
+
+@dataclass(frozen=True)
+class Rentals:
+    """A set of rental offers as the numbers their cost depends on (from an OfferTable)."""
+
+    usd_per_hour: np.ndarray
+    speed: np.ndarray  # s: reference-card units of work each does per hour
+    reference_speed: float  # S_ref: the units one hour of the reference card's work holds
+    interruptible: np.ndarray
+    band_overhead: np.ndarray  # a published interruption band's allowance; NaN: none
+    session_bound: np.ndarray
+
+    @classmethod
+    def of(
+        cls, table: OfferTable, index: np.ndarray, reference_speed: float, workload: Workload
+    ) -> Rentals:
+        """The offers at ``index``, their work counted in hours of a card of speed
+        ``reference_speed`` on ``workload``."""
+        return cls(
+            usd_per_hour=table.price[index],
+            speed=table.speed[workload][index],
+            reference_speed=reference_speed,
+            interruptible=table.interruptible[index],
+            band_overhead=table.band_overhead[index],
+            session_bound=table.session_bound[index],
+        )
+
+    def overhead(self, spot_overhead: float) -> np.ndarray:
+        """1 + the extra work each offer's interruptions cost: its published band's where it
+        has one, else ``spot_overhead``; on-demand offers none."""
+        share = np.where(np.isnan(self.band_overhead), spot_overhead, self.band_overhead)
+        return 1.0 + share * self.interruptible
+
+    def rate(self, spot_overhead: float, rent_factor: float = 1.0) -> np.ndarray:
+        """``usd_per_reference_hour``: one hour of the reference card's work on each offer,
+        the interruption allowance included, session restarts not (they belong to a job)."""
+        per_hour = self.usd_per_hour * self.overhead(spot_overhead)
+        return per_hour * self.reference_speed / self.speed * rent_factor
+
+    def job(
+        self,
+        hours: float,
+        assumptions: Assumptions,
+        rent_factor: float = 1.0,
+        session_hours: float | None = None,
+    ) -> JobCost:
+        """``hours`` of the reference card's work on each offer."""
+        overhead = self.overhead(assumptions.spot_overhead)
+        work = hours * self.reference_speed / self.speed * overhead
+        sessions = np.ones_like(work)
+        if session_hours is not None:
+            bound = self.session_bound
+            sessions[bound] = sessions_needed(work[bound], session_hours)
+        # each session past the first restarts the job: restart_hours of paid time redone
+        run = work + (sessions - 1) * assumptions.restart_hours
+        return JobCost(run, sessions, run * self.usd_per_hour * rent_factor)
+
+
+def sessions_needed(work_hours: np.ndarray, session_hours: float) -> np.ndarray:
+    """Runtimes a session-bound offer (Colab) takes to do ``work_hours``: one at the least.
+    A job that rounded to 0 h took ceil(0) = 0 sessions, so -1 restarts: hours -0.5 and a
+    negative total, cheaper than any real offer."""
+    return np.maximum(np.ceil(work_hours / session_hours), 1.0)
+
+
+# -- buying ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuyModel:
+    """Buying as a function of workload H (reference-card hours), for charts and crossings:
+    cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H."""
+
+    capex_usd: float
+    energy_usd_per_hour: float
+    resale_start_usd: float
+    resale_decay_per_hour: float
+
+    def resale(self, hours: float) -> float:
+        return self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
+
+    def cost(self, hours: float) -> float:
+        return self.capex_usd - self.resale(hours) + self.energy_usd_per_hour * hours
+
+
+def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assumptions) -> BuyModel:
+    """What owning ``cards`` cards costs per hour of work, in hours of the reference card.
+
+    ``speed`` is how many reference-card hours of work the cards do per busy hour (n x eta
+    for n reference cards; S(card) / S(ref) for another card).
+    """
+    if a.host_cost is None or a.host_watts is None or a.resale is None or a.depreciation is None:
+        raise ValueError("buy_model needs the defaults from data filled: buy_assumptions()")
+    energy_per_busy_hour = (cards * watts * a.load + a.host_watts) / 1000 * a.pue
+    energy_per_busy_hour *= a.electricity
+    # resale(H) = resale_start * exp(-decay * H): value lost with calendar time, which is
+    # busy time (H / speed) over utilization
+    decay = -math.log1p(-a.depreciation) / (speed * a.utilization * HOURS_PER_YEAR)
+    return BuyModel(
+        capex_usd=cards * price_usd + a.host_cost,
+        energy_usd_per_hour=energy_per_busy_hour / speed,
+        resale_start_usd=cards * price_usd * a.resale,
+        resale_decay_per_hour=decay,
+    )
+
+
+@dataclass(frozen=True)
+class BuyBasis:
+    """The buy side's defaults that come from data, and where from: the answer states them."""
+
+    host: str
+    host_source: str
+    resale: str
+
+
+def buy_assumptions(
+    a: Assumptions, hardware: Hardware, reference: str, cards: int
+) -> tuple[Assumptions, BuyBasis]:
+    """``a`` with every unset buy-side assumption filled from the hardware data: the host
+    sized for ``cards`` (hosts.csv) and the used-price curve (resale.csv)."""
+    filled: dict[str, float] = {}
+    host, host_source = "as given", "host_cost= and host_watts="
+    if a.host_cost is None or a.host_watts is None:
+        choice = hardware.host(cards)
+        h = choice.host
+        host = h.name if choice.count == 1 else f"{choice.count} x {h.name}"
+        host_source = (
+            f"{host} for {cards} card(s) (hosts.csv): price {h.price_usd:g} USD each "
+            f"({h.price_kind}, {h.price_as_of}: {h.price_source}); draw {h.watts:g} W each "
+            f"({h.watts_kind}: {h.watts_source})"
+        )
+        if a.host_cost is None:
+            filled["host_cost"] = choice.price_usd
+        if a.host_watts is None:
+            filled["host_watts"] = choice.watts
+    curve = hardware.resale
+    if a.depreciation is None:
+        filled["depreciation"] = curve.yearly_loss
+    card = hardware.cards.get(reference)
+    if a.resale is not None:
+        resale = "resale= as given"
+    elif card is not None and card.consumer:
+        filled["resale"] = 1.0
+        resale = (
+            f"used-price curve (hardware/data/resale.csv): sold for the price paid less "
+            f"{curve.yearly_loss:.1%} a year of ownership; {curve.source}"
+        )
+    else:
+        filled["resale"] = 0.0
+        resale = (
+            "no sourced used prices for datacenter cards: resale 0 (pass resale= and "
+            "depreciation= to model one)"
+        )
+    if a.depreciation is not None and a.resale is not None:
+        resale = "resale= and depreciation= as given"
+    return replace(a, **filled), BuyBasis(host, host_source, resale)
+
+
+# -- where they cross --------------------------------------------------------------------------
+
+
+def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
+    """Workload H at which buying stops being dearer than renting at ``rent_per_hour`` USD
+    per reference hour; inf where it never does.
+
+    Buying costs capex - resale_start * exp(-decay * H) + energy_per_hour * H, renting
+    rent_per_hour * H. Their difference f(H) is convex with f(0) = resale_start - capex <= 0,
+    so there is one crossing, inside [0, capex / margin]: closed form without resale,
+    Newton's method from capex / margin with it.
+    """
+    capex, start = model.capex_usd, model.resale_start_usd
+    decay = model.resale_decay_per_hour
+    margin = np.asarray(rent_per_hour, dtype=np.float64) - model.energy_usd_per_hour
+    never = margin <= 0
+    safe = np.where(never, 1.0, margin)
+    if start >= capex:
+        result = np.zeros_like(safe)
+    elif start == 0 or decay == 0:
+        result = (capex - start) / safe
+    else:
+        # Newton from the right: f(capex / margin) = resale left > 0, and f is convex, so
+        # each step lands between the root and the last point; a few steps reach the
+        # tolerance (bisection took 100 steps, a millisecond per quote once resale is on).
+        result = capex / safe
+        for _ in range(NEWTON_STEPS):
+            decayed = start * np.exp(-decay * result)
+            step = (safe * result - capex + decayed) / (safe - decay * decayed)
+            result = result - step
+            if np.all(np.abs(step) <= NEWTON_TOLERANCE * np.maximum(result, 1.0)):
+                break
+    return np.where(never, np.inf, result)
+
+
+def crossing(model: BuyModel, rent_per_hour: float) -> float | None:
+    """:func:`crossing_hours` for one rate; None where buying never gets cheaper."""
+    (hours,) = crossing_hours(model, np.array([rent_per_hour])).tolist()
+    return None if math.isinf(hours) else hours
