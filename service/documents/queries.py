@@ -25,6 +25,7 @@ from pydantic import (
 from hardware import PLATFORMS, Workload
 from pricing.offer import MARKETS, PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
+from service.engine.request import QUESTION_BOUNDS
 from service.engine.sensitivity import PARAMETERS
 from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's bounds
 
@@ -183,8 +184,7 @@ class _StatedWork(Query):
 
     hours: float | None = Field(
         None,
-        ge=MIN_HOURS,
-        le=MAX_HOURS,
+        **QUESTION_BOUNDS["hours"],
         description="The work as training hours on one `gpu` card (one way to state it).",
     )
     ref_gpu: str | None = Field(
@@ -254,7 +254,9 @@ class _BreakevenQuestion(_StatedWork):
     )
     top: int = Field(10, ge=1, le=100, description="Rentals listed, cheapest first.")
     price: float | None = Field(
-        None, gt=0, le=MAX_USD, description="Purchase price per card, USD (sourced price)."
+        None,
+        **QUESTION_BOUNDS["price"],
+        description="Purchase price per card, USD (sourced price).",
     )
     price_basis: Literal["new", "used", "launch"] | None = Field(
         None,
@@ -271,8 +273,7 @@ class _BreakevenQuestion(_StatedWork):
     )
     rent_factor: float = Field(
         1.0,
-        ge=0.01,
-        le=100,
+        **QUESTION_BOUNDS["rent_factor"],
         description="Every rental price times this: a what-if (1.2 = rentals 20 % dearer).",
     )
     at: IsoMoment | None = Field(
