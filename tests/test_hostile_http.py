@@ -84,6 +84,7 @@ def test_server_csv_neutralises_an_imported_formula(app, client, path: str) -> N
         assert not any(cell.startswith(("=", "+", "-", "@")) for cell in row.values()), row
 
 
+@pytest.mark.system  # a real gunicorn (and Chromium): `make check` leaves it out
 def test_dashboard_csv_download_neutralises_formulas(browser: Browser, base_url: str) -> None:
     page = browser.new_page()
     try:
@@ -116,6 +117,7 @@ def test_docs_page_loads_only_same_origin_assets_under_the_csp(client) -> None: 
             assert client.get(asset).status_code == 200, asset
 
 
+@pytest.mark.system  # a real gunicorn (and Chromium): `make check` leaves it out
 def test_docs_render_the_operations_offline_with_no_csp_error(
     browser: Browser, base_url: str
 ) -> None:
@@ -202,6 +204,7 @@ def _chunked(path: str, size: int, host: str = "127.0.0.1") -> bytes:
     return head + body + b"0\r\n\r\n"
 
 
+@pytest.mark.system  # a real gunicorn (and Chromium): `make check` leaves it out
 def test_a_chunked_body_over_the_limit_is_refused(client, base_url: str) -> None:  # type: ignore[no-untyped-def]
     path = "/breakeven?gpu=rtx3090&hours=5"
     # in process, as gunicorn hands it over: no Content-Length, the stream terminated
@@ -220,6 +223,7 @@ def test_a_chunked_body_over_the_limit_is_refused(client, base_url: str) -> None
     assert small.startswith(b"HTTP/1.1 200"), small[:200]
 
 
+@pytest.mark.system  # a real gunicorn (and Chromium): `make check` leaves it out
 def test_a_redirect_does_not_reflect_the_host_header(client, base_url: str) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/static//dashboard.css", headers={"Host": "evil.com"})
     assert response.status_code == 308
