@@ -133,7 +133,7 @@ Platforms = Annotated[
         max_length=100,
         pattern=PLATFORM_LIST,
         description="Comma-separated software platforms whose offers compete (cuda, rocm, "
-        "xla, neuron), or `all`; default: the card's own, so your code runs unchanged.",
+        "xla, neuron, gaudi), or `all` (default: the card's own, so your code runs unchanged).",
     ),
 ]
 
@@ -146,8 +146,8 @@ Markets = Annotated[
         max_length=100,
         pattern=MARKET_LIST,
         description="Comma-separated market tiers to rent from: cloud (a provider's own data "
-        "centres), secure and community (RunPod), verified and unverified (Vast.ai hosts); "
-        "default: all.",
+        "centres), secure and community (RunPod), verified and unverified (Vast.ai hosts) "
+        "(default: all).",
     ),
 ]
 
@@ -201,7 +201,8 @@ class _StatedWork(Query):
         None,
         min_length=1,
         max_length=100,
-        description="A job: the model (llama-3-8b, resnet50 ...; /models lists them).",
+        description="A job: the model, an id of hardware/data/models.csv (llama-3-8b, "
+        "resnet50 ...); an unknown one is answered with the known ids.",
     )
     # not `params`: generated clients (openapi-python-client) name their query dict so
     param_count: float | None = Field(
@@ -211,7 +212,7 @@ class _StatedWork(Query):
         None, ge=1, le=1e15, description="A transformer job: training tokens."
     )
     method: Literal["full", "lora", "qlora"] | None = Field(
-        None, description="A transformer job: full training (default), lora or qlora."
+        None, description="A transformer job: full training, lora or qlora (default: full)."
     )
     images: float | None = Field(
         None, ge=1, le=1e12, description="A vision job: training images (ImageNet-1k: 1281167)."
@@ -228,7 +229,7 @@ class _BreakevenQuestion(_StatedWork):
         None,
         ge=1,
         le=MAX_CARDS,
-        description="Local cards bought (default 1, or the fewest that hold the job's memory).",
+        description="Local cards bought (default: 1, or the fewest that hold a described job).",
     )
     memory: float | None = Field(
         None,
@@ -244,19 +245,24 @@ class _BreakevenQuestion(_StatedWork):
         "count x memory per accelerator covers it.",
     )
     providers: str | None = Field(
-        None, max_length=500, description="Comma-separated providers to rent from (all)."
+        None,
+        max_length=500,
+        description="Comma-separated providers to rent from, as offers name them (aws, "
+        "runpod, custom ...) (default: all).",
     )
     platforms: Platforms = None
     market: Markets = None
     pricing: Literal["on_demand", "spot", "any"] = Field("any", description="Rental pricing.")
     region: str | None = Field(
-        None, max_length=100, description="Region prefix: us matches us-east-1, us-central1."
+        None,
+        max_length=100,
+        description="Region prefix: us matches us-east-1, us-central1 (default: every region).",
     )
     top: int = Field(10, ge=1, le=100, description="Rentals listed, cheapest first.")
     price: float | None = Field(
         None,
         **QUESTION_BOUNDS["price"],
-        description="Purchase price per card, USD (sourced price).",
+        description="Purchase price per card, USD (default: the sourced price, `price_basis`).",
     )
     price_basis: Literal["new", "used", "launch"] | None = Field(
         None,
@@ -264,7 +270,7 @@ class _BreakevenQuestion(_StatedWork):
         "sold new, else used, else launch; /gpus/<id> lists them).",
     )
     watts: float | None = Field(
-        None, gt=0, le=10_000, description="Power per card, W (board power)."
+        None, gt=0, le=10_000, description="Power per card, W (default: the card's board power)."
     )
     throughput: Literal["auto", "published", "measured"] = Field(
         "auto",
@@ -279,7 +285,7 @@ class _BreakevenQuestion(_StatedWork):
     at: IsoMoment | None = Field(
         None,
         description="Ask of the prices as they were then (ISO date or time, UTC if no "
-        "offset): each source's last run by that moment.",
+        "offset): each source's last run by that moment (default: now).",
     )
     sensitivity: str | None = Field(
         None,
@@ -307,7 +313,9 @@ class _RankQuestion(_StatedWork):
         le=MAX_MEMORY_GB,
         description="GB needed per accelerator (default: a described job's own need).",
     )
-    budget: float | None = Field(None, gt=0, le=MAX_USD, description="Max purchase, USD.")
+    budget: float | None = Field(
+        None, gt=0, le=MAX_USD, description="Max purchase, USD (default: no limit)."
+    )
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
     market: Markets = None
