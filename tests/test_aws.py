@@ -222,6 +222,7 @@ def _env(settings: Settings, fake: AwsFake, credentials: bool) -> dict[str, str 
         "BREAKEVEN_DATA_DIR": str(settings.data_dir),
         "BREAKEVEN_AWS_REGIONS": "us-east-1,us-west-2",
         "BREAKEVEN_HTTP_RETRIES": "3",
+        "BREAKEVEN_HTTP_BACKOFF_SECONDS": "0.01",  # retried as often, without 0.5 s sleeps
         "BREAKEVEN_AWS_SPOT_PRICES_URL": f"{fake.base_url}/spot.json",  # type: ignore[attr-defined]
         "BREAKEVEN_AWS_SPOT_ADVISOR_URL": f"{fake.base_url}/spot-advisor-data.json",  # type: ignore[attr-defined]
     }
