@@ -223,7 +223,11 @@ class _StatedWork(Query):
 
 
 class _BreakevenQuestion(_StatedWork):
-    gpu: str = Field(min_length=1, max_length=100, description="Card to buy, any alias (rtx3090).")
+    gpu: str = Field(
+        min_length=1,
+        max_length=100,
+        description="Card to buy, any alias (rtx3090, 3090, RTX 3090).",
+    )
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
     gpus: int | None = Field(
         None,
@@ -235,14 +239,16 @@ class _BreakevenQuestion(_StatedWork):
         None,
         gt=0,
         le=MAX_MEMORY_GB,
-        description="GB each accelerator must hold (default: the card's, unless total_memory).",
+        description="GB each accelerator must hold; rentals with less are left out (a TPU "
+        "v2/v3 core holds 8/16 GiB, half its chip) (default: the card's, unless total_memory).",
     )
     total_memory: float | None = Field(
         None,
         gt=0,
         le=MAX_TOTAL_MEMORY_GB,
         description="GB a sharded job (FSDP, ZeRO) needs in all: an offer qualifies when "
-        "count x memory per accelerator covers it.",
+        "count x memory per accelerator covers it, and so must the cards bought; the answer's "
+        "memory_gate names the rule that applied and how many offers it removed.",
     )
     providers: str | None = Field(
         None,
@@ -262,7 +268,7 @@ class _BreakevenQuestion(_StatedWork):
     price: float | None = Field(
         None,
         **QUESTION_BOUNDS["price"],
-        description="Purchase price per card, USD (default: the sourced price, `price_basis`).",
+        description="Purchase price per card, USD (default: the sourced price at `price_basis`).",
     )
     price_basis: Literal["new", "used", "launch"] | None = Field(
         None,
@@ -285,7 +291,8 @@ class _BreakevenQuestion(_StatedWork):
     at: IsoMoment | None = Field(
         None,
         description="Ask of the prices as they were then (ISO date or time, UTC if no "
-        "offset): each source's last run by that moment (default: now).",
+        "offset): each source's last run by that moment; before the first stored run, 422 "
+        "(default: now).",
     )
     sensitivity: str | None = Field(
         None,
