@@ -216,11 +216,16 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
     Buying costs capex - resale_start * exp(-decay * H) + energy_per_hour * H, renting
     rent_per_hour * H. Their difference f(H) is convex with f(0) = resale_start - capex <= 0,
     so there is one crossing, inside [0, capex / margin]: closed form without resale,
-    Newton's method from capex / margin with it.
+    Newton's method from capex / margin with it (bisection took 100 steps, a millisecond per
+    quote once resale is on). A quote solves it for its ten rentals or fewer, where a loop
+    over floats beats numpy's per-call overhead several times over.
     """
+    rates = np.asarray(rent_per_hour, dtype=np.float64)
+    if rates.size <= SMALL:
+        return np.array([_crossing(model, rate) for rate in rates.tolist()], dtype=np.float64)
     capex, start = model.capex_usd, model.resale_start_usd
     decay = model.resale_decay_per_hour
-    margin = np.asarray(rent_per_hour, dtype=np.float64) - model.energy_usd_per_hour
+    margin = rates - model.energy_usd_per_hour
     never = margin <= 0
     safe = np.where(never, 1.0, margin)
     if start >= capex:
@@ -228,9 +233,6 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
     elif start == 0 or decay == 0:
         result = (capex - start) / safe
     else:
-        # Newton from the right: f(capex / margin) = resale left > 0, and f is convex, so
-        # each step lands between the root and the last point; a few steps reach the
-        # tolerance (bisection took 100 steps, a millisecond per quote once resale is on).
         result = capex / safe
         for _ in range(NEWTON_STEPS):
             decayed = start * np.exp(-decay * result)
@@ -241,7 +243,31 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
     return np.where(never, np.inf, result)
 
 
+SMALL = 32  # rates solved one float at a time (the same steps, the same tolerance)
+
+
+def _crossing(model: BuyModel, rate: float) -> float:
+    """:func:`crossing_hours` for one rate, in floats: inf where buying never gets cheaper."""
+    margin = rate - model.energy_usd_per_hour
+    capex, start = model.capex_usd, model.resale_start_usd
+    decay = model.resale_decay_per_hour
+    if margin <= 0:
+        return math.inf
+    if start >= capex:
+        return 0.0
+    if start == 0 or decay == 0:
+        return (capex - start) / margin
+    hours = capex / margin  # Newton from the right, as in crossing_hours
+    for _ in range(NEWTON_STEPS):
+        decayed = start * math.exp(-decay * hours)
+        step = (margin * hours - capex + decayed) / (margin - decay * decayed)
+        hours -= step
+        if abs(step) <= NEWTON_TOLERANCE * max(hours, 1.0):
+            break
+    return hours
+
+
 def crossing(model: BuyModel, rent_per_hour: float) -> float | None:
-    """:func:`crossing_hours` for one rate; None where buying never gets cheaper."""
-    (hours,) = crossing_hours(model, np.array([rent_per_hour])).tolist()
+    """The crossing for one rate; None where buying never gets cheaper."""
+    hours = _crossing(model, rent_per_hour)
     return None if math.isinf(hours) else hours
