@@ -19,7 +19,6 @@ spot offers is the bundled catalog's. Both layouts, on SQLite and on PostgreSQL:
 from __future__ import annotations
 
 import csv
-import io
 import os
 import random
 import shutil
@@ -575,16 +574,12 @@ def section(results: dict[str, Any]) -> list[str]:
 
 
 def main() -> int:
-    from bench.run import RESULTS
+    """Run this benchmark alone and rewrite its section of bench/results.md."""
+    from bench.results import replace_section
 
     results = run()
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    start = text.find("## Price history")
-    if start != -1:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + (text[end + 1 :] if end != -1 else "")
-    RESULTS.write_text(text.rstrip("\n") + "\n\n" + "\n".join(section(results)) + "\n")
-    print(io.StringIO("\n".join(section(results))).read())
+    replace_section("## Price history", section(results))
+    print("\n".join(section(results)))
     return 0 if verdict(results) else 1
 
 

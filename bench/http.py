@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import requests
 
@@ -30,6 +31,14 @@ from service.runtime import open_runtime
 from service.settings import Settings
 
 CATALOG = 50_000
+HTTP_MIN_RATIO = 0.7  # /breakeven requests/s at least 0.7 x /health's, same server and run
+# issue 29: the memo of answers is an optimisation, not the benchmark: a question never asked
+# before reaches at least 0.6 x /health's requests/s, and one that misses every cache (new
+# filters) takes at most 2 ms of server time
+NEW_MIN_RATIO = 0.6
+NEW_FILTERS_P50_MS = 2.0
+SERVER_P50_MS = 5.0  # /breakeven server time p50 on a 50,000-offer catalog
+START_BUDGET_S = 3.0  # first answer within 3 s of `breakeven serve` on a fresh database
 CONCURRENCY = 16
 DURATION_S = 5  # per round
 ROUNDS = 4  # /health and /breakeven alternate, so drift in machine load hits both alike
@@ -214,6 +223,83 @@ def run() -> dict[str, float | str]:
     return results
 
 
+def verdict(h: dict[str, Any]) -> bool:
+    return (
+        h["ratio"] >= HTTP_MIN_RATIO
+        and h["new_ratio"] >= NEW_MIN_RATIO
+        and h["server_p50_ms"] <= SERVER_P50_MS
+        and h["server_p50_new_filters_ms"] <= NEW_FILTERS_P50_MS
+        and h["server_p50_sensitivity_ms"] <= SERVER_P50_MS
+        and h["start_to_first_answer_s"] <= START_BUDGET_S
+    )
+
+
+def section(h: dict[str, Any]) -> list[str]:
+    """The results' HTTP section, budgets beside the figures."""
+    return [
+        "## HTTP: `/breakeven` against `/health` under gunicorn",
+        "",
+        f"`breakeven serve` (gunicorn, 2 workers) on 127.0.0.1 with a synthetic catalog of "
+        f"{CATALOG:,} offers; load from {h['load_generator']} at concurrency {CONCURRENCY} in "
+        f"{ROUNDS} alternating rounds of {DURATION_S} s per endpoint (the median round is "
+        f"shown), same server, same run, on the same cores as the server. "
+        f"`{BREAKEVEN}` is the same URL every time: after its first answer each worker "
+        f"answers it from its memo of answers (price ages recomputed). The third column asks "
+        f"a new `hours` on every request, so the memo never hits (the engine's per-filter "
+        f"shortlist still does); the in-process row 'new filters' misses both caches.",
+        "",
+        "| figure | /health | /breakeven | /breakeven, new `hours` each request | budget |",
+        "|---|---|---|---|---|",
+        f"| requests/s | {h['health_rps']:,.0f} | {h['breakeven_rps']:,.0f} "
+        f"(ratio {h['ratio']:.2f}) | {h['new_rps']:,.0f} (ratio {h['new_ratio']:.2f}) "
+        f"| ratios >= {HTTP_MIN_RATIO} and >= {NEW_MIN_RATIO} |",
+        f"| client p50 / p99 | {h['health_p50_ms']:.1f} / {h['health_p99_ms']:.1f} ms "
+        f"| {h['breakeven_p50_ms']:.1f} / {h['breakeven_p99_ms']:.1f} ms "
+        f"| {h['new_p50_ms']:.1f} / {h['new_p99_ms']:.1f} ms | |",
+        f"| errors | {h['health_errors']:.0f} | {h['breakeven_errors']:.0f} "
+        f"| {h['new_errors']:.0f} | 0 |",
+        f"| server time p50 (in process) | {h['health_server_p50_ms']:.2f} ms "
+        f"| {h['server_p50_ms']:.2f} ms | | <= {SERVER_P50_MS:g} ms |",
+        f"| server time p50, new filters each request | | "
+        f"{h['server_p50_new_filters_ms']:.2f} ms | | <= {NEW_FILTERS_P50_MS:g} ms |",
+        f"| server time p50, `sensitivity=all` | | "
+        f"{h['server_p50_sensitivity_ms']:.2f} ms | | <= {SERVER_P50_MS:g} ms |",
+        f"| server time p50, `sensitivity=all`, new filters each request | | "
+        f"{h['server_p50_sensitivity_new_ms']:.2f} ms | | |",
+        f"| start: `breakeven serve` to first answer, fresh database | "
+        f"{h['start_to_first_answer_s']:.2f} s | | | <= {START_BUDGET_S:g} s |",
+        "",
+        f"Verdict: {'within budget' if verdict(h) else 'OVER BUDGET'}.",
+        "",
+        *HISTORY_NOTE,
+    ]
+
+
+# What profiling found before, kept with the figures it explains.
+HISTORY_NOTE = [
+    "Profiled with cProfile on the in-process path; what it found and what changed: the "
+    "filter masks over 50,000 offers (now a per-filter shortlist cache, O(top) per quote), "
+    "JSON encoding with the standard library (now orjson), APIFlask's re-validation of the "
+    "output (the view returns a Response; the schema still documents it), deep-copying "
+    "dataclasses into the answer, and parsing price dates on every answer (now memoised). "
+    "Importing the Google and AWS SDKs at start (2.7 s) now happens only when a refresh "
+    "runs. Issue 15: each worker remembers the answers to the questions it was asked last "
+    "on the current catalog (256, price ages recomputed per answer). Issue 29: a new "
+    "question is budgeted by itself (the third column and the new-filters row); the "
+    "crossing of ten rentals is solved in floats (numpy's per-call overhead was 40 of a "
+    "quote's 300 us).",
+]
+
+
+def main() -> int:
+    """Run this benchmark alone and rewrite its section of bench/results.md."""
+    from bench.results import replace_section
+
+    results = run()
+    replace_section("## HTTP", section(results))
+    print("\n".join(section(results)))
+    return 0 if verdict(results) else 1
+
+
 if __name__ == "__main__":
-    for key, value in run().items():
-        print(f"{key}: {value:,.3f}" if isinstance(value, float) else f"{key}: {value}")
+    sys.exit(main())
