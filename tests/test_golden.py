@@ -130,7 +130,6 @@ def answers(client, settings: Settings) -> dict[str, Any]:  # type: ignore[no-un
 
 
 def test_answers_match_the_golden_file(answers: dict[str, Any]) -> None:
-    assert len(answers) >= 30
     text = json.dumps(answers, indent=1, ensure_ascii=False) + "\n"
     if os.environ.get("BREAKEVEN_UPDATE_GOLDEN"):
         GOLDEN.parent.mkdir(exist_ok=True)

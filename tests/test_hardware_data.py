@@ -59,9 +59,9 @@ def test_every_throughput_price_and_spec_row_names_its_source(
 
 
 def test_estimated_speeds_say_how(hardware: Hardware) -> None:
-    for t in hardware.throughput.values():
-        if t.method == "estimated":
-            assert "estimated" in t.source.lower()
+    estimated = [t for t in hardware.throughput.values() if t.method == "estimated"]
+    assert estimated  # some speeds are estimated today: a check over none would pass vacuously
+    assert all("estimated" in t.source.lower() for t in estimated), estimated
 
 
 def test_required_cards_are_buyable_with_dated_prices(hardware: Hardware) -> None:
