@@ -1,4 +1,5 @@
 # Two commands matter: `make run` and `make test`. Both create .venv on first use.
+# `make check` is the fast tier for while you work: `make test` less the system tests.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,7 @@ CHROMIUM ?= /usr/bin/chromium
 # The HTTP benchmark's load generator (Debian's wrk); without it a slower Python client runs.
 WRK ?= /usr/bin/wrk
 
-.PHONY: run test lint bench clean
+.PHONY: run test check lint bench clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +26,11 @@ test: $(INSTALLED) $(CHROMIUM)  ## lint, check the import rules, run every test 
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 	BREAKEVEN_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
+
+# The tests marked `system` (real servers, browsers, SIGKILLs, long loads: tests/README.md)
+# are left out; CI runs `make test`, which runs them all.
+check: lint  ## lint, check the import rules, run the tests not marked system (about 2.5 min)
+	$(BIN)/pytest -p no:cacheprovider -m "not system"
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
