@@ -183,12 +183,8 @@ class OfferTable:
 
     def _first(self, mask: np.ndarray, request: QuoteRequest) -> np.ndarray:
         """The first ``top`` offers ``mask`` admits in each cheapest-first order."""
-        return np.concatenate(
-            [
-                order[np.flatnonzero(mask[order])[: request.top]]
-                for order in self.by_cost[request.workload]
-            ]
-        )
+        orders = self.by_cost[request.workload]
+        return np.concatenate([_leading(order, mask, request.top) for order in orders])
 
     def candidates(self, request: QuoteRequest, rows: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask of offers the request may rent, memory aside: over the catalog, or
@@ -257,20 +253,38 @@ class OfferTable:
         catalog or over ``rows`` only."""
         mask = np.ones(len(self.rows) if rows is None else rows.size, dtype=bool)
         if markets is not None:
-            mask &= _allowed(self.markets, markets)[_at(self.market_code, rows)]
+            mask &= _within(self.markets, markets, _at(self.market_code, rows))
         if platforms is not None:
-            mask &= _allowed(self.platforms, platforms)[_at(self.platform_code, rows)]
+            mask &= _within(self.platforms, platforms, _at(self.platform_code, rows))
         if accelerators is not None:
-            mask &= _allowed(self.accelerators, accelerators)[_at(self.accelerator_code, rows)]
+            mask &= _within(self.accelerators, accelerators, _at(self.accelerator_code, rows))
         if providers is not None:
-            mask &= _allowed(self.providers, providers)[_at(self.provider_code, rows)]
+            mask &= _within(self.providers, providers, _at(self.provider_code, rows))
         if pricings is not None:
-            mask &= _allowed(self.pricings, pricings)[_at(self.pricing_code, rows)]
+            mask &= _within(self.pricings, pricings, _at(self.pricing_code, rows))
         if region_prefix:
             prefix = region_prefix.lower()
             regions = {name for name in self.regions if name.startswith(prefix)}
-            mask &= _allowed(self.regions, regions)[_at(self.region_code, rows)]
+            mask &= _within(self.regions, regions, _at(self.region_code, rows))
         return mask
+
+
+def _leading(order: np.ndarray, mask: np.ndarray, top: int) -> np.ndarray:
+    """The first ``top`` rows of ``order`` that ``mask`` admits. Read from the front a chunk
+    at a time, each eight times the last: the cheapest offers usually pass a question's
+    filters within the first chunk, so a quote rarely gathers the whole order."""
+    found: list[np.ndarray] = []
+    start, size, wanted = 0, LEADING_CHUNK, top
+    while start < order.size and wanted > 0:
+        part = order[start : start + size]
+        hits = part[mask[part]][:wanted]
+        found.append(hits)
+        wanted -= hits.size
+        start, size = start + size, size * 8
+    return np.concatenate(found) if found else _EMPTY
+
+
+LEADING_CHUNK = 256  # rows of a cheapest-first order read first
 
 
 def _at(column: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
@@ -282,11 +296,25 @@ def _codes(values: Iterable[Key]) -> tuple[dict[Key, int], np.ndarray]:
     """Small-integer codes for a column, so filters and lookups work on ints, not strings."""
     names: dict[Key, int] = {}
     codes = [names.setdefault(v, len(names)) for v in values]
-    return names, np.array(codes, dtype=np.int32)
+    return names, np.array(codes, dtype=np.intp)
 
 
-def _allowed(names: dict[str, int], wanted: Iterable[str]) -> np.ndarray:
-    """Lookup array over codes: indexing it with a code column gives the filter mask."""
-    allowed = np.zeros(len(names), dtype=bool)
-    allowed[[names[w] for w in wanted if w in names]] = True
-    return allowed
+def _within(names: dict[str, int], wanted: Iterable[str], codes: np.ndarray) -> np.ndarray:
+    """Boolean mask: the rows whose code is one of ``wanted``'s. A few codes are compared
+    one by one (a pass over the column each, about 10 us for 50,000 rows); more go through
+    a lookup array (one gather, about 50 us with platform-sized codes, four times that with
+    int32 ones, which is why the code columns are intp)."""
+    allowed = sorted({names[w] for w in wanted if w in names})
+    if len(allowed) == len(names):
+        return np.ones(codes.size, dtype=bool)
+    if len(allowed) <= FEW_CODES:
+        mask = np.zeros(codes.size, dtype=bool)
+        for code in allowed:
+            mask |= codes == code
+        return mask
+    lookup = np.zeros(len(names), dtype=bool)
+    lookup[allowed] = True
+    return lookup[codes]
+
+
+FEW_CODES = 4  # up to this many codes are compared one by one, past it looked up
