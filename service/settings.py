@@ -1,8 +1,9 @@
 """One settings object, read from ``BREAKEVEN_*`` environment variables.
 
 The entry point (``create_app`` or the CLI) builds a :class:`Settings` and passes it down;
-nothing else reads the environment. Every field carries its help text, which the README's
-settings table repeats (a test keeps the two in step). The cost assumptions' defaults are
+nothing else reads the environment. Every field carries its help text: ``python -m
+service.docs`` writes the README's settings table from them and ``breakeven settings`` prints
+the same rows (tests/test_docs.py holds the README to them). The cost assumptions' defaults are
 settings too, derived from their one definition.
 """
 
@@ -48,13 +49,14 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
 
     data_dir: Path = Field(
         default_factory=_default_data_dir,
-        description="Folder for the default SQLite database ($XDG_DATA_HOME/gpu-breakeven).",
+        description="Folder for the default SQLite database (default: "
+        "$XDG_DATA_HOME/gpu-breakeven, ~/.local/share/gpu-breakeven without XDG_DATA_HOME).",
     )
     database_url: str | None = Field(
         default=None,
         description=(
-            "SQLAlchemy URL of the price store; default sqlite:///<data_dir>/breakeven.sqlite3. "
-            "PostgreSQL: postgresql+psycopg://user@host/db."
+            "SQLAlchemy URL of the price store (default: SQLite in the data dir, "
+            "sqlite:///<data_dir>/breakeven.sqlite3); PostgreSQL: postgresql+psycopg://user@host/db."
         ),
     )
     host: str = Field(default="127.0.0.1", description="Address `breakeven serve` binds to.")

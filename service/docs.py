@@ -1,0 +1,341 @@
+"""The README's reference tables, written from the code: ``python -m service.docs``.
+
+Each table sits between two marker comments in README.md::
+
+    <!-- generated: breakeven-parameters -->
+    ...
+    <!-- end generated -->
+
+``python -m service.docs`` rewrites every such block from the definitions it documents;
+``python -m service.docs --check`` writes nothing and exits 1 with the diff when the README
+differs (tests/test_docs.py does the same). The blocks:
+
+- ``breakeven-parameters``, ``rank-parameters``: the query models of
+  :mod:`service.documents.queries` (name, default, meaning, allowed values and bounds; the
+  cost parameters' rows are :func:`service.engine.assumptions.table_rows`);
+- ``breakeven-answer``, ``rank-answer``: the answer models of :mod:`service.http.schemas`;
+- ``settings``: the :class:`service.settings.Settings` fields (``breakeven settings`` prints
+  the same rows).
+
+A default is written as a user writes it: a value (``transformer``, ``10``), ``required``, or,
+for a field whose default is computed (``None`` in the model), the text its description gives
+as ``(default: ...)``, else ``unset``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+import types
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import annotated_types
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from hardware import PLATFORMS
+from pricing.offer import MARKETS
+from service.documents.queries import (
+    MARKET_LIST,
+    PLATFORM_LIST,
+    SENSITIVITY_LIST,
+    BreakevenQuery,
+    RankQuery,
+)
+from service.engine.assumptions import NAMES, table_rows
+from service.engine.sensitivity import PARAMETERS
+from service.http.schemas import BreakevenAnswer, RankAnswer
+from service.settings import Settings
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+COMMAND = "python -m service.docs"
+BLOCK = re.compile(
+    r"(?P<start><!-- generated: (?P<name>[a-z-]+) -->\n)(?P<body>.*?)"
+    r"(?P<end><!-- end generated -->)",
+    re.DOTALL,
+)
+# "(default: the card's own)" in a description: the default of a field the model leaves None.
+DEFAULT_PHRASE = re.compile(r"\s*\(default: (?P<text>[^()]*(?:\([^()]*\)[^()]*)*)\)")
+# The comma-list parameters checked by a pattern, and the values each pattern admits.
+LISTED = {
+    PLATFORM_LIST: (*PLATFORMS, "all"),
+    MARKET_LIST: MARKETS,
+    SENSITIVITY_LIST: (*PARAMETERS, "all"),
+}
+_BOUNDS = (
+    (annotated_types.Ge, "ge", ">="),
+    (annotated_types.Gt, "gt", ">"),
+    (annotated_types.Le, "le", "<="),
+    (annotated_types.Lt, "lt", "<"),
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One documented name: its default as a user writes it, and what it means."""
+
+    name: str
+    default: str
+    meaning: str
+    value: bool = False  # the default is a value to write as code (`transformer`)
+
+
+# -- fields ---------------------------------------------------------------------------------
+
+
+def number(value: float) -> str:
+    """A bound or default as a reader writes it: 10,000,000; 0.001; 1e13."""
+    if float(value).is_integer() and abs(value) < 1e9:
+        return f"{int(value):,}"
+    if float(value).is_integer():
+        mantissa, exponent = f"{value:.0e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{value:g}"
+
+
+def _constraints(field: FieldInfo) -> list[Any]:
+    """The field's metadata and that of the Annotated types in its annotation."""
+    found = list(field.metadata)
+    stack = [field.annotation]
+    while stack:
+        annotation = stack.pop()
+        if get_origin(annotation) is Annotated:
+            found.extend(get_args(annotation)[1:])
+            stack.append(get_args(annotation)[0])
+        elif get_origin(annotation) in (Union, types.UnionType):
+            stack.extend(get_args(annotation))
+    return found
+
+
+def bounds(field: FieldInfo) -> str:
+    """ ">= 0.001, <= 10,000,000": the numeric bounds, lower first."""
+    parts = []
+    for kind, attribute, sign in _BOUNDS:
+        for constraint in _constraints(field):
+            if isinstance(constraint, kind):
+                parts.append(f"{sign} {number(getattr(constraint, attribute))}")
+    return ", ".join(parts)
+
+
+def allowed_values(field: FieldInfo) -> tuple[str, ...]:
+    """The values a field admits when they are few: a Literal, an Enum, a known comma list."""
+    for constraint in _constraints(field):
+        pattern = getattr(constraint, "pattern", None)
+        if pattern in LISTED:
+            return tuple(LISTED[pattern])
+    stack, found = [field.annotation], []
+    while stack:
+        annotation = stack.pop(0)
+        origin = get_origin(annotation)
+        if origin is Literal:
+            found.extend(str(v) for v in get_args(annotation))
+        elif origin in (Union, types.UnionType, Annotated):
+            stack.extend(get_args(annotation))
+        elif isinstance(annotation, type) and issubclass(annotation, Enum):
+            found.extend(str(member.value) for member in annotation)
+    return tuple(found)
+
+
+def written(value: object) -> tuple[str, bool]:
+    """A default as a user writes it, and whether it is a literal value (code) or a number."""
+    if isinstance(value, Enum):
+        value = value.value
+    if isinstance(value, bool):
+        return ("true" if value else "false"), True
+    if isinstance(value, int | float):
+        return (str(value) if isinstance(value, int) else f"{value:g}"), False
+    if isinstance(value, tuple | list):
+        return ",".join(str(v) for v in value), True
+    return str(value), True
+
+
+def field_row(name: str, field: FieldInfo) -> Row:
+    """The row of one field: default, description, allowed values and bounds."""
+    description = field.description or ""
+    computed = field.default is None or field.default_factory is not None
+    phrase = DEFAULT_PHRASE.search(description) if computed else None
+    if phrase:
+        default, value = phrase["text"], False
+        description = (description[: phrase.start()] + description[phrase.end() :]).strip()
+    elif field.is_required():
+        default, value = "required", False
+    elif field.default_factory is not None:
+        raise ValueError(f"{name}: a computed default needs '(default: ...)' in its description")
+    elif field.default is None:
+        default, value = "unset", False
+    else:
+        default, value = written(field.default)
+    notes = []
+    values = allowed_values(field)
+    if values and not all(re.search(rf"\b{re.escape(v)}\b", description) for v in values):
+        notes.append("values: " + ", ".join(f"`{v}`" for v in values))
+    if bounds(field):
+        notes.append(bounds(field))
+    meaning = description + (f" ({'; '.join(notes)})" if notes else "")
+    return Row(name, default, meaning, value)
+
+
+# -- the blocks -----------------------------------------------------------------------------
+
+
+def query_rows(model: type[BaseModel]) -> list[Row]:
+    """A query's parameters: required ones first, then in the model's order; the cost
+    parameters as their one definition's table gives them."""
+    costs = {name: Row(name, default, text) for name, default, text in table_rows()}
+    rows = [
+        costs[name] if name in NAMES else field_row(name, field)
+        for name, field in model.model_fields.items()
+    ]
+    required = {name for name, field in model.model_fields.items() if field.is_required()}
+    return sorted(rows, key=lambda row: row.name not in required)
+
+
+def settings_rows() -> list[Row]:
+    """Every BREAKEVEN_* variable: the service's own first, then the cost parameters'
+    defaults (written as the parameter table writes them: a number, or "from data")."""
+    costs = {name: default for name, default, _ in table_rows()}
+    rows = []
+    for name, field in Settings.model_fields.items():
+        row = field_row(f"BREAKEVEN_{name.upper()}", field)
+        if name in costs:
+            row = Row(row.name, costs[name], f"{field.description} ({bounds(field)})")
+        rows.append(row)
+    return sorted(rows, key=lambda row: row.name.removeprefix("BREAKEVEN_").lower() in costs)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def table(header: tuple[str, str, str], rows: Iterable[Row]) -> str:
+    lines = [f"| {' | '.join(header)} |", "|---|---|---|"]
+    for row in rows:
+        default = f"`{row.default}`" if row.value else row.default
+        lines.append(f"| `{row.name}` | {_cell(default)} | {_cell(row.meaning)} |")
+    return "\n".join(lines) + "\n"
+
+
+def breakeven_parameters() -> str:
+    return table(("parameter", "default", "meaning"), query_rows(BreakevenQuery))
+
+
+def rank_parameters() -> str:
+    """/rank's parameters that differ from /breakeven's, then the names they share."""
+    shared = {row.name: row for row in query_rows(BreakevenQuery)}
+    own = [row for row in query_rows(RankQuery) if shared.get(row.name) != row]
+    same = [row.name for row in query_rows(RankQuery) if shared.get(row.name) == row]
+    text = table(("parameter", "default", "meaning"), own)
+    return text + "\nAs for `/breakeven`: " + ", ".join(f"`{name}`" for name in same) + ".\n"
+
+
+def _kind(annotation: Any) -> str:
+    """What a member holds, as the JSON reads: a number, `buy` or `rent`, {members}."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return _kind(args[0])
+    if origin in (Union, types.UnionType):
+        kinds = [_kind(a) for a in args if a is not type(None)]
+        return " or ".join(kinds) + (" or null" if type(None) in args else "")
+    if origin is Literal:
+        return " or ".join(f"`{v}`" for v in args)
+    if origin is list:
+        return "list of " + _kind(args[0])
+    if origin is dict:
+        return "object"
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return " or ".join(f"`{m.value}`" for m in annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "{" + ", ".join(f"`{name}`" for name in annotation.model_fields) + "}"
+    return {str: "string", int: "integer", float: "number", bool: "boolean"}.get(
+        annotation, "number" if annotation == int | float else str(annotation)
+    )
+
+
+def _doc_of(annotation: Any) -> str:
+    """The docstring of the model a member holds (through lists and nulls), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        own = [c.__doc__ for c in annotation.__mro__ if c.__module__ == annotation.__module__]
+        doc = next(filter(None, own), "")  # a subclass without one: its base's
+        return " ".join(doc.split("\n\n")[0].split())
+    return next(filter(None, (_doc_of(part) for part in get_args(annotation))), "")
+
+
+def answer(model: type[BaseModel]) -> str:
+    lines = ["| member | holds | meaning |", "|---|---|---|"]
+    for name, field in model.model_fields.items():
+        hint = typing.get_type_hints(model)[name]
+        meaning = field.description or _doc_of(hint)
+        lines.append(f"| `{name}` | {_cell(_kind(hint))} | {_cell(meaning)} |")
+    return "\n".join(lines) + "\n"
+
+
+def settings_table() -> str:
+    return table(("variable", "default", "meaning"), settings_rows())
+
+
+BLOCKS: dict[str, Callable[[], str]] = {
+    "breakeven-parameters": breakeven_parameters,
+    "breakeven-answer": lambda: answer(BreakevenAnswer),
+    "rank-parameters": rank_parameters,
+    "rank-answer": lambda: answer(RankAnswer),
+    "settings": settings_table,
+}
+
+
+# -- the README -----------------------------------------------------------------------------
+
+
+def render(text: str) -> str:
+    """``text`` with every generated block rewritten; each block in BLOCKS exactly once."""
+    found = [match["name"] for match in BLOCK.finditer(text)]
+    unknown = sorted(set(found) - set(BLOCKS))
+    missing = sorted(set(BLOCKS) - set(found))
+    repeated = sorted({name for name in found if found.count(name) > 1})
+    if unknown or missing or repeated:
+        raise ValueError(
+            f"README blocks: unknown {unknown}, missing {missing}, repeated {repeated}; "
+            f"known: {sorted(BLOCKS)}"
+        )
+    return BLOCK.sub(lambda m: m["start"] + BLOCKS[m["name"]]() + m["end"], text)
+
+
+def diff(path: Path = README) -> str:
+    """What ``python -m service.docs`` would change in ``path``: a unified diff, or ''."""
+    text = path.read_text()
+    return "".join(
+        difflib.unified_diff(
+            text.splitlines(keepends=True),
+            render(text).splitlines(keepends=True),
+            f"{path.name} (as it is)",
+            f"{path.name} ({COMMAND})",
+        )
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args not in ([], ["--check"]):
+        print(f"usage: {COMMAND} [--check]", file=sys.stderr)
+        return 2
+    changes = diff()
+    if args == ["--check"]:
+        if changes:
+            print(changes + f"\nREADME.md is stale: run {COMMAND}", file=sys.stderr)
+            return 1
+        return 0
+    if changes:
+        README.write_text(render(README.read_text()))
+        print(f"README.md: generated blocks rewritten ({', '.join(BLOCKS)})")
+    else:
+        print("README.md: generated blocks already current")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
