@@ -29,7 +29,7 @@ IDENTITY_FIELDS = tuple(name for name in LISTING_FIELDS if name not in DESCRIPTI
 
 # Stored in place of price_as_of when it is simply the day the run read the price (what
 # every live adapter writes): the listing then stays one listing from day to day, and a
-# reader gets the reading run's day back (pricing/store.py).
+# reader gets the reading run's day back (pricing/store/records.py).
 READ_ON_RUN_DAY = "@run"
 
 _listing_values = attrgetter(*LISTING_FIELDS)

@@ -65,7 +65,7 @@ class Measurement:
 
 
 def add_calibration(store: Store, calibration: Calibration) -> None:
-    with store.engine.begin() as conn:
+    with store.begin() as conn:
         conn.execute(insert(calibrations).values(**asdict(calibration)))
 
 
@@ -76,7 +76,7 @@ def latest_calibration(store: Store, workload: str, size: str) -> Calibration | 
         .order_by(calibrations.c.id.desc())
         .limit(1)
     )
-    with store.engine.connect() as conn:
+    with store.connect() as conn:
         row = conn.execute(query).first()
     return None if row is None else _from_row(Calibration, row)
 
@@ -84,7 +84,7 @@ def latest_calibration(store: Store, workload: str, size: str) -> Calibration | 
 def add_measurements(store: Store, batch: list[Measurement]) -> None:
     """All or none, in one transaction."""
     if batch:
-        with store.engine.begin() as conn:
+        with store.begin() as conn:
             conn.execute(insert(measurements), [asdict(m) for m in batch])
 
 
@@ -93,7 +93,7 @@ def latest_measurements(store: Store, accelerator: str | None = None) -> list[Me
     query = select(measurements).order_by(measurements.c.id)
     if accelerator is not None:
         query = query.where(measurements.c.accelerator == accelerator)
-    with store.engine.connect() as conn:
+    with store.connect() as conn:
         rows = conn.execute(query).all()
     newest = {(row.accelerator, row.workload): _from_row(Measurement, row) for row in rows}
     return list(newest.values())

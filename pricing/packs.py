@@ -5,7 +5,7 @@ bytes of values, an index entry), and two years of 6-hourly refreshes of 100,000
 28 million changes. Packed, a month of one listing's changes is one row holding the run ids
 (4 bytes each) and the prices (8 bytes each; NaN where the run no longer listed it), so the
 store holds 12 bytes a change. The store packs each source's changes once they are older
-than :data:`KEEP_RAW_RUNS` of its runs (pricing/store.py); recent changes stay rows.
+than :data:`KEEP_RAW_RUNS` of its runs (pricing/store/upkeep.py); recent changes stay rows.
 """
 
 from __future__ import annotations

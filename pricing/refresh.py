@@ -15,10 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from pricing.adapters import Adapter, Batch
-from pricing.errors import AdapterError, AdapterNotConfigured
+from pricing.errors import AdapterError, AdapterNotConfigured, StoreError
 from pricing.sanity import SanityPolicy, check
 from pricing.store import Store, utcnow
 
@@ -85,11 +83,12 @@ def run_adapter(
     except AdapterNotConfigured as exc:
         return RunResult(adapter.name, "skipped", error=str(exc))
     except Exception as exc:  # a provider's failure is data, not a crash
-        message = f"{type(exc).__name__}: {exc}"
+        kind = exc.kind if isinstance(exc, StoreError) else type(exc).__name__
+        message = f"{kind}: {exc}"
         log.warning("refresh of %s failed: %s", adapter.name, message)
-        if isinstance(exc, SQLAlchemyError):  # the run's error is public (/providers); the
+        if isinstance(exc, StoreError):  # the run's error is public (/providers); the
             # driver's message (server, port, role) is for the log above
-            message = f"the price store failed while writing the run ({type(exc).__name__})"
+            message = f"the price store failed while writing the run ({kind})"
         store.record_failure(adapter.name, started, message)
         return RunResult(adapter.name, "failed", error=message, seconds=time.perf_counter() - clock)
     if policy.history_days is not None:

@@ -16,9 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from hardware import Hardware
+from pricing.errors import StoreError
 from pricing.store import Store, utcnow
 from service.engine.lru import Lru
 from service.engine.offer_table import OfferTable
@@ -134,7 +133,7 @@ class Catalog:
             version = self._store.catalog_version()
             if version != self.version or self._table is None:
                 self._load(version)
-        except SQLAlchemyError as error:
+        except StoreError as error:
             self._checked_at = self._clock()  # try again after check_seconds, not at once
             if self._table is None:
                 raise

@@ -11,10 +11,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from hardware import Hardware, load_hardware
 from pricing.adapters.colab import SessionTerms, load_plans, session_terms
+from pricing.errors import StoreError
 from pricing.measurement_store import Measurement, latest_measurements
 from pricing.snapshot import ensure_snapshot
 from pricing.store import Store
@@ -42,7 +41,7 @@ class Measured:
             self._read_at = time.monotonic()  # one reader at a time tries; the rest use these
             try:
                 latest = latest_measurements(self._store)
-            except SQLAlchemyError as error:
+            except StoreError as error:
                 self.health.failed(error, "measurements")
                 return self._by_key
             self._by_key = {(m.accelerator, m.workload): m for m in latest}

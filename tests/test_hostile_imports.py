@@ -22,13 +22,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from pricing import store as store_module
 from pricing.adapters import custom, tabular
 from pricing.adapters.custom import CUSTOM
 from pricing.controls import forbidden_character
 from pricing.errors import ImportRejected
 from pricing.snapshot import ensure_snapshot
 from pricing.store import Store, utcnow
+from pricing.store import locks as store_locks
 from service.cli import cli
 from service.runtime import open_runtime
 from service.settings import Settings
@@ -185,7 +185,7 @@ def test_an_import_that_cannot_get_the_lock_in_time_fails_cleanly(
     store = Store(str(settings_on.database_url))
     try:
         with store.engine.connect() as holder:
-            store_module._lock_writes(holder)
+            store_locks._lock_writes(holder)
             data = f"{HEADER}\n{GOOD}\n".encode()
             path = tmp_path / "quotes.csv"
             path.write_bytes(data)

@@ -22,7 +22,7 @@ from werkzeug import Response
 
 from pricing import http
 from pricing.adapters.vast import VastAdapter, VastConfig
-from pricing.errors import AdapterError
+from pricing.errors import AdapterError, StoreUnavailable
 from pricing.store import utcnow
 from service.http.app import create_app
 from service.http.routes.metrics import METHODS, OTHER_METHOD
@@ -78,6 +78,12 @@ def _role_refused(*_args: Any, **_kwargs: Any) -> Any:
     raise OperationalError("SELECT 1", {}, Exception(DRIVER_SAYS))
 
 
+def _write_refused(*_args: Any, **_kwargs: Any) -> Any:
+    """What the store's write raises when its connection is refused: its own error."""
+    refused = OperationalError("SELECT 1", {}, Exception(DRIVER_SAYS))
+    raise StoreUnavailable(refused) from refused
+
+
 @pytest.fixture
 def nologin(app, client, monkeypatch: pytest.MonkeyPatch) -> Any:  # type: ignore[no-untyped-def]
     """The store's role made NOLOGIN once the catalog is loaded: every connection refused."""
@@ -127,7 +133,7 @@ def test_a_refresh_the_store_fails_shows_no_driver_message_in_providers(
         def fetch(self) -> Batch:
             return Batch(offers=[offer(product="p")], source_version="test")
 
-    monkeypatch.setattr(store, "record_run", _role_refused)
+    monkeypatch.setattr(store, "record_run", _write_refused)
     caplog.set_level(logging.WARNING, logger="pricing.refresh")
     result = run_adapter(store, Source())  # type: ignore[arg-type]
     assert result.status == "failed"

@@ -18,10 +18,11 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-import pricing.store as store_module
 from pricing import schema
 from pricing.offer import PricingModel
 from pricing.store import Store, listings, price_changes, utcnow
+from pricing.store import history as history_module
+from pricing.store import read as read_module
 from service.cli import cli
 from tests.fakes import vast
 from tests.helpers import count_rows, offer
@@ -155,8 +156,8 @@ def test_a_keyset_walk_under_a_tiny_budget_visits_every_span_once(
     whole = _walk(store, since, limit=10_000)
     # 20 listings hold one price; 8 of every third hold four, and 2 that went at last three
     assert len(whole) == len(set(whole)) == 20 + 8 * 4 + 2 * 3
-    monkeypatch.setattr(store_module, "HISTORY_SCAN_LISTINGS", 4)
-    monkeypatch.setattr(store_module, "HISTORY_FIRST_WINDOW", 1)
+    monkeypatch.setattr(history_module, "HISTORY_SCAN_LISTINGS", 4)
+    monkeypatch.setattr(history_module, "HISTORY_FIRST_WINDOW", 1)
     for limit in (1, 2, 7):
         assert _walk(store, since, limit=limit) == whole
 
@@ -169,17 +170,17 @@ def test_a_deep_page_reads_no_more_than_its_budget(
     _history_store(store, listed=60, runs=2)
     since = utcnow() - timedelta(days=1)
     read: list[int] = []
-    spans = store_module._spans
+    spans = history_module._spans
     monkeypatch.setattr(
-        store_module,
+        history_module,
         "_spans",
         lambda conn, chosen, *rest: read.append(len(chosen)) or spans(conn, chosen, *rest),
     )
-    monkeypatch.setattr(store_module, "HISTORY_SCAN_LISTINGS", 16)
+    monkeypatch.setattr(history_module, "HISTORY_SCAN_LISTINGS", 16)
     deep = store.history(since, limit=10, offset=10_000_000)
     assert deep.spans == [] and deep.resume is not None and sum(read) <= 16
     assert 10_000_000 - 16 * 2 <= deep.skip < 10_000_000  # what it looked at was skipped
-    monkeypatch.setattr(store_module, "HISTORY_SCAN_LISTINGS", 100_000)
+    monkeypatch.setattr(history_module, "HISTORY_SCAN_LISTINGS", 100_000)
     past_end = store.history(since, limit=10, offset=10_000_000)
     assert past_end.spans == [] and past_end.resume is None
 
@@ -193,9 +194,9 @@ def test_history_reads_only_listings_with_a_span_after_since(
     since = utcnow()
     store.record_run("aws", [offer(provider="aws", product="kept", usd_per_hour=3.0)], utcnow())
     chosen: list[str] = []
-    spans = store_module._spans
+    spans = history_module._spans
     monkeypatch.setattr(
-        store_module,
+        history_module,
         "_spans",
         lambda conn, rows, *rest: (
             chosen.extend(r.product for r in rows) or spans(conn, rows, *rest)
@@ -227,11 +228,11 @@ def test_a_past_moment_resolves_only_the_listings_that_changed_after_it(
     direct = sorted(
         (s.offer.product, s.offer.usd_per_hour) for s in store.current_offers(at=then.finished_at)
     )
-    monkeypatch.setattr(store_module, "PAST_LOOKUPS", 10)  # a source too large to look up whole
+    monkeypatch.setattr(read_module, "PAST_LOOKUPS", 10)  # a source too large to look up whole
     resolved: list[int] = []
-    prices_then = store_module._prices_then
+    prices_then = read_module._prices_then
     monkeypatch.setattr(
-        store_module,
+        read_module,
         "_prices_then",
         lambda conn, run, ids: resolved.extend(ids) or prices_then(conn, run, ids),
     )

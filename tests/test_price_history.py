@@ -311,7 +311,7 @@ def test_packed_changes_answer_every_moment_as_rows_did(
 ) -> None:
     """The same runs written twice, packing off and on (3 runs kept as rows, packed every
     2): every past moment, the history and the current catalog read the same."""
-    monkeypatch.setattr("pricing.store.KEEP_RAW_RUNS", 10_000)
+    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 10_000)
     unpacked_runs = _random_runs(store, 14, seed=7)
     unpacked = _every_moment(store, unpacked_runs)
     rows_unpacked = count_rows(store, price_changes)
@@ -319,8 +319,8 @@ def test_packed_changes_answer_every_moment_as_rows_did(
     with other.engine.begin() as conn:
         for table in (price_packs, price_changes, listings, runs_table):
             conn.execute(sa.delete(table))
-    monkeypatch.setattr("pricing.store.KEEP_RAW_RUNS", 3)
-    monkeypatch.setattr("pricing.store.PACK_EVERY_RUNS", 2)
+    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 3)
+    monkeypatch.setattr("pricing.store.upkeep.PACK_EVERY_RUNS", 2)
     packed_runs = _random_runs(other, 14, seed=7)
     assert count_rows(other, price_packs) > 0
     assert count_rows(other, price_changes) < rows_unpacked
@@ -328,7 +328,7 @@ def test_packed_changes_answer_every_moment_as_rows_did(
     packed = _every_moment(other, packed_runs)
     assert packed[0] == unpacked[0] and packed[2] == unpacked[2]
     # a source too large to look up listing by listing: listed now, less what changed since
-    monkeypatch.setattr("pricing.store.PAST_LOOKUPS", 0)
+    monkeypatch.setattr("pricing.store.read.PAST_LOOKUPS", 0)
     assert _every_moment(other, packed_runs)[0] == unpacked[0]
     assert [(p, u, r - shift) for p, u, r, _, _ in packed[1]] == [
         (p, u, r) for p, u, r, _, _ in unpacked[1]
@@ -340,8 +340,8 @@ def test_packed_changes_answer_every_moment_as_rows_did(
 def test_pruning_inside_a_pack_keeps_every_later_moment(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("pricing.store.KEEP_RAW_RUNS", 2)
-    monkeypatch.setattr("pricing.store.PACK_EVERY_RUNS", 2)
+    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 2)
+    monkeypatch.setattr("pricing.store.upkeep.PACK_EVERY_RUNS", 2)
     made = _random_runs(store, 12, seed=11)
     assert count_rows(store, price_packs) > 0
     cutoff_run = made[4]

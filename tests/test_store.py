@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.exc import IntegrityError
 
+from pricing.errors import StoreError
 from pricing.offer import BUNDLED
 from pricing.refresh import run_adapter
 from pricing.snapshot import ensure_snapshot
@@ -37,8 +38,9 @@ def test_a_failure_mid_write_leaves_nothing_and_the_previous_run_serving(store: 
     store.record_run("aws", [offer(provider="aws")], utcnow())
     runs_before, changes_before = count_rows(store, runs), count_rows(store, price_changes)
     broken = offer(provider="aws", product=None)  # NOT NULL violation on the second row
-    with pytest.raises(IntegrityError):
+    with pytest.raises(StoreError) as refused:  # the store's error, the driver's as cause
         store.record_run("aws", [offer(provider="aws"), broken], utcnow())
+    assert isinstance(refused.value.__cause__, IntegrityError)
     assert (count_rows(store, runs), count_rows(store, price_changes)) == (
         runs_before,
         changes_before,

@@ -17,17 +17,15 @@ from typing import Any
 
 import click
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from hardware import Workload
-from pricing import schema
 from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.controls import escape_controls, escape_lines
-from pricing.errors import ImportRejected
+from pricing.errors import ImportRejected, StoreError, StoreUnavailable
 from pricing.measurement_store import add_measurements, export_file, read_file
 from pricing.offer import Offer
 from pricing.refresh import RunResult, refresh
-from pricing.store import Store, record_merged_run, utcnow
+from pricing.store import Store, utcnow
 from service.catalog import describe as describe_error
 from service.cli.text import (
     describe_gpus,
@@ -47,7 +45,7 @@ from service.jobs import scheduler as scheduling
 from service.jobs.measure_card import CannotMeasure, measure_card
 from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
 from service.runtime import Runtime, open_runtime
-from service.settings import Settings
+from service.settings import Settings, settings_table
 
 
 def _runtime(ctx: click.Context) -> Runtime:
@@ -61,7 +59,7 @@ class _Commands(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except SQLAlchemyError as error:  # down, refusing, or its schema gone
+        except StoreError as error:  # down, refusing, or its schema gone
             raise click.ClickException(
                 f"the price store is not answering ({escape_controls(describe_error(error))}); "
                 "check BREAKEVEN_DATABASE_URL and that the database is up"
@@ -246,8 +244,8 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
 
     # Read, merge and write under one per-database lock: a concurrent import is not lost.
     try:
-        run = record_merged_run(runtime.store, CUSTOM, next_run, started)
-    except OperationalError as exc:  # the lock or the database past its timeout
+        run = runtime.store.record_merged_run(CUSTOM, next_run, started)
+    except StoreUnavailable as exc:  # the lock or the database past its timeout
         raise click.ClickException(
             f"nothing imported: the database did not answer in time, or another import "
             f"still holds its lock; try again ({type(exc.orig).__name__})"
@@ -337,16 +335,13 @@ def db_upgrade(ctx: click.Context) -> None:
     settings: Settings = ctx.obj
     store = Store(settings.resolved_database_url())
     store.create_schema()
-    click.echo(f"schema at revision {schema.current_revision(store.engine)}")
+    click.echo(f"schema at revision {store.schema_revision()}")
     store.dispose()
 
 
 @cli.command(help="List every BREAKEVEN_* setting with its default and meaning.")
 def settings() -> None:
-    from service.docs import settings_rows  # the README's settings table, row for row
-
-    rows = [[row.name, row.default, row.meaning] for row in settings_rows()]
-    click.echo(table(["variable", "default", "meaning"], rows))
+    click.echo(table(["variable", "default", "meaning"], [list(r) for r in settings_table()]))
 
 
 def _validation_message(exc: ValidationError) -> str:

@@ -1,5 +1,5 @@
 """The reads that cost more than a quote: a history page and the catalog of a past moment
-(`at=`). Each is bounded (a history page reads one scan budget, pricing/store.py; a past
+(`at=`). Each is bounded (a history page reads one scan budget, pricing/store/history.py; a past
 catalog costs what was live then, a second or two for 100,000 offers), and each runs off the
 worker's event loop, in a thread of gevent's pool: SQLite's statements and the Python that
 builds a catalog would otherwise hold the loop, and /health with it, for their whole time.

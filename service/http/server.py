@@ -27,8 +27,8 @@ import gevent
 import gunicorn.util
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers.ggevent import GeventWorker
-from sqlalchemy.exc import SQLAlchemyError
 
+from pricing.errors import StoreError
 from service.catalog import describe
 from service.http import EXTENSION
 from service.http.app import create_app
@@ -216,7 +216,7 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:  # load the catalog now, not on the first question: an outage then finds it
             table = app.extensions[EXTENSION].catalog.table()
-        except SQLAlchemyError as error:
+        except StoreError as error:
             log.warning("worker started without the catalog (store away): %s", describe(error))
         else:
             log.info("%s %d offers", WORKER_READY, len(table))

@@ -1,6 +1,7 @@
-"""Locks that die with their holder: a PostgreSQL session advisory lock, or an exclusive
-flock on a file beside the SQLite database. The server or the kernel drops either the moment
-the process dies, so a crash never leaves one behind."""
+"""Locks that die with their holder: a PostgreSQL session advisory lock (the store holds it,
+pricing/store/locks.py), or an exclusive flock on a file beside the SQLite database. The
+server or the kernel drops either the moment the process dies, so a crash never leaves one
+behind."""
 
 from __future__ import annotations
 
@@ -8,15 +9,13 @@ import fcntl
 from pathlib import Path
 from typing import IO, Any
 
-from sqlalchemy import Connection, text
-from sqlalchemy.engine import make_url
-
+from pricing.store import SessionLock
 from service.settings import Settings
 
 
-def lock_file(settings: Settings, store_url: str, suffix: str) -> Path:
-    """A lock file beside the SQLite database (in the data dir for an in-memory one)."""
-    database = make_url(store_url).database
+def lock_file(settings: Settings, database: str | None, suffix: str) -> Path:
+    """A lock file beside the SQLite database (in the data dir for an in-memory one);
+    ``database``: the store's (Store.database)."""
     return Path(database).with_suffix(suffix) if database else settings.data_dir / suffix
 
 
@@ -44,35 +43,22 @@ class ProviderLock:
     def __init__(self, settings: Settings, store: Any, name: str) -> None:
         self._store = store
         self._name = name
-        self._postgres = make_url(store.url).get_backend_name() == "postgresql"
-        self._path = lock_file(settings, store.url, f".refresh-{name}.lock")
-        self._conn: Connection | None = None
+        self._postgres = store.backend == "postgresql"
+        self._path = lock_file(settings, store.database, f".refresh-{name}.lock")
+        self._lock: SessionLock | None = None
         self._file: IO[str] | None = None
 
     def try_acquire(self) -> bool:
         if self._postgres:
-            conn = self._store.engine.connect()
-            query = text("SELECT pg_try_advisory_lock(:k, hashtext(:name))")
-            if conn.execute(query, {"k": REFRESH_LOCK, "name": self._name}).scalar():
-                conn.commit()
-                self._conn = conn
-                return True
-            conn.close()
-            return False
+            self._lock = self._store.try_session_lock(REFRESH_LOCK, self._name)
+            return self._lock is not None
         self._file = try_flock(self._path)
         return self._file is not None
 
     def release(self) -> None:
-        if self._conn is not None:
-            try:  # closing the session releases the lock even if this fails
-                self._conn.execute(
-                    text("SELECT pg_advisory_unlock(:k, hashtext(:name))"),
-                    {"k": REFRESH_LOCK, "name": self._name},
-                )
-                self._conn.commit()
-            finally:
-                self._conn.close()
-                self._conn = None
+        if self._lock is not None:
+            held, self._lock = self._lock, None
+            held.release()  # closing the session releases the lock even if unlocking fails
         if self._file is not None:
             self._file.close()  # drops the flock
             self._file = None

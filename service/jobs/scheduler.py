@@ -19,12 +19,10 @@ from typing import IO, Any, Protocol
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MISSED, JobExecutionEvent
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
-from sqlalchemy import Connection, text
-from sqlalchemy.engine import make_url
 
 from pricing.adapters import Adapter
 from pricing.refresh import RefreshPolicy, run_adapter
-from pricing.store import Store
+from pricing.store import SessionLock, Store
 from service.documents.providers import describe_result
 from service.jobs.locks import ProviderLock, lock_file, try_flock
 from service.jobs.refresh import refresh_policy, scheduled_adapters
@@ -49,26 +47,14 @@ class PostgresLeadership:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._conn: Connection | None = None
+        self._lock: SessionLock | None = None
 
     def try_acquire(self) -> bool:
-        conn = self._store.engine.connect()
-        got = conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": SCHEDULER_LOCK})
-        if got.scalar():
-            conn.commit()
-            self._conn = conn
-            return True
-        conn.close()
-        return False
+        self._lock = self._store.try_session_lock(SCHEDULER_LOCK)
+        return self._lock is not None
 
     def still_held(self) -> bool:
-        try:
-            assert self._conn is not None
-            self._conn.execute(text("SELECT 1"))
-            self._conn.commit()
-            return True
-        except Exception:
-            return False
+        return self._lock is not None and self._lock.still_held()
 
 
 class FileLeadership:
@@ -94,10 +80,9 @@ class FileLeadership:
 
 
 def leadership_for(settings: Settings, store: Store) -> Leadership:
-    url = make_url(store.url)
-    if url.get_backend_name() == "postgresql":
+    if store.backend == "postgresql":
         return PostgresLeadership(store)
-    return FileLeadership(lock_file(settings, store.url, ".scheduler.lock"))
+    return FileLeadership(lock_file(settings, store.database, ".scheduler.lock"))
 
 
 def cron_trigger(expression: str, jitter_seconds: int) -> CronTrigger:

@@ -17,8 +17,8 @@ from apiflask import APIBlueprint
 from flask import Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.exc import SQLAlchemyError
 
+from pricing.errors import StoreError
 from service.catalog import describe
 from service.http import EXTENSION, current_runtime
 from service.http.problems import Problem
@@ -57,7 +57,7 @@ def _warm(state: BlueprintSetupState) -> None:
     # on; a store that is down now is read again on the first answer that needs it.
     try:
         state.app.extensions[EXTENSION].catalog.table()
-    except SQLAlchemyError as error:
+    except StoreError as error:
         log.warning("catalog not loaded at start: %s", describe(error))
 
 
@@ -86,13 +86,13 @@ def ready() -> dict[str, Any]:
     try:
         store.check_readable()  # every table an answer reads, not only the runs
         version = store.catalog_version()
-    except SQLAlchemyError as error:
+    except StoreError as error:
         raise database_unavailable(error) from None
     return {"status": "ready", "catalog_version": version}
 
 
-@bp.app_errorhandler(SQLAlchemyError)
-def _store_failed(error: SQLAlchemyError) -> Response:
+@bp.app_errorhandler(StoreError)
+def _store_failed(error: StoreError) -> Response:
     return current_app.handle_user_exception(database_unavailable(error))  # type: ignore[return-value]
 
 

@@ -22,8 +22,8 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
-from sqlalchemy.exc import SQLAlchemyError
 
+from pricing.errors import StoreError
 from pricing.store import Store
 
 METRICS = "breakeven.metrics"
@@ -46,7 +46,7 @@ class StoreCollector(Collector):
         up = GaugeMetricFamily("breakeven_database_up", "1 when the price store answered.")
         try:
             families = list(self._families())
-        except SQLAlchemyError as error:
+        except StoreError as error:
             # Request metrics stay scrapeable while the store is away.
             log.warning("store metrics unavailable: %s", type(error).__name__)
             families = []

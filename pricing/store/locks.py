@@ -1,0 +1,80 @@
+"""Locks held in the database. Every price write holds the write lock, so a run is diffed
+against the prices it replaces with no other write landing in between. A session lock (the
+active scheduler, one provider's refresh) is held by keeping a connection of its own open:
+the server drops it the moment its holder dies, so a crash never leaves one behind.
+
+PostgreSQL's advisory locks are numbered per database: pricing/schema.py holds 7_260_001,
+service/jobs/scheduler.py 7_260_002, service/jobs/locks.py 7_260_003 (one per provider) and
+this module 7_260_004.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, Engine, TextClause, func, select, text
+
+from pricing.store.connect import store_errors
+
+# -- one writer at a time ------------------------------------------------------------------
+
+# Arbitrary constant naming "a price write" among this database's advisory locks
+# (pricing/schema.py holds 7_260_001, service/jobs/scheduler.py 7_260_002).
+WRITE_LOCK = 7_260_004
+
+
+def _lock_writes(conn: Connection) -> None:
+    """Every price write holds this from before its first read to its commit: a run is
+    diffed against the prices it replaces, so no other write may land in between."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_advisory_xact_lock(WRITE_LOCK)))
+    else:
+        # SQLite: the write lock, taken now rather than at the first INSERT, so no other
+        # writer can commit between this read and this write (waits up to the busy timeout).
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+# -- locks that die with their holder (PostgreSQL) ----------------------------------------
+
+
+class SessionLock:
+    """A PostgreSQL session advisory lock, held while its connection stays open."""
+
+    def __init__(self, conn: Connection, key: int, name: str | None) -> None:
+        self._conn = conn
+        self._key = key
+        self._name = name
+
+    def still_held(self) -> bool:
+        """False once the connection holding it is gone (and with it, perhaps, the lock)."""
+        try:
+            self._conn.execute(text("SELECT 1"))
+            self._conn.commit()
+            return True
+        except Exception:
+            return False
+
+    def release(self) -> None:
+        """Unlock and close; closing the session releases the lock even if unlocking fails."""
+        try:
+            with store_errors():
+                self._conn.execute(*_statement("pg_advisory_unlock", self._key, self._name))
+                self._conn.commit()
+        finally:
+            self._conn.close()
+
+
+def try_session_lock(engine: Engine, key: int, name: str | None = None) -> SessionLock | None:
+    """The session lock ``key`` (with ``name`` hashed into a second key: one lock per name),
+    or None when another session holds it."""
+    with store_errors():
+        conn = engine.connect()
+        if conn.execute(*_statement("pg_try_advisory_lock", key, name)).scalar():
+            conn.commit()
+            return SessionLock(conn, key, name)
+        conn.close()
+        return None
+
+
+def _statement(function: str, key: int, name: str | None) -> tuple[TextClause, dict[str, object]]:
+    if name is None:
+        return text(f"SELECT {function}(:k)"), {"k": key}
+    return text(f"SELECT {function}(:k, hashtext(:name))"), {"k": key, "name": name}
