@@ -45,7 +45,7 @@ from service.jobs import scheduler as scheduling
 from service.jobs.measure_card import CannotMeasure, measure_card
 from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
 from service.runtime import Runtime, open_runtime
-from service.settings import Settings, settings_table
+from service.settings import Settings
 
 
 def _runtime(ctx: click.Context) -> Runtime:
@@ -341,7 +341,10 @@ def db_upgrade(ctx: click.Context) -> None:
 
 @cli.command(help="List every BREAKEVEN_* setting with its default and meaning.")
 def settings() -> None:
-    click.echo(table(["variable", "default", "meaning"], [list(r) for r in settings_table()]))
+    from service.docs import settings_rows  # the README's settings table, row for row
+
+    rows = [[row.name, row.default, row.meaning] for row in settings_rows()]
+    click.echo(table(["variable", "default", "meaning"], rows))
 
 
 def _validation_message(exc: ValidationError) -> str:
