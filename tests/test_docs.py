@@ -323,7 +323,9 @@ def test_the_intro_figures_the_platform_test_leaves_out(client, hardware) -> Non
     a = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
     cheapest, same = a["rent"][0], a["same_card"]["cheapest"]
     launch = hardware.cards["rtx3090"].price("launch").usd
+    used = hardware.cards["rtx3090"].price("used")
     quoted = [
+        f"the card at its {used.as_of[:4]} used price ({used.usd:,.0f} USD",
         f"keeps its {launch:,.0f} USD launch price",
         f"at {a['assumptions']['electricity']:g} USD/kWh",
         f"a {cheapest['interruption']['overhead']:.0%} allowance".replace("%", " %"),
@@ -370,6 +372,9 @@ def test_the_models_figures() -> None:
     ]
     assert missing(text, quoted) == []
     assert BAND_MONTHLY_SHARE[">20%"] == 1.0  # "read as every instance once a month"
+    from service.engine.costs import HOURS_PER_YEAR
+
+    assert HOURS_PER_YEAR == 8760 and text.count("8760") == 2  # years = ... / (u x 8760)
     source = " ".join(
         Path(importlib.import_module("service.engine.interruption").__file__).read_text().split()
     )
@@ -422,6 +427,11 @@ def test_the_live_prices_figures() -> None:
     ]
     assert missing(text, quoted) == []
     assert tpus["v3"]["sku_chips"] == tpus["v2"]["sku_chips"]
+    assert "v4, v5p, v5e, v6e SKUs one chip" in text
+    assert {tpus[v]["sku_chips"] for v in ("v4", "v5p", "v5e", "v6e")} == {"1"}
+    versions = [path.name[:4] for path in (ROOT / "pricing/migrations/versions").glob("0*.py")]
+    for number in re.findall(r"Migration (\d{4})|migration (\d{4})", text):
+        assert "".join(number) in versions
     assert "about 64 bytes" in " ".join(importlib.import_module("pricing.packs").__doc__.split())
     heavy = importlib.import_module("service.http.budget").HEAVY_READS_PER_WORKER
     assert heavy == 2 and "two at a time per worker" in text
@@ -449,13 +459,15 @@ def test_the_job_figures_the_work_test_leaves_out(client, hardware) -> None:  # 
         f"({method.bytes_per_param:g} bytes per frozen parameter, "
         f"{parts['weights_and_optimizer']:.1f} GB, plus {parts['activations']:.1f} GB",
         f"RTX 4090 ({lora['assumptions']['price']:,.0f} USD)",
+        f"so one {hardware.registry['rtx4090'].memory_gb:g} GB card holds it",
         f"({lora['breakeven']['days']:,.0f} days), within the "
         f"{lora['breakeven']['life_years']:g}-year life",
         f"8 x 40 x {scaling:.3f} (8-card scaling) x {a100:.3f} / {rtx3090:.3f}",
         f"needs {hardware.methods['full'].bytes_per_param:g} bytes per parameter: "
         f"{big['work']['memory_gb']:.1f} GB",
         f"`gpus` defaults to {big['buy']['gpus']} RTX 4090s",
-        f"6 x {hardware.models['resnet50'].forward_gmacs:g}e9 multiply-accumulates",
+        f"{work.TRAINING_FLOPS_PER_FORWARD_MAC} x "
+        f"{hardware.models['resnet50'].forward_gmacs:g}e9 multiply-accumulates",
         f"x {work.IMAGENET_1K_IMAGES:,} x 90",
         f"trains {work.CNN_ANCHOR_IMAGES_PER_S:,} images/s on one A100",
         f"({work.VIT_ANCHOR_EPOCHS} epochs in {work.VIT_ANCHOR_GPU_HOURS // 8} h on 8 V100s)",
@@ -553,3 +565,7 @@ def test_the_team_figures() -> None:
     image = re.search(r"^FROM (\S+)$", (ROOT / "Dockerfile").read_text(), flags=re.MULTILINE)
     assert image and f"`{image[1]}`" in text
     assert f"port {Settings.model_fields['port'].default}" in text
+    conftest = (ROOT / "tests" / "conftest.py").read_text()
+    assert "@127.0.0.1:5432/" in conftest and "server at 127.0.0.1:5432" in " ".join(
+        readme().split()
+    )
