@@ -3,7 +3,7 @@
 Everything else derives from :class:`Assumptions`: the ``/breakeven`` and ``/rank`` query
 parameters (:func:`overrides_model`), the CLI options generated from those queries, the
 ``BREAKEVEN_*`` settings that change the defaults, the ``assumptions`` echoed in answers
-and the README's table (``breakeven docs``). A test checks that they agree.
+and the README's table (``python -m service.docs``). A test checks that they agree.
 
 Defaults and why:
 - electricity 0.165 USD/kWh: US average residential price 2024, 16.5 cents/kWh
