@@ -309,12 +309,14 @@ class SameCardOut(_Out):
 
 
 class BreakevenAnswer(_Out):
-    gpu: str
-    hours: float
-    workload: Workload
-    assumptions: dict[str, object]
-    buy: BuyOut
-    rent: list[RentOut]
+    gpu: str = Field(description="The card the question would buy (its canonical id).")
+    hours: float = Field(description="The work, in hours on one `gpu` card however stated.")
+    workload: Workload = Field(description="The workload class the speeds are read for.")
+    assumptions: dict[str, object] = Field(
+        description="Every input the answer used, given or defaulted (cost assumptions too)."
+    )
+    buy: BuyOut = Field(description="Owning the cards for the work, itemized.")
+    rent: list[RentOut] = Field(description="The cheapest rentals for the same work, first.")
     candidates: int = Field(description="Offers that passed the filters and the memory need.")
     memory_gate: MemoryGateOut
     left_out: LeftOutOut | None = Field(
@@ -334,10 +336,14 @@ class BreakevenAnswer(_Out):
         description="The cheapest rental of the card the question would buy (a marketplace's "
         "RTX 3090), within the same filters; null when nobody rents it."
     )
-    verdict: Literal["buy", "rent"]
-    savings_usd: float
-    breakeven: BreakevenPoint | None
-    prices: PricesOut
+    verdict: Literal["buy", "rent"] = Field(
+        description="Which costs less for this work: buying or the cheapest rental."
+    )
+    savings_usd: float = Field(description="What the cheaper side saves, USD.")
+    breakeven: BreakevenPoint | None = Field(
+        description="Where buying stops being dearer than the cheapest rental; null: never."
+    )
+    prices: PricesOut = Field(description="The rentals' price dates and how old they are.")
     throughput: ThroughputOut = Field(description="The bought card's speed the answer used.")
     work: BreakevenWorkOut
 
