@@ -29,7 +29,7 @@ test: $(INSTALLED) $(CHROMIUM)  ## lint, check the import rules, run every test 
 
 # The tests marked `system` (real servers, browsers, SIGKILLs, long loads: tests/README.md)
 # are left out; CI runs `make test`, which runs them all.
-check: lint  ## lint, check the import rules, run the tests not marked system (about 2.5 min)
+check: lint  ## lint, check the import rules, run the tests not marked system (about 2 min)
 	$(BIN)/pytest -p no:cacheprovider -m "not system"
 
 lint: $(INSTALLED)
