@@ -50,8 +50,9 @@ def _listed(
     )
     if run is None:
         return [(row, row[_LISTED]) for row in _fetched(conn, now)]
-    few = select(listings.c.id).where(*chosen).limit(PAST_LOOKUPS + 1)
-    if len(conn.execute(few).all()) <= PAST_LOOKUPS:  # one accelerator's, say: look each up
+    # counted in the database, at most PAST_LOOKUPS + 1 of them: no id crosses the wire
+    few = select(listings.c.id).where(*chosen).limit(PAST_LOOKUPS + 1).subquery()
+    if conn.execute(select(func.count()).select_from(few)).scalar_one() <= PAST_LOOKUPS:
         return _held_at(conn, chosen, run)
     # A whole source: what is listed now, less what changed since, whose prices then are
     # read in two passes over the changes (the last row, else the last pack, by then).
