@@ -148,7 +148,7 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
 
 def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
     """Every price held since ``since``, once with the span it held: offer by offer, each
-    offer's prices oldest first. A page costs what it holds (pricing/store.py): on a large
+    offer's prices oldest first. A page costs what it holds (pricing/store/history.py): on a large
     store it may hold fewer points than ``limit`` and still have a ``next``."""
     accelerator = None
     if query.accelerator:
