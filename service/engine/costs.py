@@ -210,40 +210,18 @@ def buy_assumptions(
 
 
 def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
-    """Workload H at which buying stops being dearer than renting at ``rent_per_hour`` USD
-    per reference hour; inf where it never does.
+    """Workload H at which buying stops being dearer than renting at each of
+    ``rent_per_hour`` USD per reference hour; inf where it never does.
 
     Buying costs capex - resale_start * exp(-decay * H) + energy_per_hour * H, renting
     rent_per_hour * H. Their difference f(H) is convex with f(0) = resale_start - capex <= 0,
     so there is one crossing, inside [0, capex / margin]: closed form without resale,
     Newton's method from capex / margin with it (bisection took 100 steps, a millisecond per
-    quote once resale is on). A quote solves it for its ten rentals or fewer, where a loop
-    over floats beats numpy's per-call overhead several times over.
+    quote once resale is on). A quote solves it for its listed rentals only (``top``, at most
+    100), where a loop over floats beats numpy's per-call overhead several times over.
     """
-    rates = np.asarray(rent_per_hour, dtype=np.float64)
-    if rates.size <= SMALL:
-        return np.array([_crossing(model, rate) for rate in rates.tolist()], dtype=np.float64)
-    capex, start = model.capex_usd, model.resale_start_usd
-    decay = model.resale_decay_per_hour
-    margin = rates - model.energy_usd_per_hour
-    never = margin <= 0
-    safe = np.where(never, 1.0, margin)
-    if start >= capex:
-        result = np.zeros_like(safe)
-    elif start == 0 or decay == 0:
-        result = (capex - start) / safe
-    else:
-        result = capex / safe
-        for _ in range(NEWTON_STEPS):
-            decayed = start * np.exp(-decay * result)
-            step = (safe * result - capex + decayed) / (safe - decay * decayed)
-            result = result - step
-            if np.all(np.abs(step) <= NEWTON_TOLERANCE * np.maximum(result, 1.0)):
-                break
-    return np.where(never, np.inf, result)
-
-
-SMALL = 32  # rates solved one float at a time (the same steps, the same tolerance)
+    rates = np.asarray(rent_per_hour, dtype=np.float64).tolist()
+    return np.array([_crossing(model, rate) for rate in rates], dtype=np.float64)
 
 
 def _crossing(model: BuyModel, rate: float) -> float:
@@ -257,7 +235,9 @@ def _crossing(model: BuyModel, rate: float) -> float:
         return 0.0
     if start == 0 or decay == 0:
         return (capex - start) / margin
-    hours = capex / margin  # Newton from the right, as in crossing_hours
+    # Newton from the right: f(capex / margin) = resale left > 0, and f is convex, so each
+    # step lands between the root and the last point
+    hours = capex / margin
     for _ in range(NEWTON_STEPS):
         decayed = start * math.exp(-decay * hours)
         step = (margin * hours - capex + decayed) / (margin - decay * decayed)
