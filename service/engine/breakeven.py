@@ -352,12 +352,14 @@ def _rent_options(
     index: np.ndarray,
     s_ref: float,
     model: BuyModel,
+    top: int | None = None,
 ) -> list[RentOption]:
-    """The shortlisted offers costed for the work, cheapest first, at most ``top``."""
+    """The shortlisted offers costed for the work, cheapest first, at most ``top`` (the
+    request's when not given)."""
     a = request.assumptions
     rentals = Rentals.of(table, index, s_ref, request.workload)
     job = rentals.job(request.hours, a, request.rent_factor, request.session_hours)
-    best = np.lexsort((index, job.hours, job.total_usd))[: request.top]
+    best = np.lexsort((index, job.hours, job.total_usd))[: top or request.top]
     rates = rentals.rate(a.spot_overhead, request.rent_factor)[best]
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
@@ -396,7 +398,7 @@ def _left_out(
     others = frozenset(table.platforms) - request.platforms
     if not others:
         return None
-    found = _cheapest_of(table, replace(request, platforms=others), need, s_ref, model)
+    found = _cheapest_of(table, replace(request, platforms=others, top=1), need, s_ref, model)
     return None if found is None else LeftOut(platforms=others, offers=found[1], best=found[0])
 
 
@@ -412,7 +414,8 @@ def _cheapest_measured(
     answer should not rest on an estimate without showing the measured alternative."""
     if not cheapest.throughput_estimated:
         return None
-    found = _cheapest_of(table, replace(request, measured_only=True), need, s_ref, model)
+    asked = replace(request, measured_only=True, top=1)
+    found = _cheapest_of(table, asked, need, s_ref, model)
     return None if found is None else found[0]
 
 
@@ -422,16 +425,15 @@ def _same_card(
     """The cheapest rental of the card the question would buy, and how many rent it."""
     if shortlist.same_card_candidates == 0:
         return None
-    asked = replace(request, top=1)
-    (best,) = _rent_options(table, asked, shortlist.same_card, s_ref, model)
+    (best,) = _rent_options(table, request, shortlist.same_card, s_ref, model, top=1)
     return best, shortlist.same_card_candidates
 
 
 def _cheapest_of(
     table: OfferTable, asked: QuoteRequest, need: MemoryNeed, s_ref: float, model: BuyModel
 ) -> tuple[RentOption, int] | None:
-    """The cheapest offer a variant of the question admits, and how many it admits."""
-    asked = replace(asked, top=1)
+    """The cheapest offer a variant of the question admits (asked with top=1: a shortlist of
+    one), and how many it admits."""
     shortlist = table.shortlist(asked, need)
     if shortlist.candidates == 0:
         return None
