@@ -6,6 +6,8 @@ speed at 1.00 USD/h; spot_overhead 0.1; restart_hours 0.5 (the default).
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 
 import pytest
@@ -55,6 +57,8 @@ def test_a_job_of_no_hours_takes_one_session_and_costs_nothing(hours: float) -> 
     line = run(hours)
     assert line.sessions == 1
     assert 0 <= line.hours == line.total_usd < 1e-300  # at 1.00 USD/h
+    # its crossing is the rate's (0/0 per hour made it NaN, with a RuntimeWarning)
+    assert line.breakeven_hours is None or math.isfinite(line.breakeven_hours)
 
 
 def test_restart_hours_is_an_assumption_the_query_sets() -> None:

@@ -363,7 +363,9 @@ def _rent_options(
     rates = rentals.rate(a.spot_overhead, request.rent_factor)[best]
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
-    crossings = crossing_hours(model, job.total_usd[best] / request.hours)
+    # (a job of no work has no restarts to spread: its cost per hour is the rate itself)
+    per_hour = job.total_usd[best] / request.hours if request.hours > 0 else rates
+    crossings = crossing_hours(model, per_hour)
     chosen = index[best]
     # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
     columns = zip(
