@@ -7,7 +7,6 @@ speed at 1.00 USD/h; spot_overhead 0.1; restart_hours 0.5 (the default).
 from __future__ import annotations
 
 import math
-
 from dataclasses import replace
 
 import pytest
