@@ -28,6 +28,7 @@ import requests
 
 from bench.history import Simulation, database, run_times, write_two_years
 from bench.http import serve
+from bench.results import replace_section
 
 RUNS = 100  # refreshes seeded: 100,000 listings and about 1.2 M price spans
 LOAD_SECONDS = 60
@@ -35,7 +36,6 @@ PROBE_EVERY_S = 0.1
 HEALTH_P99_BUDGET_MS = 250.0
 FOLLOW = 5  # `next` links a history client follows before it starts a new walk
 MOMENTS = 8  # distinct past moments the at= clients cycle through, one per run window
-RESULTS = Path(__file__).with_name("results.md")
 HEADING = "## Hostile clients: deep history and past moments on a large store"
 
 
@@ -188,23 +188,21 @@ def section(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def write_section(lines: list[str]) -> None:
-    text = RESULTS.read_text()
-    start = text.find(HEADING)
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(lines)
-    else:
-        end = text.find("\n## ", start + len(HEADING))
-        text = text[:start] + "\n".join(lines) + ("\n" + text[end + 1 :] if end != -1 else "")
-    RESULTS.write_text(text.rstrip("\n") + "\n")
+def run() -> list[dict[str, Any]]:
+    return [run_backend(backend) for backend in ("sqlite", "postgresql")]
+
+
+def verdict(results: list[dict[str, Any]]) -> bool:
+    return all(r["health_p99_ms"] < HEALTH_P99_BUDGET_MS for r in results)
 
 
 def main() -> int:
-    results = [run_backend(backend) for backend in ("sqlite", "postgresql")]
+    """Run this benchmark alone and rewrite its section of bench/results.md."""
+    results = run()
     lines = section(results)
     print("\n".join(lines))
-    write_section(lines)
-    return 0 if all(r["health_p99_ms"] < HEALTH_P99_BUDGET_MS for r in results) else 1
+    replace_section(HEADING, lines)
+    return 0 if verdict(results) else 1
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import aws_bulk, engine, history, http
+from bench import aws_bulk, engine, history, hostile, http
 from bench.results import RESULTS
 
 ENGINE_BUDGET_MS = 2.0  # design section 7: one quote over 100,000 offers
@@ -102,12 +102,16 @@ def main() -> int:
         *http.section(h),
         "",
     ]
+    print("hostile: 4 clients on a store of a million price spans ...", file=sys.stderr)
+    b = hostile.run()
+    lines += [*hostile.section(b), ""]
     print("history: two years of refreshes, both layouts, both databases ...", file=sys.stderr)
     p = history.run()
     lines += [*history.section(p), ""]
     RESULTS.write_text("\n".join(lines))
     print("\n".join(lines))
-    return 0 if engine_ok and ingest_ok and http_ok and history.verdict(p) else 1
+    budgets = (engine_ok, ingest_ok, http_ok, hostile.verdict(b), history.verdict(p))
+    return 0 if all(budgets) else 1
 
 
 def _verdict(ok: bool) -> str:
