@@ -21,6 +21,7 @@ from pricing.offer import Offer
 from pricing.packs import Pack, price_at
 from pricing.store import Store, listings, price_changes, price_packs, utcnow
 from pricing.store import runs as runs_table
+from tests.conftest import reset_postgres
 from tests.helpers import count_rows, offer
 
 
@@ -381,3 +382,36 @@ def test_a_packs_price_read_in_place_matches_the_decoded_pack() -> None:
     for run in range(0, 12):
         change = pack.at(run)
         assert price_at(runs, prices, run) == (change[1] if change else None), run
+
+
+def test_a_months_packs_are_written_accelerator_by_accelerator(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listings of two accelerators, interleaved by id: a pack job writes one accelerator's
+    packs after the other's, so a past catalog of one accelerator reads a few pages of a
+    month's packs, not a page per listing. PostgreSQL keeps rows in the order written (their
+    physical position, ctid, shows it); SQLite keeps price_packs in key order whatever the
+    order, so there is nothing to see there."""
+    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 2)
+    monkeypatch.setattr("pricing.store.upkeep.PACK_EVERY_RUNS", 2)
+    store = Store(postgres_url)
+    store.create_schema()
+    try:
+        cards = ("h100-sxm", "a100-80gb")
+        for turn in range(6):  # ids alternate between the two accelerators
+            batch = [_aws(f"p{i}", 1.0 + i + turn, accelerator=cards[i % 2]) for i in range(20)]
+            store.record_run("aws", batch, utcnow())
+            store.pack("aws")
+        with store.connect() as conn:
+            known = conn.execute(select(listings.c.id, listings.c.accelerator))
+            accelerator_of = {listing: accelerator for listing, accelerator in known}
+            order = sa.text("SELECT listing_id, first_run FROM price_packs ORDER BY ctid")
+            written = [tuple(row) for row in conn.execute(order)]
+    finally:
+        store.dispose()
+        reset_postgres(postgres_url)
+    jobs = sorted({first for _, first in written})
+    assert len(jobs) >= 2 and len(written) >= 40  # two pack jobs, every listing in each
+    for first in jobs:
+        job = [accelerator_of[listing] for listing, f in written if f == first]
+        assert job == sorted(job), job  # one accelerator's packs, then the other's
