@@ -415,3 +415,32 @@ def test_a_months_packs_are_written_accelerator_by_accelerator(
     for first in jobs:
         job = [accelerator_of[listing] for listing, f in written if f == first]
         assert job == sorted(job), job  # one accelerator's packs, then the other's
+
+
+def test_a_pack_job_leaves_the_runs_packed_before_it_alone(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each pack job flags the runs it packed, not every run before them again: PostgreSQL
+    keeps the old copy of each row it rewrites, and a runs table rewritten monthly grew to
+    ~8 rows a page on the history benchmark's store (a row's xmin names the transaction that
+    wrote its live copy)."""
+    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 2)
+    monkeypatch.setattr("pricing.store.upkeep.PACK_EVERY_RUNS", 2)
+    store = Store(postgres_url)
+    store.create_schema()
+    written = sa.text("SELECT id, xmin::text FROM runs WHERE packed ORDER BY id")
+    try:
+        made = [store.record_run("aws", [_aws("p", 1.0 + turn)], utcnow()) for turn in range(4)]
+        assert store.pack("aws")
+        with store.connect() as conn:
+            first = {run: xmin for run, xmin in conn.execute(written)}
+        made += [store.record_run("aws", [_aws("p", 9.0 + turn)], utcnow()) for turn in range(3)]
+        assert store.pack("aws")
+        with store.connect() as conn:
+            second = {run: xmin for run, xmin in conn.execute(written)}
+    finally:
+        store.dispose()
+        reset_postgres(postgres_url)
+    assert first and set(first) < set(second)  # the second job packed more runs
+    assert {run: second[run] for run in first} == first  # and rewrote none of the first's
+    assert made[0].id in first

@@ -40,8 +40,13 @@ def _pack(conn: Connection, adapter: str) -> int:
         packs = [_pack_row(i, by_listing[i]) for i in _by_accelerator(conn, adapter, by_listing)]
         conn.execute(insert(price_packs), packs)
         conn.execute(delete(price_changes).where(old))
+    # Only the runs this job packed: setting the flag again on every earlier run rewrote
+    # each of them monthly, and PostgreSQL kept the old copies (the runs table grew to ~8
+    # rows a page, which every past moment's run lookup scans).
     conn.execute(
-        update(runs).where(runs.c.adapter == adapter, runs.c.id <= cutoff).values(packed=True)
+        update(runs)
+        .where(runs.c.adapter == adapter, runs.c.id <= cutoff, ~runs.c.packed)
+        .values(packed=True)
     )
     return sum(len(seq) for seq in by_listing.values())
 
