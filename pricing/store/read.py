@@ -15,7 +15,19 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, case, func, null, select
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Connection,
+    FromClause,
+    Row,
+    Table,
+    case,
+    func,
+    null,
+    select,
+    true,
+)
 
 from pricing.packs import price_at
 from pricing.store.connect import LOOKUP_CHUNK
@@ -138,29 +150,15 @@ def _held_at(conn: Connection, chosen: list[Any], run: Run) -> list[tuple[Row[An
     change at or before it, where that change is a price. At a packed run every such change
     is in a pack; at a later one, in a row or a pack's closing price."""
     run_id = run.id
-    raw, earlier = price_changes.alias("raw"), price_changes.alias("earlier")
-    last_raw = (
-        select(func.max(earlier.c.run_id))
-        .where(earlier.c.listing_id == listings.c.id, earlier.c.run_id <= run_id)
-        .scalar_subquery()
-    )
-    pack, earlier_pack = price_packs.alias("pack"), price_packs.alias("earlier_pack")
-    last_pack = (
-        select(func.max(earlier_pack.c.first_run))
-        .where(earlier_pack.c.listing_id == listings.c.id, earlier_pack.c.first_run <= run_id)
-        .scalar_subquery()
-    )
+    pack, on_pack = _last_by(conn, price_packs, price_packs.c.first_run, run_id, "pack")
     inside = pack.c.last_run > run_id  # the run falls within the pack: read its changes
-    joined = listings.outerjoin(
-        pack, (pack.c.listing_id == listings.c.id) & (pack.c.first_run == last_pack)
-    )
+    joined = listings.outerjoin(pack, on_pack)
     if run.packed:  # no row holds a change this old: skip looking
         raw_columns = [null().label("raw_run"), null().label("raw_price")]
     else:
+        raw, on_raw = _last_by(conn, price_changes, price_changes.c.run_id, run_id, "raw")
         raw_columns = [raw.c.run_id.label("raw_run"), raw.c.usd_per_hour.label("raw_price")]
-        joined = joined.outerjoin(
-            raw, (raw.c.listing_id == listings.c.id) & (raw.c.run_id == last_raw)
-        )
+        joined = joined.outerjoin(raw, on_raw)
     query = (
         select(
             *_LISTING_COLUMNS,
@@ -189,6 +187,33 @@ def _held_at(conn: Connection, chosen: list[Any], run: Run) -> list[tuple[Row[An
         if price is not None:
             held.append((row, price))
     return held
+
+
+def _last_by(
+    conn: Connection, table: Table, position: Column[int], run_id: int, name: str
+) -> tuple[FromClause, ColumnElement[bool]]:
+    """Each listing's row of ``table`` (its changes or its packs) with the largest
+    ``position`` at or before ``run_id``, to outer-join to the listings, and the join's
+    condition. PostgreSQL finds it in one index probe a listing (LATERAL ... LIMIT 1), not
+    the key first and then the row: a past catalog of one accelerator's 2,000 listings on
+    the history benchmark's store, 36 -> 32 ms median over 60 moments, the same prices.
+    SQLite has no LATERAL: there the key comes from a correlated MAX, the row joined by it."""
+    if conn.dialect.name == "postgresql":
+        last = (
+            select(table)
+            .where(table.c.listing_id == listings.c.id, position <= run_id)
+            .order_by(position.desc())
+            .limit(1)
+            .lateral(name)
+        )
+        return last, true()
+    found, earlier = table.alias(name), table.alias(f"earlier_{name}")
+    key = (
+        select(func.max(earlier.c[position.name]))
+        .where(earlier.c.listing_id == listings.c.id, earlier.c[position.name] <= run_id)
+        .scalar_subquery()
+    )
+    return found, (found.c.listing_id == listings.c.id) & (found.c[position.name] == key)
 
 
 # A past catalog of at most this many listings (one accelerator's, say) looks each one up;
