@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
@@ -384,32 +385,38 @@ def test_a_packs_price_read_in_place_matches_the_decoded_pack() -> None:
         assert price_at(runs, prices, run) == (change[1] if change else None), run
 
 
+@pytest.fixture
+def packing_postgres(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    """A PostgreSQL store that packs every 2 runs and keeps 2 as rows: for what only
+    PostgreSQL shows (rows kept in the order written, the transaction that wrote a row)."""
+    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 2)
+    monkeypatch.setattr("pricing.store.upkeep.PACK_EVERY_RUNS", 2)
+    store = Store(postgres_url)
+    store.create_schema()
+    yield store
+    store.dispose()
+    reset_postgres(postgres_url)
+
+
 def test_a_months_packs_are_written_accelerator_by_accelerator(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+    packing_postgres: Store,
 ) -> None:
     """Listings of two accelerators, interleaved by id: a pack job writes one accelerator's
     packs after the other's, so a past catalog of one accelerator reads a few pages of a
     month's packs, not a page per listing. PostgreSQL keeps rows in the order written (their
     physical position, ctid, shows it); SQLite keeps price_packs in key order whatever the
     order, so there is nothing to see there."""
-    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 2)
-    monkeypatch.setattr("pricing.store.upkeep.PACK_EVERY_RUNS", 2)
-    store = Store(postgres_url)
-    store.create_schema()
-    try:
-        cards = ("h100-sxm", "a100-80gb")
-        for turn in range(6):  # ids alternate between the two accelerators
-            batch = [_aws(f"p{i}", 1.0 + i + turn, accelerator=cards[i % 2]) for i in range(20)]
-            store.record_run("aws", batch, utcnow())
-            store.pack("aws")
-        with store.connect() as conn:
-            known = conn.execute(select(listings.c.id, listings.c.accelerator))
-            accelerator_of = {listing: accelerator for listing, accelerator in known}
-            order = sa.text("SELECT listing_id, first_run FROM price_packs ORDER BY ctid")
-            written = [tuple(row) for row in conn.execute(order)]
-    finally:
-        store.dispose()
-        reset_postgres(postgres_url)
+    store = packing_postgres
+    cards = ("h100-sxm", "a100-80gb")
+    for turn in range(6):  # ids alternate between the two accelerators
+        batch = [_aws(f"p{i}", 1.0 + i + turn, accelerator=cards[i % 2]) for i in range(20)]
+        store.record_run("aws", batch, utcnow())
+        store.pack("aws")
+    with store.connect() as conn:
+        known = conn.execute(select(listings.c.id, listings.c.accelerator))
+        accelerator_of = {listing: accelerator for listing, accelerator in known}
+        order = sa.text("SELECT listing_id, first_run FROM price_packs ORDER BY ctid")
+        written = [tuple(row) for row in conn.execute(order)]
     jobs = sorted({first for _, first in written})
     assert len(jobs) >= 2 and len(written) >= 40  # two pack jobs, every listing in each
     for first in jobs:
@@ -417,30 +424,21 @@ def test_a_months_packs_are_written_accelerator_by_accelerator(
         assert job == sorted(job), job  # one accelerator's packs, then the other's
 
 
-def test_a_pack_job_leaves_the_runs_packed_before_it_alone(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_pack_job_leaves_the_runs_packed_before_it_alone(packing_postgres: Store) -> None:
     """Each pack job flags the runs it packed, not every run before them again: PostgreSQL
     keeps the old copy of each row it rewrites, and a runs table rewritten monthly grew to
     ~8 rows a page on the history benchmark's store (a row's xmin names the transaction that
     wrote its live copy)."""
-    monkeypatch.setattr("pricing.store.upkeep.KEEP_RAW_RUNS", 2)
-    monkeypatch.setattr("pricing.store.upkeep.PACK_EVERY_RUNS", 2)
-    store = Store(postgres_url)
-    store.create_schema()
+    store = packing_postgres
     written = sa.text("SELECT id, xmin::text FROM runs WHERE packed ORDER BY id")
-    try:
-        made = [store.record_run("aws", [_aws("p", 1.0 + turn)], utcnow()) for turn in range(4)]
-        assert store.pack("aws")
-        with store.connect() as conn:
-            first = {run: xmin for run, xmin in conn.execute(written)}
-        made += [store.record_run("aws", [_aws("p", 9.0 + turn)], utcnow()) for turn in range(3)]
-        assert store.pack("aws")
-        with store.connect() as conn:
-            second = {run: xmin for run, xmin in conn.execute(written)}
-    finally:
-        store.dispose()
-        reset_postgres(postgres_url)
+    made = [store.record_run("aws", [_aws("p", 1.0 + turn)], utcnow()) for turn in range(4)]
+    assert store.pack("aws")
+    with store.connect() as conn:
+        first = {run: xmin for run, xmin in conn.execute(written)}
+    made += [store.record_run("aws", [_aws("p", 9.0 + turn)], utcnow()) for turn in range(3)]
+    assert store.pack("aws")
+    with store.connect() as conn:
+        second = {run: xmin for run, xmin in conn.execute(written)}
     assert first and set(first) < set(second)  # the second job packed more runs
     assert {run: second[run] for run in first} == first  # and rewrote none of the first's
     assert made[0].id in first
