@@ -6,12 +6,14 @@ Called once by the entry point; nothing is read at import time.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from hardware.cards import BASES, Card, CardPrice, ResaleCurve
+from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.hosts import Host, HostChoice, host_for
 from hardware.jobs import Method, Model
 from hardware.registry import PLATFORMS, Accelerator, Registry
@@ -24,6 +26,7 @@ class Hardware:
     cards: dict[str, Card]
     throughput: dict[tuple[str, Workload], Throughput]
     scaling: Scaling
+    fabrics: Fabrics  # between machines: clusters of rentals, bought nodes
     hosts: tuple[Host, ...]
     resale: ResaleCurve  # consumer cards; no datacenter curve is sourced
     models: dict[str, Model]
@@ -77,6 +80,27 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         )
         for row in _rows(folder / "scaling.csv")
     )
+    fabrics = Fabrics(
+        (
+            FabricPoint(
+                fabric=row["fabric"],
+                nodes=int(row["nodes"]),
+                efficiency=float(row["efficiency"]),
+                kind=row["kind"],
+                source=row["source"],
+            )
+            for row in _rows(folder / "fabrics.csv")
+        ),
+        (
+            InstanceFabric(
+                provider=row["provider"],
+                product=re.compile(row["product"], re.IGNORECASE),
+                fabric=row["fabric"],
+                source=row["source"],
+            )
+            for row in _rows(folder / "instance_fabrics.csv")
+        ),
+    )
     for accelerator_id, _ in (*cards.items(), *throughput):
         if accelerator_id not in registry:
             raise ValueError(f"hardware data names unknown accelerator {accelerator_id!r}")
@@ -97,6 +121,7 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         cards=cards,
         throughput=throughput,
         scaling=scaling,
+        fabrics=fabrics,
         hosts=hosts,
         resale=resale,
         models={row["id"]: _model(row) for row in _rows(folder / "models.csv")},

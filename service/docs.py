@@ -90,12 +90,12 @@ class Row:
 
 
 def number(value: float) -> str:
-    """A bound or default as a reader writes it: 10,000,000; 0.001; 1e13."""
+    """A bound or default as a reader writes it: 10,000,000; 0.001; 1e13; 3.084e9."""
     if float(value).is_integer() and abs(value) < 1e9:
         return f"{int(value):,}"
     if float(value).is_integer():
-        mantissa, exponent = f"{value:.0e}".split("e")
-        return f"{mantissa}e{int(exponent)}"
+        mantissa, exponent = f"{value:.12e}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
     return f"{value:g}"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, datetime
 
 from sqlalchemy import Table, func, select
@@ -19,6 +20,7 @@ from hardware import (
     Throughput,
     Workload,
 )
+from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.throughput import ScalingPoint
 from pricing.offer import Offer, PricingModel, StoredOffer
 from pricing.store import Run, Store, runs
@@ -107,6 +109,7 @@ def toy_hardware() -> Hardware:
         {"ref": card},
         throughput,
         Scaling(points),
+        TOY_FABRICS,
         TOY_HOSTS,
         TOY_RESALE,
         models={},
@@ -129,5 +132,23 @@ TOY_HOSTS = tuple(
         ("workstation", 4, 2000.0, 200.0),
         ("server", 8, 5000.0, 500.0),
     ]
+)
+# Between machines: every RDMA fabric 0.9 at 2 nodes, 0.8 at 8; plain Ethernet 0.8 and 0.6.
+# Any provider's product named ib-... is on InfiniBand, eth-... on Ethernet; the rest on none.
+TOY_FABRICS = Fabrics(
+    [
+        FabricPoint(fabric, nodes, eta, "measured", "toy")
+        for fabric in ("infiniband", "roce", "efa", "gpudirect_tcpx")
+        for nodes, eta in ((2, 0.9), (8, 0.8))
+    ]
+    + [
+        FabricPoint("ethernet", 2, 0.8, "measured", "toy"),
+        FabricPoint("ethernet", 8, 0.6, "measured", "toy"),
+    ],
+    [
+        InstanceFabric(provider, re.compile(pattern), fabric, "toy")
+        for provider in ("aws", "gcp", "azure", "lambda", "custom", "toy")
+        for pattern, fabric in (("ib-.*", "infiniband"), ("eth-.*", "ethernet"))
+    ],
 )
 TOY_RESALE = ResaleCurve(a=1.0, b=-math.log(0.8), yearly_loss=0.2, points=3, source="toy")

@@ -59,6 +59,7 @@ def test_the_definition_is_complete() -> None:
         "depreciation",
         "spot_overhead",
         "restart_hours",
+        "max_instances",
         "lifetime_years",
     )
     for name, info in FIELDS.items():

@@ -336,7 +336,7 @@ def test_a_spot_offers_overhead_follows_its_interruption_band(fake, settings, ap
     assert (east["interruption"]["band"], west_line["interruption"]["band"]) == (">20%", "<5%")
     assert east["interruption"]["overhead"] == pytest.approx(1.0 / 730 * 0.5)
     assert west_line["interruption"]["overhead"] == pytest.approx(0.05 / 730 * 0.5)
-    assert east["hours"] / west_line["hours"] == pytest.approx(
+    assert east["wall_clock_hours"] / west_line["wall_clock_hours"] == pytest.approx(
         (1 + 1.0 / 730 * 0.5) / (1 + 0.05 / 730 * 0.5)
     )
     assert west_line["total_usd"] < east["total_usd"]
@@ -349,6 +349,7 @@ def test_a_spot_offers_overhead_follows_its_interruption_band(fake, settings, ap
     assert unbanded["interruption"] == {
         "band": None,
         "overhead": 0.1,
+        "job_overhead": 0.1,  # one instance
         "basis": "no published interruption rate: the spot_overhead assumption (0.1)",
     }
 

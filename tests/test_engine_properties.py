@@ -130,6 +130,8 @@ def worlds(draw: st.DrawFn, top: int | None = None) -> World:
         pricing=wanted,
         top=top or draw(st.integers(1, 100)),
         assumptions=draw(ASSUMPTIONS),
+        # no deadline: these are the cost model's properties; deadlines have their own below
+        deadline_hours=math.inf,
     )
     return World(hardware, offers, request)
 

@@ -50,11 +50,20 @@ def test_the_problem_quotes_the_value_as_given_and_the_hours_it_made(client) -> 
 
 
 def test_a_job_over_the_hours_bound_names_that_bound(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx3090&model=resnet50&images=1e12&epochs=10000")
+    response = client.get("/breakeven?gpu=rtx3090&model=vit-l-16&images=1e12&epochs=10000")
     assert response.status_code == 400
     body = response.get_json()
     assert body["errors"][0]["parameter"] == "epochs"
     assert f"over the {MAX_HOURS:,} h bound of hours=" in body["detail"]
+
+
+def test_the_largest_published_run_is_well_inside_the_bound(client) -> None:  # type: ignore[no-untyped-def]
+    """The bound is a real one: 100 x Llama 3.1 405B's 30.84M H100 hours. That run, stated
+    in hours, is answered; ten times past the bound is not."""
+    assert client.get("/breakeven?gpu=h100-sxm&hours=30840000").status_code == 200
+    response = client.get(f"/breakeven?gpu=h100-sxm&hours={MAX_HOURS * 10:g}")
+    assert response.status_code == 400
+    assert response.get_json()["errors"][0]["parameter"] == "hours"
 
 
 @pytest.mark.parametrize("command", ["quote", "rank"])

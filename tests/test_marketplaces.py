@@ -33,7 +33,7 @@ def test_offline_the_answer_names_a_rented_rtx3090(client) -> None:  # type: ign
         2,
     )
     assert cheapest["market"] == "verified" and cheapest["usd_per_hour"] == 0.45
-    assert cheapest["total_usd"] == pytest.approx(cheapest["hours"] * 0.45)
+    assert cheapest["total_usd"] == pytest.approx(cheapest["wall_clock_hours"] * 0.45)
     assert cheapest["breakeven_hours"] is not None  # against a 3090 rental buying can pay off
     assert answer["assumptions"]["market"] == "all"
 

@@ -50,7 +50,7 @@ def test_the_whole_path_measure_show_use_export_import(settings, tmp_path: Path)
     published = client.get(url + "&throughput=published").get_json()
     assert published["throughput"]["relative"] == 1.343
     # the workload is hours on *this* card: a faster measured card means more rental hours
-    ratio = used["rent"][0]["hours"] / published["rent"][0]["hours"]
+    ratio = used["rent"][0]["wall_clock_hours"] / published["rent"][0]["wall_clock_hours"]
     assert ratio == pytest.approx(cnn["relative"] / 1.343, rel=1e-6)
 
     exported = tmp_path / "measurements.json"

@@ -6,6 +6,7 @@ here: a 32 GB chip of two cores, each program seeing 16 GB (as a TPU v3 chip).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -115,7 +116,10 @@ def test_tpu_v3_passes_a_16_gb_gate_and_fails_a_24_gb_one(hardware: Hardware) ->
     with pytest.raises(NoMatchingOffers):
         quote(table, hardware, replace(request, memory_gb=24.0))
     # sharded over the slice: 4 chips x 32 GiB = 128 covers 100, whatever a core holds
-    sharded = replace(request, memory_gb=None, total_memory_gb=100.0, gpus=8)
+    # (no deadline: 8 bought cards finish in 2.6 h, before a 4-chip slice could)
+    sharded = replace(
+        request, memory_gb=None, total_memory_gb=100.0, gpus=8, deadline_hours=math.inf
+    )
     assert quote(table, hardware, sharded).rent[0].stored.offer.product == "v3-8"
 
 

@@ -72,9 +72,8 @@ def test_the_readmes_first_example_is_what_the_service_answers(client) -> None: 
         f"names {left['offers']} TPU, Trainium and AMD offers": "left out",
         f"the cheapest of {same['offers']} RTX 3090 offers": "same-card offers",
         f"in {same['cheapest']['region']} at {same['cheapest']['usd_per_hour']:.2f} USD/h": "same",
-        f"in {same['cheapest']['hours']:,.0f} hours for {same['cheapest']['total_usd']:,.0f} USD": (
-            "same-card total"
-        ),
+        f"in {same['cheapest']['wall_clock_hours']:,.0f} hours for "
+        f"{same['cheapest']['total_usd']:,.0f} USD": ("same-card total"),
         f"pay off after {same['cheapest']['breakeven_hours']:,.0f} hours": "same-card b/e",
         f"{left['best']['product']} spot at {left['best']['total_usd']:,.0f} USD": "left-out best",
     }

@@ -34,8 +34,10 @@ def _verdict(client, query: str, name: str, value: float) -> str:  # type: ignor
     ("query", "must_turn"),
     [
         (NEAR, {"utilization", "electricity", "price", "rent_factor", "hours"}),
-        # spot only: the cheapest rental pays the assumed 10 % overhead, and 5.0 % turns it
-        (f"{NEAR}&pricing=spot", {"spot_overhead", "utilization", "hours"}),
+        # spot only, with time to spare (the default deadline, the bought card's own 667
+        # days, leaves out the slower spot cards that were cheapest): the cheapest rental
+        # pays the assumed 10 % overhead, and less turns it
+        (f"{NEAR}&pricing=spot&deadline_days=3650", {"spot_overhead", "utilization", "hours"}),
         # rentals 10 % dearer: buying wins, and resale (0.94) and PUE (1.08) turn it back
         (f"{NEAR}&rent_factor=1.1", {"resale", "pue", "electricity", "price", "utilization"}),
     ],

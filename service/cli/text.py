@@ -21,11 +21,18 @@ def describe_quote(d: dict[str, Any]) -> str:
         "",
         f"BUY   {buy['total_usd']:>12,.2f} USD  = cards {buy['purchase_usd']:,.2f}"
         f" + host {buy['host_usd']:,.2f} + energy {buy['energy_usd']:,.2f}"
-        f" - resale {buy['resale_usd']:,.2f}  ({buy['hours']:,.1f} busy h)",
+        f" - resale {buy['resale_usd']:,.2f}  ({buy['hours']:,.1f} busy h,"
+        f" {buy['wall_clock_hours']:,.0f} h of calendar time)",
     ]
+    deadline = d["deadline"]
+    if deadline["hours"] is not None:
+        lines.append(
+            f"DEADLINE {deadline['days']:,.1f} days ({deadline['hours']:,.0f} h): "
+            f"{deadline['basis']}"
+        )
     header = [
-        *("provider", "product", "region", "pricing", "USD/h", "hours", "total USD", "b/e h"),
-        "speed",
+        *("provider", "product", "region", "pricing", "USD/h", "x", "wall h", "total USD"),
+        *("b/e h", "speed"),
     ]
     rows = [
         [
@@ -34,7 +41,8 @@ def describe_quote(d: dict[str, Any]) -> str:
             r["region"],
             r["pricing"],
             f"{r['usd_per_hour']:.4f}",
-            f"{r['hours']:,.1f}",
+            str(r["instances"]),
+            f"{r['wall_clock_hours']:,.1f}",
             f"{r['total_usd']:,.2f}",
             "never" if r["breakeven_hours"] is None else f"{r['breakeven_hours']:,.0f}",
             r["throughput"]["method"],

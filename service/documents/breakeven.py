@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import fields, replace
 from typing import Any
 
@@ -9,12 +11,13 @@ from hardware import Throughput, Workload
 from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer
-from service.documents.errors import Unanswerable
+from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.offers import RENTED, offer_fields
 from service.documents.queries import (
+    MAX_CARDS,
     BreakevenQuery,
     competing_platforms,
     market_tiers,
@@ -22,7 +25,7 @@ from service.documents.queries import (
 )
 from service.documents.sensitivity import ranges_document, sensitivity_document
 from service.documents.work import job_workload, stated_work, work_document
-from service.engine.assumptions import as_dict, with_overrides
+from service.engine.assumptions import MIN_UTILIZATION, as_dict, with_overrides
 from service.engine.breakeven import (
     LeftOut,
     MemoryGate,
@@ -32,17 +35,29 @@ from service.engine.breakeven import (
     RentOption,
     quote,
 )
+from service.engine.costs import bought_speed
 from service.engine.interruption import overhead_basis
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import ranges
 from service.engine.request import QuoteRequest
-from service.engine.sizing import FEWEST, GIVEN, ONE, purchase
+from service.engine.sizing import (
+    DEADLINE,
+    FEWEST,
+    GIVEN,
+    ONE,
+    STEADY,
+    SizingError,
+    purchase,
+)
+from service.engine.work import HOURS_PER_MONTH, Work
 from service.runtime import Runtime
 
 # How the answer says the count of cards bought was chosen (service/engine/sizing.py).
 CARDS_BOUGHT = {
     GIVEN: "as given (gpus=)",
     FEWEST: "the fewest that hold the job ({cards})",
+    DEADLINE: "the fewest that finish by the deadline ({cards})",
+    STEADY: "the fewest that carry hours_per_month ({cards})",
     ONE: "one (the default)",
 }
 
@@ -78,7 +93,23 @@ def _answer(
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
     work = stated_work(query, runtime, gpu, workload)
-    bought = purchase(work, query.gpus, query.memory, query.total_memory)
+    assumptions = with_overrides(runtime.assumptions, query)
+    deadline = _deadline_hours(query, work)
+    try:
+        bought = purchase(
+            work,
+            query.gpus,
+            query.memory,
+            query.total_memory,
+            functools.partial(bought_speed, runtime.hardware, gpu, workload),
+            assumptions.utilization,
+            deadline,
+            MAX_CARDS,
+        )
+    except SizingError as exc:  # a valid question no purchase can answer
+        raise Unanswerable("cannot-quote", str(exc), exc.parameter, "no purchase does it") from exc
+    if bought.utilization is not None:  # steady work sets its own
+        assumptions = replace(assumptions, utilization=max(bought.utilization, MIN_UTILIZATION))
     request = QuoteRequest(
         platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
         markets=market_tiers(query.market),
@@ -96,9 +127,10 @@ def _answer(
         pricing=query.pricing,
         region=query.region,
         top=query.top,
-        assumptions=with_overrides(runtime.assumptions, query),
+        assumptions=assumptions,
         reference_speed=measured.relative if measured is not None else None,
         session_hours=runtime.colab.session_hours if runtime.colab else None,
+        deadline_hours=deadline,
     )
     try:
         result = quote(table, runtime.hardware, request)
@@ -115,11 +147,31 @@ def _answer(
             reference = replace(reference, relative=measured.relative, method="measured")
         document["sensitivity"] = sensitivity_document(result, table, asked)
         document["ranges"] = ranges_document(ranges(result, table, reference))
+    if work.months is not None:
+        document["deadline"]["basis"] = (
+            f"steady work: {work.months:g} months of {HOURS_PER_MONTH:g} h, the work arriving "
+            "as it goes"
+        )
     document["work"] = {
         **work_document(work, gpu),
         "cards_bought": CARDS_BOUGHT[bought.basis].format(cards=bought.cards),
     }
     return document, [option.stored for option in result.rent]
+
+
+def _deadline_hours(query: BreakevenQuery, work: Work) -> float | None:
+    """The deadline a question sets, in hours: deadline_days, or steady work's months;
+    None: the bought cards' own calendar time (the engine's default)."""
+    if work.months is None:
+        return None if query.deadline_days is None else query.deadline_days * 24
+    for stated in ("deadline_days", "utilization"):
+        if getattr(query, stated) is not None:
+            raise InvalidQuestion(
+                stated,
+                f"steady work runs over its months: they set its deadline and the cards' "
+                f"utilization (hours_per_month / 730 per card); drop {stated}=",
+            )
+    return work.months * HOURS_PER_MONTH
 
 
 def _measurement(
@@ -202,6 +254,7 @@ def _quote_document(
                 "cheapest": _rent_line(result.same_card[0], result, colab),
             }
         ),
+        "deadline": _deadline(result),
         "verdict": result.verdict,
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
@@ -224,10 +277,33 @@ def _breakeven(result: Quote) -> dict[str, Any]:
     }
 
 
+def _deadline(result: Quote) -> dict[str, Any]:
+    """The wall-clock time every rental finished within, and where it came from."""
+    hours = result.deadline_hours
+    finite = math.isfinite(hours)
+    if result.deadline_given:
+        basis = f"given: deadline_days={hours / 24:g}" if finite else "none"
+    else:
+        basis = (
+            f"the bought cards' own calendar time: {result.buy.hours:,.1f} busy h at "
+            f"utilization {result.assumptions.utilization:g} (no rental is slower than buying)"
+        )
+    return {
+        "hours": hours if finite else None,
+        "days": hours / 24 if finite else None,
+        "basis": basis,
+        "max_instances": result.assumptions.max_instances,
+    }
+
+
 def _rent_line(option: RentOption, result: Quote, colab: SessionTerms | None) -> dict[str, Any]:
     return {
         **offer_fields(option.stored, RENTED),
-        "hours": option.hours,
+        "wall_clock_hours": option.hours,
+        "instances": option.instances,
+        "instance_hours": option.hours * option.instances,
+        "fabric": option.fabric,
+        "cluster_efficiency": option.cluster_efficiency,
         "total_usd": option.total_usd,
         "usd_per_reference_hour": option.usd_per_reference_hour,
         "breakeven_hours": option.breakeven_hours,
@@ -239,12 +315,24 @@ def _rent_line(option: RentOption, result: Quote, colab: SessionTerms | None) ->
 
 
 def _interruption(option: RentOption, spot_overhead: float) -> dict[str, Any] | None:
-    """The extra work an interruptible rental was charged, and why; None: not interruptible."""
+    """The extra work an interruptible rental was charged, and why; None: not interruptible.
+    On N instances the whole job stops when any one is taken back: N times the share."""
     offer = option.stored.offer
     if offer.pricing not in INTERRUPTIBLE:
         return None
     overhead, basis = overhead_basis(offer.interruption, spot_overhead)
-    return {"band": offer.interruption or None, "overhead": overhead, "basis": basis}
+    n = option.instances
+    if n > 1:
+        basis += (
+            f"; on {n} instances the job stops when any one is taken back, so it is "
+            f"interrupted {n} times as often: {n} x {overhead:g} = {n * overhead:g} extra work"
+        )
+    return {
+        "band": offer.interruption or None,
+        "overhead": overhead,
+        "job_overhead": overhead * n,
+        "basis": basis,
+    }
 
 
 def _sessions(

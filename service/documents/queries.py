@@ -27,11 +27,20 @@ from pricing.offer import MARKETS, PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
 from service.engine.request import QUESTION_BOUNDS
 from service.engine.sensitivity import PARAMETERS
-from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's bounds
+from service.engine.work import (  # hours= and every job's bounds
+    HOURS_PER_MONTH,
+    MAX_HOURS,
+    MIN_HOURS,
+)
 
 # Upper bounds keep absurd inputs (1e308 GB) out of the arithmetic; each is far past
 # any real workload.
-MAX_CARDS = 64  # cards one quote buys: eight 8-card servers
+# Cards one quote buys: 4,096 8-card servers, the largest cluster max_instances allows a
+# rental (a 405B-parameter model's weights and optimizer alone fill 81 H100s).
+MAX_CARDS = 32_768
+# The longest deadline, and the longest steady work: the longest useful life (15 years).
+MAX_DEADLINE_DAYS = 15 * 365
+MAX_MONTHS = 15 * 12
 MAX_MEMORY_GB = 4096  # per accelerator: 20x the largest card (B200, 180 GB)
 MAX_TOTAL_MEMORY_GB = 1_048_576  # 1 PB: past a TPU v5p pod (8,960 chips x 95 GiB = 851 TB)
 # List endpoints answer a page at a time, so no client makes a worker build megabytes
@@ -187,6 +196,17 @@ class _StatedWork(Query):
         **QUESTION_BOUNDS["hours"],
         description="The work as training hours on one `gpu` card (one way to state it).",
     )
+    hours_per_month: float | None = Field(
+        None,
+        gt=0,
+        le=HOURS_PER_MONTH * MAX_CARDS,
+        description="Steady work: hours of work on one `gpu` card each month, with `months` "
+        "(one way to state it). The cards bought run at the utilization it makes "
+        "(hours_per_month / 730 per card, more cards where one cannot carry it).",
+    )
+    months: float | None = Field(
+        None, gt=0, le=MAX_MONTHS, description="Steady work: how many months of it."
+    )
     ref_gpu: str | None = Field(
         None,
         min_length=1,
@@ -233,7 +253,8 @@ class _BreakevenQuestion(_StatedWork):
         None,
         ge=1,
         le=MAX_CARDS,
-        description="Local cards bought (default: 1, or the fewest that hold a described job).",
+        description="Local cards bought (default: the fewest that hold a described job, "
+        "finish by `deadline_days` and carry `hours_per_month`; 1 when nothing asks more).",
     )
     memory: float | None = Field(
         None,
@@ -287,6 +308,16 @@ class _BreakevenQuestion(_StatedWork):
         1.0,
         **QUESTION_BOUNDS["rent_factor"],
         description="Every rental price times this: a what-if (1.2 = rentals 20 % dearer).",
+    )
+    deadline_days: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_DEADLINE_DAYS,
+        description="Calendar days the work must be done in, on both sides: every rental "
+        "finishes within it (on a cluster of up to `max_instances` where one instance is too "
+        "slow), and the fewest cards that make it are bought unless `gpus` says how many "
+        "(default: the bought cards' own calendar time, busy hours / utilization, so no "
+        "rental is slower than buying; steady work: its months).",
     )
     at: IsoMoment | None = Field(
         None,

@@ -16,6 +16,7 @@ from service.engine.work import (
     WorkError,
     from_hours,
     from_reference_run,
+    from_steady,
     from_transformer,
     from_vision,
 )
@@ -25,6 +26,7 @@ from service.runtime import Runtime
 # is a transformer's (tokens) or a vision model's (images and epochs).
 WAYS = {
     "hours": ("hours",),
+    "steady": ("hours_per_month", "months"),
     "reference_run": ("ref_gpu", "ref_count", "ref_hours"),
     "job": ("model", "param_count", "tokens", "method", "images", "epochs"),
 }
@@ -35,12 +37,14 @@ VISION_ONLY = ("images", "epochs")
 # freely (a model or a card count is a choice of what to run, not of how much).
 SIZED_BY = {
     "hours": ("hours",),
+    "steady": ("hours_per_month", "months"),
     "reference_run": ("ref_hours", "ref_count"),
     "transformer": ("tokens", "param_count"),
     "vision": ("epochs", "images"),
 }
 ONE_WAY = (
-    "state the work one way: hours= (on the card); ref_gpu=, ref_count= and ref_hours= "
+    "state the work one way: hours= (on the card); hours_per_month= and months= (steady "
+    "work); ref_gpu=, ref_count= and ref_hours= "
     "(a run already done); model= (or param_count=), tokens= and method= (a transformer "
     "job); or model=, images= and epochs= (a vision job)"
 )
@@ -89,10 +93,10 @@ def stated_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> W
         raise Unanswerable(
             "too-large",
             f"the job needs {work.memory_gb:,.0f} GB: {work.min_cards:,} x {gpu}, more than "
-            f"the {MAX_CARDS} cards a quote buys; name a larger card (gpu=) or a method that "
+            f"the {MAX_CARDS:,} cards a quote buys; name a larger card (gpu=) or a method that "
             "needs less memory (method=lora or qlora)",
             "model" if query.model is not None else "param_count",
-            "more memory than 64 cards hold",
+            f"more memory than {MAX_CARDS:,} cards hold",
         )
     return work
 
@@ -122,6 +126,11 @@ def _as_given(value: float) -> str:
 def _work(query: Any, hardware: Hardware, gpu: str, workload: Workload, way: str) -> Work:
     if way == "hours":
         return from_hours(query.hours)
+    if way == "steady":
+        missing = next((n for n in WAYS[way] if getattr(query, n) is None), None)
+        if missing is not None:
+            raise InvalidQuestion(missing, "steady work needs hours_per_month= and months=")
+        return from_steady(query.hours_per_month, query.months)
     if way == "reference_run":
         ref_gpu, count, hours = query.ref_gpu, query.ref_count, query.ref_hours
         if ref_gpu is None or count is None or hours is None:
@@ -188,4 +197,6 @@ def work_document(work: Work, gpu: str) -> dict[str, Any]:
         "memory_parts": work.memory_parts,
         "memory_note": work.memory_note,
         "min_cards": work.min_cards,
+        "hours_per_month": work.hours_per_month,
+        "months": work.months,
     }

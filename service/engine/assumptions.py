@@ -26,6 +26,9 @@ Defaults and why:
 - restart_hours 0.5: an assumption (Google publishes none): a Colab runtime ends after at
   most 24 h on paid plans (pricing/data/colab_plans.csv), and each restart costs reconnecting,
   installing, copying data and reloading the last checkpoint.
+- max_instances 64: the largest cluster of one offer a rental may take (AWS Capacity
+  Blocks for ML reserve 1-64 instances; AWS HPC Blog, "Announcing Capacity Blocks support
+  for AWS Parallel Computing Service", 2025). Larger clusters are negotiated, not rented.
 - lifetime_years 4: an assumption, stated in every answer: cards are replaced by faster ones
   within a few years (cloud providers book servers over 5-6 years, and ML cards age faster);
   a break-even past it is reported as not reached within the life.
@@ -71,7 +74,7 @@ class Assumptions:
     host_watts: float | None = Field(
         None,
         ge=0,
-        le=100_000,
+        le=10_000_000,  # 4,096 8-card servers at 1-2 kW: the most cards a quote buys
         description="Host power draw, W (default: the sized host's, hosts.csv).",
     )
     utilization: float = Field(
@@ -111,6 +114,15 @@ class Assumptions:
         "restarts: reconnect, set up, reload data and checkpoint (an assumption; none is "
         "published).",
     )
+    max_instances: int = Field(
+        64,
+        ge=1,
+        le=4096,
+        description="Most instances of one offer a rental may take as a cluster, when one "
+        "cannot meet the deadline or hold the job (default 64: AWS Capacity Blocks reserve "
+        "1-64 instances, the largest block a cloud sells without a negotiated contract; "
+        "aws.amazon.com/blogs/hpc, 2025).",
+    )
     lifetime_years: float = Field(
         4.0,
         ge=0.25,
@@ -131,8 +143,10 @@ def as_dict(assumptions: Assumptions) -> dict[str, float | None]:
 
 
 def bounded(name: str) -> Any:
-    """The type of one assumption with its bounds, for models that reuse it."""
-    return Annotated[(float, *FIELDS[name].metadata)]
+    """The type of one assumption with its bounds, for models that reuse it: a count is
+    an int (max_instances=2.5 is refused, not rounded), the rest floats."""
+    kind = int if FIELDS[name].annotation is int else float
+    return Annotated[(kind, *FIELDS[name].metadata)]
 
 
 def overrides_model(base: type[BaseModel], name: str, doc: str) -> type[BaseModel]:

@@ -9,8 +9,9 @@ Offers come from a columnar :class:`OfferTable`, so costing them is vector arith
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,9 +21,15 @@ from hardware import Hardware, Throughput
 from pricing.offer import StoredOffer
 from service.engine.assumptions import Assumptions
 from service.engine.costs import (
+    DEADLINE_TOLERANCE,
     HOURS_PER_YEAR,
+    NO_LIMITS,
     BuyModel,
+    JobCost,
+    Limits,
     Rentals,
+    bought_fabric,
+    bought_speed,
     buy_assumptions,
     buy_model,
     crossing_hours,
@@ -69,6 +76,9 @@ class BuyCost:
     resale_usd: float
     total_usd: float
     hours: float  # busy hours of the local cards
+    wall_clock_hours: float  # calendar time they take: busy hours / utilization
+    nodes: int  # hosts the cards fill
+    fabric: str  # between the hosts, where more than one
     price_basis: str  # new, used, launch or given (price=)
     price_source: str
     host: str  # the sized host ("workstation", "2 x server") or "as given"
@@ -80,7 +90,10 @@ class BuyCost:
 @dataclass(frozen=True)
 class RentOption:
     stored: StoredOffer
-    hours: float  # hours the offer runs to do the work
+    hours: float  # wall-clock hours the offer runs to do the work (all instances at once)
+    instances: int  # of the offer, as one cluster
+    fabric: str  # the network between instances (hardware/fabrics.py)
+    cluster_efficiency: float  # e(instances) on that fabric; 1 for one instance
     total_usd: float
     usd_per_reference_hour: float  # total over the work, in hours of the reference card
     breakeven_hours: float | None  # reference-card hours where buying gets cheaper
@@ -121,6 +134,8 @@ class Quote:
     savings_usd: float
     breakeven_hours: float | None  # against the cheapest rental; None = never
     breakeven_days: float | None
+    deadline_hours: float  # wall-clock hours every rental finished within
+    deadline_given: bool  # False: the bought cards' own calendar time
     life_hours: float  # reference-card hours of work the cards do in their useful life
     buy_model: BuyModel
     memory_gate: MemoryGate | None = None
@@ -142,7 +157,8 @@ class Priced:
     watts: float
     local_speed: float  # reference-card hours the bought cards do per busy hour
     reference_speed: float  # S(ref, k) the rentals' hours were counted in
-    shortlist: np.ndarray  # the offers that can be cheapest
+    shortlist: np.ndarray  # the offers costed: those that can be cheapest
+    limits: Limits  # the deadline, memory and instances the rentals met
 
 
 def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
@@ -165,8 +181,20 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
 
     # Buy: n local reference cards; busy hours shrink with n, less the scaling loss.
     s_ref = request.reference_speed or hardware.speed(ref.id, k).relative
-    local_speed = n * hardware.efficiency(ref.id, k, n)
+    local_speed = bought_speed(hardware, ref.id, k, n)
     busy_hours = request.hours / local_speed
+    wall_clock = busy_hours / a.utilization
+    deadline = wall_clock if request.deadline_hours is None else request.deadline_hours
+    if wall_clock > deadline * (1 + DEADLINE_TOLERANCE):
+        raise QuoteError(
+            "deadline_days",
+            f"{n} x {ref.id} take {wall_clock:,.0f} h of calendar time at utilization "
+            f"{a.utilization:g}, past the deadline of {deadline:,.0f} h "
+            f"({deadline / 24:,.1f} days): buy more cards (leave gpus= out to buy the fewest "
+            "that make it), or allow more time",
+            [("deadline_days", "the bought cards miss it"), ("gpus", "too few to make it")],
+        )
+    limits = Limits(deadline, need.total_gb, a.max_instances)
     model = buy_model(price, watts, n, local_speed, a)
     resale = model.resale(request.hours)
     energy = model.energy_usd_per_hour * request.hours
@@ -180,6 +208,9 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         resale_usd=resale,
         total_usd=buy_total,
         hours=busy_hours,
+        wall_clock_hours=wall_clock,
+        nodes=hardware.host(n).count,
+        fabric=bought_fabric(hardware, ref.id) if hardware.host(n).count > 1 else "none",
         price_basis=price_basis,
         price_source=price_source,
         host=basis.host,
@@ -192,7 +223,10 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     shortlist = table.shortlist(request, need)
     if shortlist.candidates == 0:
         raise _no_offers(table, request, need, shortlist.gated)
-    rent = _rent_options(table, request, shortlist.index, s_ref, model)
+    admitted = functools.partial(_admitted, table, request, need)
+    rent, costed = _rent_options(table, request, shortlist.index, s_ref, model, limits, admitted)
+    if not rent:
+        raise _missed(request, shortlist.candidates, deadline)
     cheapest = rent[0]
     verdict = "buy" if buy_total < cheapest.total_usd else "rent"
     days = None
@@ -209,14 +243,16 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         savings_usd=abs(cheapest.total_usd - buy_total),
         breakeven_hours=cheapest.breakeven_hours,
         breakeven_days=days,
+        deadline_hours=deadline,
+        deadline_given=request.deadline_hours is not None,
         # busy hours in the life: calendar hours x utilization; work: busy hours x n x eta
         life_hours=a.lifetime_years * HOURS_PER_YEAR * a.utilization * local_speed,
         buy_model=model,
         memory_gate=MemoryGate(need, shortlist.gated),
-        left_out=_left_out(table, request, need, s_ref, model),
-        cheapest_measured=_cheapest_measured(table, request, need, s_ref, model, cheapest),
-        same_card=_same_card(table, request, shortlist, s_ref, model),
-        priced=Priced(price, watts, local_speed, s_ref, shortlist.index),
+        left_out=_left_out(table, request, need, s_ref, model, limits),
+        cheapest_measured=_cheapest_measured(table, request, need, s_ref, model, cheapest, limits),
+        same_card=_same_card(table, request, need, shortlist, s_ref, model, limits),
+        priced=Priced(price, watts, local_speed, s_ref, costed, limits),
     )
 
 
@@ -289,7 +325,9 @@ def _no_offers(
 
     def matching(fields: dict[str, Any]) -> int:
         asked = replace(request, **{k: v for k, v in fields.items() if k != "need"})
-        held = table.holding(fields.get("need", need))
+        held = table.holding(
+            fields.get("need", need), max_instances=asked.assumptions.max_instances
+        )
         return int(np.count_nonzero(table.candidates(asked) & held))
 
     found = (
@@ -352,47 +390,144 @@ def _rent_options(
     index: np.ndarray,
     s_ref: float,
     model: BuyModel,
+    limits: Limits,
+    admitted: Callable[[], np.ndarray],
     top: int | None = None,
-) -> list[RentOption]:
-    """The shortlisted offers costed for the work, cheapest first, at most ``top`` (the
-    request's when not given)."""
-    a = request.assumptions
-    rentals = Rentals.of(table, index, s_ref, request.workload)
-    job = rentals.job(request.hours, a, request.rent_factor, request.session_hours)
-    best = np.lexsort((index, job.hours, job.total_usd))[: top or request.top]
-    rates = rentals.rate(a.spot_overhead, request.rent_factor)[best]
+) -> tuple[list[RentOption], np.ndarray]:
+    """The cheapest offers for the work, cheapest first, at most ``top`` (the request's when
+    not given), and every offer costed to find them; no options where none meets the
+    limits. ``index`` is the shortlist, ``admitted`` the mask of every offer the question
+    admits (asked for only when the shortlist is not enough)."""
+    top = top or request.top
+    index, job = _costed(table, request, index, s_ref, limits, admitted, top)
+    best = np.lexsort((index, job.hours, job.total_usd))[:top]
+    best = best[job.feasible[best]]
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
     # (a job of no work has no restarts to spread: its cost per hour is the rate itself)
+    rates = job.rate[best]
     per_hour = job.total_usd[best] / request.hours if request.hours > 0 else rates
     crossings = crossing_hours(model, per_hour)
     chosen = index[best]
+    fabric_code = table.fabric_code[chosen]
     # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
     columns = zip(
         chosen.tolist(),
+        fabric_code.tolist(),
         job.hours[best].tolist(),
+        job.instances[best].tolist(),
         job.total_usd[best].tolist(),
         rates.tolist(),
         crossings.tolist(),
         job.sessions[best].tolist(),
         strict=True,
     )
-    return [
+    clusters = table.clusters
+    options = [
         RentOption(
             stored=table.rows[row],
             hours=hours,
+            instances=instances,
+            fabric=clusters.names[fabric],
+            cluster_efficiency=float(clusters.efficiency[fabric][instances - 1]),
             total_usd=total,
             usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
             throughput=table.throughput(row, request.workload),
             sessions=int(count),
         )
-        for row, hours, total, rate, crossing, count in columns
+        for row, fabric, hours, instances, total, rate, crossing, count in columns
     ]
+    return options, index
+
+
+def _costed(
+    table: OfferTable,
+    request: QuoteRequest,
+    shortlist: np.ndarray,
+    s_ref: float,
+    limits: Limits,
+    admitted: Callable[[], np.ndarray],
+    top: int,
+) -> tuple[np.ndarray, JobCost]:
+    """The offers costed for the work, and their costs: enough to hold the ``top`` cheapest.
+
+    The shortlist holds the cheapest offers per hour of work on one instance, and a cluster
+    or a miss only ever costs more than that (e(N) <= 1, interruptions grow with N). So
+    while every shortlisted offer does the job on one instance in time, none outside it can
+    be cheaper. Once one needs a cluster or misses the deadline that bound is gone, and each
+    cheapest-first order is read on, a chunk at a time, until the next offer's cost on one
+    instance with no deadline (a floor under its real cost: the orders sort by it) is no
+    less than the ``top``-th cheapest found: a cheap slow offer that needs a cluster is
+    costed, the long tail of dear ones is not."""
+    job = _job(table, request, shortlist, s_ref, limits)
+    if np.all(job.instances == 1):
+        return shortlist, job
+    mask = admitted()
+    parts: list[np.ndarray] = []
+    totals: list[np.ndarray] = []
+    bar = np.inf  # the top-th cheapest total so far
+    for order in table.by_cost[request.workload]:
+        start, size = 0, COSTED_CHUNK
+        while start < order.size:
+            chunk = order[start : start + size]
+            chunk = chunk[mask[chunk]]
+            start, size = start + size, size * 8
+            if chunk.size == 0:
+                continue
+            costs = _job(table, request, chunk, s_ref, limits)
+            parts.append(chunk)
+            totals.append(costs.total_usd)
+            found = np.concatenate(totals)
+            if found.size >= top:
+                bar = float(np.partition(found, top - 1)[top - 1])
+            floor = _job(table, request, chunk[-1:], s_ref, NO_LIMITS).total_usd[0]
+            if floor >= bar:
+                break
+    index = np.unique(np.concatenate(parts)) if parts else shortlist[:0]
+    return index, _job(table, request, index, s_ref, limits)
+
+
+COSTED_CHUNK = 256  # offers of a cheapest-first order costed first, once the shortlist fails
+
+
+def _job(
+    table: OfferTable, request: QuoteRequest, index: np.ndarray, s_ref: float, limits: Limits
+) -> JobCost:
+    rentals = Rentals.of(table, index, s_ref, request.workload)
+    a = request.assumptions
+    return rentals.job(request.hours, a, request.rent_factor, request.session_hours, limits)
+
+
+def _admitted(table: OfferTable, request: QuoteRequest, need: MemoryNeed) -> np.ndarray:
+    """Mask of every offer ``request`` admits, clusters counted."""
+    held = table.holding(need, max_instances=request.assumptions.max_instances)
+    return table.candidates(request) & held
+
+
+def _missed(request: QuoteRequest, candidates: int, deadline: float) -> QuoteError:
+    """No candidate finishes in time, on any cluster up to max_instances."""
+    most = request.assumptions.max_instances
+    return QuoteError(
+        "deadline_days",
+        f"none of the {candidates:,} rentals that hold the job finishes {request.hours:,.0f} h "
+        f"of {request.reference}'s work within {deadline:,.0f} h ({deadline / 24:,.1f} days) "
+        f"on up to {most:,} instances of one offer (max_instances): allow more time "
+        "(deadline_days=) or more instances",
+        [
+            ("deadline_days", "no rental finishes within it"),
+            ("max_instances", "too few instances to finish in time"),
+        ],
+    )
 
 
 def _left_out(
-    table: OfferTable, request: QuoteRequest, need: MemoryNeed, s_ref: float, model: BuyModel
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    s_ref: float,
+    model: BuyModel,
+    limits: Limits,
 ) -> LeftOut | None:
     """What the platform gate kept out: how many offers, and the cheapest of them."""
     if request.platforms is None:
@@ -400,7 +535,8 @@ def _left_out(
     others = frozenset(table.platforms) - request.platforms
     if not others:
         return None
-    found = _cheapest_of(table, replace(request, platforms=others, top=1), need, s_ref, model)
+    asked = replace(request, platforms=others, top=1)
+    found = _cheapest_of(table, asked, need, s_ref, model, limits)
     return None if found is None else LeftOut(platforms=others, offers=found[1], best=found[0])
 
 
@@ -411,33 +547,51 @@ def _cheapest_measured(
     s_ref: float,
     model: BuyModel,
     cheapest: RentOption,
+    limits: Limits,
 ) -> RentOption | None:
     """When the cheapest offer's speed is an estimate, the cheapest one whose is not: an
     answer should not rest on an estimate without showing the measured alternative."""
     if not cheapest.throughput_estimated:
         return None
     asked = replace(request, measured_only=True, top=1)
-    found = _cheapest_of(table, asked, need, s_ref, model)
+    found = _cheapest_of(table, asked, need, s_ref, model, limits)
     return None if found is None else found[0]
 
 
 def _same_card(
-    table: OfferTable, request: QuoteRequest, shortlist: Shortlist, s_ref: float, model: BuyModel
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    shortlist: Shortlist,
+    s_ref: float,
+    model: BuyModel,
+    limits: Limits,
 ) -> tuple[RentOption, int] | None:
     """The cheapest rental of the card the question would buy, and how many rent it."""
     if shortlist.same_card_candidates == 0:
         return None
-    (best,) = _rent_options(table, request, shortlist.same_card, s_ref, model, top=1)
-    return best, shortlist.same_card_candidates
+
+    def admitted() -> np.ndarray:
+        own = table.matching(accelerators={request.reference})
+        return own & _admitted(table, request, need)
+
+    found, _ = _rent_options(table, request, shortlist.same_card, s_ref, model, limits, admitted, 1)
+    return (found[0], shortlist.same_card_candidates) if found else None
 
 
 def _cheapest_of(
-    table: OfferTable, asked: QuoteRequest, need: MemoryNeed, s_ref: float, model: BuyModel
+    table: OfferTable,
+    asked: QuoteRequest,
+    need: MemoryNeed,
+    s_ref: float,
+    model: BuyModel,
+    limits: Limits,
 ) -> tuple[RentOption, int] | None:
     """The cheapest offer a variant of the question admits (asked with top=1: a shortlist of
-    one), and how many it admits."""
+    one), and how many it admits; None where none does, or none meets the limits."""
     shortlist = table.shortlist(asked, need)
     if shortlist.candidates == 0:
         return None
-    (best,) = _rent_options(table, asked, shortlist.index, s_ref, model)
-    return best, shortlist.candidates
+    admitted = functools.partial(_admitted, table, asked, need)
+    found, _ = _rent_options(table, asked, shortlist.index, s_ref, model, limits, admitted)
+    return (found[0], shortlist.candidates) if found else None

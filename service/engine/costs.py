@@ -9,10 +9,19 @@ costs, per hour of the reference card's work (``usd_per_reference_hour``):
 
     rate = p * rent_factor * (S_ref / s) * (1 + o)
 
-A job of H reference hours runs hours = H * S_ref / s * (1 + o) + restarts * restart_hours on
-it (a session-bound offer restarts once per session past the first) and costs hours * p *
-rent_factor. Restarts are a cost of a particular job, not of an hour of work: they are in the
-job's total, never in the rate.
+A job of H reference hours on one instance is busy b = H * S_ref / s hours. On N instances
+of the offer (a cluster: when one cannot finish by the deadline, or hold the job) it runs
+
+    hours = b / (N * e(N)) * (1 + o * N) + restarts * restart_hours
+
+wall-clock hours, e(N) the efficiency of N machines on the offer's fabric
+(hardware/fabrics.py). Interruptions scale with instances: the whole job stops when any one
+of N interruptible instances is taken back, so the cluster is interrupted N times as often as
+one instance and loses N times the share o of work (a session-bound offer restarts once per
+session past the first, and is never clustered). N is the fewest that meet the deadline and
+hold the job, which is also the cheapest: cost grows with N. The job costs N * hours * p *
+rent_factor. Restarts are a cost of a particular job, not of an hour of work: they are in
+the job's total, never in the rate.
 
 Owning n cards for H reference hours costs capex - resale(H) + energy(H) (:class:`BuyModel`);
 the break-even is the H where that meets a rental's cost, solved once, by
@@ -28,6 +37,7 @@ import numpy as np
 
 from hardware import Hardware, Workload
 from service.engine.assumptions import Assumptions
+from service.engine.clusters import Clusters
 from service.engine.offer_table import OfferTable
 
 HOURS_PER_YEAR = 8760.0
@@ -35,18 +45,44 @@ NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 # A step this small, relative to the crossing (or to one hour below it), ends the search:
 # far below a displayed figure, and above the rounding of hours up to the 1e7 cap.
 NEWTON_TOLERANCE = 1e-12
+# A rental finishing this share past the deadline still meets it: float noise, not time.
+DEADLINE_TOLERANCE = 1e-9
+# N grows each step of the cluster search and settles within a few; this caps the loop.
+CLUSTER_SEARCH_STEPS = 64
 
 
 # -- renting -----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class JobCost:
-    """A job on each of a set of rentals, position by position."""
+class Limits:
+    """What a job asks of a rental besides its price: to finish by ``deadline_hours`` of
+    wall-clock time (inf: whenever), to hold ``total_memory_gb`` across its instances
+    (None: a replica per device, which the memory gate already checked), on at most
+    ``max_instances`` instances of the offer."""
 
-    hours: np.ndarray  # hours each rental runs, restarts included
+    deadline_hours: float = math.inf
+    total_memory_gb: float | None = None
+    max_instances: int = 1
+
+
+NO_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class JobCost:
+    """A job on each of a set of rentals, position by position. A rental that cannot do it
+    within the limits costs inf and has 0 instances."""
+
+    hours: np.ndarray  # wall-clock hours each rental runs, restarts included
     sessions: np.ndarray  # runtimes it takes: 1 unless session-bound
     total_usd: np.ndarray
+    instances: np.ndarray  # N: instances of the offer the job runs on
+    rate: np.ndarray  # usd_per_reference_hour at that N (restarts aside)
+
+    @property
+    def feasible(self) -> np.ndarray:
+        return self.instances > 0
 
 
 @dataclass(frozen=True)
@@ -59,6 +95,9 @@ class Rentals:
     interruptible: np.ndarray
     band_overhead: np.ndarray  # a published interruption band's allowance; NaN: none
     session_bound: np.ndarray
+    fabric: np.ndarray  # code into clusters.names: the network between two instances
+    instance_memory: np.ndarray  # GB in all of one instance's accelerators
+    clusters: Clusters
 
     @classmethod
     def of(
@@ -73,6 +112,9 @@ class Rentals:
             interruptible=table.interruptible[index],
             band_overhead=table.band_overhead[index],
             session_bound=table.session_bound[index],
+            fabric=table.fabric_code[index],
+            instance_memory=table.total_memory[index],
+            clusters=table.clusters,
         )
 
     def overhead(self, spot_overhead: float) -> np.ndarray:
@@ -93,17 +135,69 @@ class Rentals:
         assumptions: Assumptions,
         rent_factor: float = 1.0,
         session_hours: float | None = None,
+        limits: Limits = NO_LIMITS,
     ) -> JobCost:
-        """``hours`` of the reference card's work on each offer."""
-        overhead = self.overhead(assumptions.spot_overhead)
-        work = hours * self.reference_speed / self.speed * overhead
+        """``hours`` of the reference card's work on each offer, on the fewest instances
+        that meet ``limits``."""
+        share = self.overhead(assumptions.spot_overhead) - 1.0  # o: per instance
+        busy = hours * self.reference_speed / self.speed  # b: one instance, no interruptions
+        n = self.instances(busy, share, limits)
+        feasible = n > 0
+        used = np.maximum(n, 1)
+        efficiency = self._efficiency(used)
+        work = busy / (used * efficiency) * (1.0 + share * used)
         sessions = np.ones_like(work)
         if session_hours is not None:
             bound = self.session_bound
             sessions[bound] = sessions_needed(work[bound], session_hours)
         # each session past the first restarts the job: restart_hours of paid time redone
         run = work + (sessions - 1) * assumptions.restart_hours
-        return JobCost(run, sessions, run * self.usd_per_hour * rent_factor)
+        feasible &= run <= limits.deadline_hours * (1 + DEADLINE_TOLERANCE)
+        total = np.where(feasible, used * run * self.usd_per_hour * rent_factor, np.inf)
+        rate = self.usd_per_hour * (1.0 + share * used) * self.reference_speed
+        rate = rate / (self.speed * efficiency) * rent_factor
+        return JobCost(run, sessions, total, np.where(feasible, used, 0), rate)
+
+    def instances(self, busy: np.ndarray, share: np.ndarray, limits: Limits) -> np.ndarray:
+        """N for each offer: the fewest instances that hold the job and finish ``busy``
+        hours of one instance's work by the deadline; 0 where no N up to max_instances does.
+
+        Memory first: a job one instance cannot hold takes ceil(need / instance memory) of
+        them, on a fabric that shards across machines only. Then time: the least N with
+        N * e(N) / (1 + o * N) >= busy / deadline, found by searching N * e(N) for the
+        target at the last N until N stops moving (once where o = 0; N only grows)."""
+        most = np.minimum(self.clusters.largest[self.fabric], limits.max_instances)
+        n = np.ones(busy.shape, dtype=np.int64)
+        if limits.total_memory_gb is not None:
+            short = self.instance_memory < limits.total_memory_gb
+            n[short] = np.ceil(limits.total_memory_gb / self.instance_memory[short])
+            unsharded = short & ~self.clusters.shards[self.fabric]
+            n[unsharded] = most[unsharded] + 1  # cannot hold it: past any cluster allowed
+        if math.isfinite(limits.deadline_hours):
+            # instances' work per instance-hour (a deadline of 0 h: none, unless no work)
+            deadline = limits.deadline_hours
+            needed = busy / deadline if deadline > 0 else np.where(busy > 0, np.inf, 0.0)
+            for code in np.unique(self.fabric):
+                rows = np.flatnonzero(self.fabric == code)
+                work = self.clusters.work[code]
+                at = n[rows]
+                for _ in range(CLUSTER_SEARCH_STEPS):
+                    target = needed[rows] * (1.0 + share[rows] * at)
+                    found = np.searchsorted(work, target * (1 - DEADLINE_TOLERANCE)) + 1
+                    moved = np.maximum(at, found)
+                    if np.array_equal(moved, at):
+                        break
+                    at = np.minimum(moved, self.clusters.LARGEST + 1)
+                n[rows] = at
+        return np.where(n <= most, n, 0)
+
+    def _efficiency(self, n: np.ndarray) -> np.ndarray:
+        """e(N) on each offer's fabric."""
+        efficiency = np.ones(n.shape)
+        for code in np.unique(self.fabric):
+            rows = self.fabric == code
+            efficiency[rows] = self.clusters.efficiency[code][n[rows] - 1]
+        return efficiency
 
 
 def sessions_needed(work_hours: np.ndarray, session_hours: float) -> np.ndarray:
@@ -152,6 +246,25 @@ def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assum
         resale_start_usd=cards * price_usd * a.resale,
         resale_decay_per_hour=decay,
     )
+
+
+# The network a buyer puts between the nodes of a bought cluster: InfiniBand, as on-premises
+# training clusters are built (every on-premises multi-node MLPerf Training system of
+# docs/research/multinode-scaling-2026-12-02.md); consumer cards go in boxes on Ethernet.
+BOUGHT_FABRIC = {True: "ethernet", False: "infiniband"}  # by Card.consumer
+
+
+def bought_fabric(hardware: Hardware, reference: str) -> str:
+    card = hardware.cards.get(reference)
+    return BOUGHT_FABRIC[card is not None and card.consumer]
+
+
+def bought_speed(hardware: Hardware, reference: str, workload: Workload, cards: int) -> float:
+    """Reference-card hours of work ``cards`` bought cards do per busy hour: n x eta(n)
+    within a host, times e(nodes) across the hosts they fill (hosts.csv sizes them)."""
+    nodes = hardware.host(cards).count
+    across = hardware.fabrics.efficiency(bought_fabric(hardware, reference), nodes)
+    return cards * hardware.efficiency(reference, workload, cards) * across
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import numpy as np
 
 from hardware import Hardware, Throughput, Workload
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
+from service.engine.clusters import clusters_for
 from service.engine.interruption import band_overhead
 from service.engine.lru import Lru
 from service.engine.request import QuoteRequest
@@ -98,6 +99,12 @@ class OfferTable:
             hardware.registry[s.offer.accelerator].platform for s in rows
         )
         self.providers, self.provider_code = _codes(s.offer.provider for s in rows)
+        # The network between two instances of each offer: clusters scale by it
+        self.clusters = clusters_for(hardware.fabrics)
+        of, code = hardware.fabrics.of, self.clusters.code
+        self.fabric_code = np.array(
+            [code[of(s.offer.provider, s.offer.product)] for s in rows], dtype=np.intp
+        )
         self.regions, self.region_code = _codes(s.offer.region.lower() for s in rows)
         self.pricings, self.pricing_code = _codes(str(s.offer.pricing) for s in rows)
         self.markets, self.market_code = _codes(s.offer.market for s in rows)
@@ -162,12 +169,13 @@ class OfferTable:
             request.measured_only,
             request.top,
             request.reference,
+            request.assumptions.max_instances,
         )
         cached = self._shortlists.get(key)
         if cached is not None:
             return cached
         filtered = self.candidates(request)
-        mask = filtered & self.holding(need)
+        mask = filtered & self.holding(need, max_instances=request.assumptions.max_instances)
         # the reference card's own offers, from the same scan: the same-card rental
         code = self.accelerators.get(request.reference)
         own = mask & (self.accelerator_code == code) if code is not None else None
@@ -202,22 +210,34 @@ class OfferTable:
             mask &= ~_at(self.estimated[request.workload], rows)
         return mask
 
-    def comparable(self, accelerator: str, request: QuoteRequest, need: MemoryNeed) -> np.ndarray:
+    def comparable(
+        self, accelerator: str, request: QuoteRequest, need: MemoryNeed, max_instances: int = 1
+    ) -> np.ndarray:
         """Row numbers of ``accelerator``'s offers that pass the request's filters and hold
-        ``need``: a scan of that accelerator's rows only, not of the catalog."""
+        ``need`` (on up to ``max_instances`` where they shard): a scan of that accelerator's
+        rows only, not of the catalog."""
         rows = self._rows_of.get(accelerator)
         if rows is None:
             code = self.accelerators.get(accelerator, -1)
             rows = self._rows_of[accelerator] = np.flatnonzero(self.accelerator_code == code)
-        return rows[self.candidates(request, rows) & self.holding(need, rows)]
+        held = self.holding(need, rows, max_instances)
+        return rows[self.candidates(request, rows) & held]
 
-    def holding(self, need: MemoryNeed, rows: np.ndarray | None = None) -> np.ndarray:
-        """Boolean mask of offers with the memory the job needs (over ``rows`` if given)."""
+    def holding(
+        self, need: MemoryNeed, rows: np.ndarray | None = None, max_instances: int = 1
+    ) -> np.ndarray:
+        """Boolean mask of offers with the memory the job needs (over ``rows`` if given): a
+        sharded job's total on one instance, or on up to ``max_instances`` of them where the
+        offer's fabric shards across machines."""
         mask = np.ones(len(self.rows) if rows is None else rows.size, dtype=bool)
         if need.per_accelerator_gb is not None:
             mask &= _at(self.memory, rows) >= need.per_accelerator_gb
         if need.total_gb is not None:
-            mask &= _at(self.total_memory, rows) >= need.total_gb
+            total = _at(self.total_memory, rows)
+            most = np.minimum(self.clusters.largest, max_instances)
+            fabric = _at(self.fabric_code, rows)
+            sharded = self.clusters.shards[fabric] & (total * most[fabric] >= need.total_gb)
+            mask &= (total >= need.total_gb) | sharded
         return mask
 
     def select(

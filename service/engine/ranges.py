@@ -18,7 +18,7 @@ import numpy as np
 
 from hardware import Throughput
 from service.engine.breakeven import Quote
-from service.engine.costs import Rentals
+from service.engine.costs import Limits, Rentals
 from service.engine.offer_table import MemoryNeed, OfferTable
 
 # The spread each way a speed of each method carries: an assumption, grounded as follows.
@@ -63,14 +63,17 @@ def ranges(quote: Quote, table: OfferTable, reference: Throughput) -> Ranges:
     accelerator = cheapest.stored.offer.accelerator
     comparable = replace(request, providers=None, region=None)
     need = quote.memory_gate.need if quote.memory_gate is not None else MemoryNeed()
-    index = table.comparable(accelerator, comparable, need)
+    most = quote.assumptions.max_instances
+    index = table.comparable(accelerator, comparable, need, most)
     s_ref = quote.priced.reference_speed if quote.priced else reference.relative
+    limits = quote.priced.limits if quote.priced else Limits(quote.deadline_hours)
     rentals = Rentals.of(table, index, s_ref, request.workload)
-    totals = rentals.job(
-        request.hours, quote.assumptions, request.rent_factor, request.session_hours
-    ).total_usd
+    job = rentals.job(
+        request.hours, quote.assumptions, request.rent_factor, request.session_hours, limits
+    )
+    totals = job.total_usd[job.feasible]  # those that finish in time: the cheapest does
     p10, p50, p90 = (float(v) for v in np.percentile(totals, PERCENTILES))
-    offers = OfferSpread(accelerator, int(index.size), p10, p50, p90)
+    offers = OfferSpread(accelerator, int(totals.size), p10, p50, p90)
 
     methods = (reference.method, cheapest.throughput.method)
     spread = math.hypot(*(SPEED_SPREAD.get(m, SPEED_SPREAD["estimated"]) for m in methods))

@@ -47,3 +47,5 @@ class QuoteRequest:
     session_hours: float | None = None  # longest session of session-bound offers (Colab)
     markets: frozenset[str] | None = None  # market tiers that compete (pricing.offer.MARKETS)
     rent_factor: float = 1.0  # every rental price times this: a what-if (1.2 = 20 % dearer)
+    # wall-clock hours every rental must finish in; None: the bought cards' own calendar time
+    deadline_hours: float | None = None

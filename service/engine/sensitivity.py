@@ -21,7 +21,15 @@ import numpy as np
 
 from service.engine.assumptions import Assumptions, bounds
 from service.engine.breakeven import Quote
-from service.engine.costs import HOURS_PER_YEAR, BuyModel, Rentals, buy_model, crossing
+from service.engine.costs import (
+    HOURS_PER_YEAR,
+    NO_LIMITS,
+    BuyModel,
+    Limits,
+    Rentals,
+    buy_model,
+    crossing,
+)
 from service.engine.offer_table import OfferTable
 from service.engine.request import QUESTION_BOUNDS
 
@@ -64,11 +72,16 @@ class Case:
     hours: float
     assumptions: Assumptions  # with the defaults from data filled in
     rent_factor: float
-    rentals: Rentals  # the quote's shortlist: the offers that can be cheapest
+    rentals: Rentals  # the offers the quote costed: those that can be cheapest
     session_hours: float | None
+    # the quote's memory and instances, and its deadline where given; a deadline the quote
+    # took from the bought cards' calendar time moves with it, so both sides still finish
+    # together when hours or utilization move (like for like)
+    limits: Limits = NO_LIMITS
+    deadline_given: bool = True
     # the rent side at rent_factor 1, by the inputs it depends on: most what-ifs move only
     # the buy side, so a question prices its rentals a handful of times, not once per input
-    _rents: dict[tuple[float, float, float], float] = field(
+    _rents: dict[tuple[float, float, float, float], float] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -91,13 +104,17 @@ class Case:
     def rent(self) -> float:
         """The cheapest rental's total for the work."""
         a = self.assumptions
-        key = (self.hours, a.spot_overhead, a.restart_hours)
+        key = (self.hours, a.spot_overhead, a.restart_hours, a.utilization)
         if key not in self._rents:
             self._rents[key] = self._cheapest()
         return self._rents[key] * self.rent_factor
 
     def _cheapest(self) -> float:
-        job = self.rentals.job(self.hours, self.assumptions, 1.0, self.session_hours)
+        limits = self.limits
+        if not self.deadline_given:
+            calendar = self.hours / self.local_speed / self.assumptions.utilization
+            limits = replace(limits, deadline_hours=calendar)
+        job = self.rentals.job(self.hours, self.assumptions, 1.0, self.session_hours, limits)
         return float(np.min(job.total_usd))
 
 
@@ -262,7 +279,8 @@ def _spot_overhead(case: Case) -> tuple[float | None, str]:
         return None, "no rental here pays the assumed spot overhead"
     low, high = _bounds("spot_overhead")
     buy = case.buy()
-    if case.session_hours is None or not (unbanded & rentals.session_bound).any():
+    closed = case.limits.total_memory_gb is None and not math.isfinite(case.limits.deadline_hours)
+    if closed and (case.session_hours is None or not (unbanded & rentals.session_bound).any()):
         # at no assumed overhead: the banded and on-demand offers' costs are final, the
         # assumed-overhead offers' grow as A x (1 + overhead)
         base = case.hours * rentals.rate(0.0, case.rent_factor)
@@ -324,6 +342,8 @@ def case_of(quote: Quote, table: OfferTable) -> Case:
         rent_factor=request.rent_factor,
         rentals=Rentals.of(table, priced.shortlist, priced.reference_speed, request.workload),
         session_hours=request.session_hours,
+        limits=priced.limits,
+        deadline_given=quote.deadline_given,
     )
 
 

@@ -58,13 +58,18 @@ TRAINING_FLOPS_PER_FORWARD_MAC = 6
 # activation checkpointing, 2 x sequence x hidden bytes per layer (Korthikanti et al. 2022).
 CHECKPOINTED_ACTIVATION_BYTES = 2
 GB = 1e9
-# The work a question may state, however it states it (hours=, a run done, a job): the
-# bounds of hours= and of every job once converted to hours. The upper keeps absurd inputs
-# (1e308 hours) out of the arithmetic, far past any real workload; the lower does the same
-# for vanishing ones: hours=5e-324 rounded every rental's cost to 0 (break-even "never"),
-# and epochs=5e-324 made a job of 0 h that Colab's session count turned negative.
-MAX_HOURS = 10_000_000  # ~1,140 years of one card
+# The work a question may state, however it states it (hours=, a run done, a job, steady
+# work): the bounds of hours= and of every job once converted to hours. The upper is a real
+# one: a hundred times the largest training run published with its accelerator-hours,
+# Llama 3.1 405B's 30.84 million H100-80GB hours (Meta's model card, "Training Factors",
+# 2024-07), so every frontier run can be asked, on any card; past it lie only typos and
+# 1e308s. The lower keeps vanishing inputs out: hours=5e-324 rounded every rental's cost to
+# 0 (break-even "never"), and epochs=5e-324 made a job of 0 h that Colab's session count
+# turned negative.
+LARGEST_PUBLISHED_RUN_HOURS = 30_840_000  # Llama 3.1 405B, H100-80GB hours (model card)
+MAX_HOURS = 100 * LARGEST_PUBLISHED_RUN_HOURS
 MIN_HOURS = 0.001  # 3.6 seconds of one card
+HOURS_PER_MONTH = 8760 / 12  # 730: steady work is stated per month
 
 
 class WorkError(ValueError):
@@ -90,6 +95,19 @@ class Work:
     memory_parts: dict[str, float] | None = None
     memory_note: str | None = None  # what memory_gb leaves out
     min_cards: int = 1  # fewest named cards that hold memory_gb
+    hours_per_month: float | None = None  # steady work: this much each month ...
+    months: float | None = None  # ... for this long
+
+
+def from_steady(hours_per_month: float, months: float) -> Work:
+    """Steady work, as teams state it: about this many hours on the card every month."""
+    return Work(
+        "steady",
+        f"{hours_per_month:g} h a month on one card for {months:g} months",
+        hours_per_month * months,
+        hours_per_month=hours_per_month,
+        months=months,
+    )
 
 
 def from_hours(hours: float) -> Work:

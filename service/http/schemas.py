@@ -161,7 +161,11 @@ class InterruptionOut(_Out):
     """What an interruptible rental's interruptions cost the work, and where that comes from."""
 
     band: str | None = Field(description="The provider's published band (AWS: <5% ...).")
-    overhead: float = Field(description="Extra share of work: hours x (1 + overhead).")
+    overhead: float = Field(description="Extra share of work per instance interrupted.")
+    job_overhead: float = Field(
+        description="The job's extra share: overhead x instances (any one interrupted stops "
+        "the job): wall_clock_hours include 1 + job_overhead."
+    )
     basis: str = Field(description="The band and the lost work it means, or the assumption.")
 
 
@@ -177,7 +181,29 @@ USD_PER_REFERENCE_HOUR = (
 RentOut = _offer_model(
     "RentOut",
     RENTED,
-    hours=(float, ...),
+    wall_clock_hours=(
+        float,
+        Field(description="Hours from start to finish on this rental, every instance at once."),
+    ),
+    instances=(
+        int,
+        Field(
+            description="Instances of the offer the job runs on: more than one where one "
+            "cannot finish by the deadline or hold the job (at most `max_instances`)."
+        ),
+    ),
+    instance_hours=(float, Field(description="wall_clock_hours x instances: the hours paid.")),
+    fabric=(
+        str,
+        Field(
+            description="The network between instances (infiniband, roce, efa, "
+            "gpudirect_tcpx, ethernet, none: not clustered); hardware/data/fabrics.csv."
+        ),
+    ),
+    cluster_efficiency=(
+        float,
+        Field(description="Work of the instances / (instances x one's), by fabric; 1 alone."),
+    ),
     total_usd=(float, ...),
     usd_per_reference_hour=(float, Field(description=USD_PER_REFERENCE_HOUR)),
     breakeven_hours=(float | None, ...),
@@ -235,7 +261,7 @@ class MemoryGateOut(_Out):
 class WorkOut(_Out):
     """The work as stated, and what it came to in hours on the named card."""
 
-    stated: Literal["hours", "reference_run", "transformer", "vision"]
+    stated: Literal["hours", "steady", "reference_run", "transformer", "vision"]
     description: str
     gpu_hours: float = Field(description="Hours on one card of the kind named (`gpu`).")
     gpu: str
@@ -254,6 +280,8 @@ class WorkOut(_Out):
     memory_parts: dict[str, float] | None
     memory_note: str | None = Field(description="What `memory_gb` leaves out.")
     min_cards: int = Field(description="Fewest named cards that hold `memory_gb`.")
+    hours_per_month: float | None = Field(description="Steady work: hours each month.")
+    months: float | None = Field(description="Steady work: how many months.")
 
 
 class BreakevenWorkOut(WorkOut):
@@ -303,6 +331,17 @@ class RangesOut(_Out):
     note: str
 
 
+class DeadlineOut(_Out):
+    """The wall-clock time every rental finishes within (`deadline_days`)."""
+
+    hours: float | None = Field(description="Wall-clock hours; null: no deadline.")
+    days: float | None
+    basis: str = Field(
+        description="Given, or the bought cards' own calendar time (busy hours / utilization)."
+    )
+    max_instances: int = Field(description="Most instances of one offer a cluster may take.")
+
+
 class SameCardOut(_Out):
     offers: int = Field(description="Offers that rent this card, within the filters.")
     cheapest: RentOut
@@ -336,6 +375,7 @@ class BreakevenAnswer(_Out):
         description="The cheapest rental of the card the question would buy (a marketplace's "
         "RTX 3090), within the same filters; null when nobody rents it."
     )
+    deadline: DeadlineOut = Field(description="What every rental finished within.")
     verdict: Literal["buy", "rent"] = Field(
         description="Which costs less for this work: buying or the cheapest rental."
     )

@@ -349,7 +349,7 @@ function renderAnswer(a) {
     ["Buy: cards", usd(a.buy.purchase_usd, 2)], ["Buy: host", usd(a.buy.host_usd, 2)],
     ["Buy: electricity", usd(a.buy.energy_usd, 2)], ["Buy: resale", `−${usd(a.buy.resale_usd, 2)}`],
     ["Buy: total", usd(a.buy.total_usd, 2)],
-    ...a.rent.slice(0, 3).map((r) => [`Rent: ${r.provider} ${r.product} (${r.pricing}), ${r.hours.toFixed(1)} h`, usd(r.total_usd, 2)]),
+    ...a.rent.slice(0, 3).map((r) => [`Rent: ${r.instances > 1 ? `${r.instances} x ` : ""}${r.provider} ${r.product} (${r.pricing}), ${r.wall_clock_hours.toFixed(1)} h`, usd(r.total_usd, 2)]),
   ];
   $("#breakdown").replaceChildren(
     ...rows.map(([label, value]) => {
