@@ -46,6 +46,7 @@ def main() -> int:
         e["engine_p50_ms"] <= ENGINE_BUDGET_MS
         and e["job_p50_ms"] <= ENGINE_BUDGET_MS
         and e["vision_p50_ms"] <= ENGINE_BUDGET_MS
+        and e["deadline_p50_ms"] <= ENGINE_BUDGET_MS
         and e["speedup"] >= ENGINE_MIN_SPEEDUP
     )
     ingest_ok = a["stream_mb_s"] >= INGEST_MIN_MB_S and a["stream_peak_rss_mb"] <= INGEST_MAX_RSS_MB
@@ -72,6 +73,9 @@ def main() -> int:
         f"| {e['job_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
         f"| a vision job (ResNet-50, ImageNet-1k, 90 epochs): work out and quote, p50 "
         f"| {e['vision_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| a deadline the cheapest miss alone (5,000 h in 2 days, clusters of up to "
+        f"{e['deadline_instances']} instances in the answer), full scan, p50 "
+        f"| {e['deadline_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
         f"| plain-Python loop p50 | {e['loop_p50_ms']:.1f} ms | baseline |",
         f"| speed-up of the full scan over the loop | {e['speedup']:.0f}x "
         f"| >= {ENGINE_MIN_SPEEDUP:.0f}x |",

@@ -36,6 +36,7 @@ from service.engine.breakeven import (
     quote,
 )
 from service.engine.costs import bought_speed
+from service.engine.hours import HOURS_PER_MONTH
 from service.engine.interruption import overhead_basis
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import ranges
@@ -49,7 +50,7 @@ from service.engine.sizing import (
     SizingError,
     purchase,
 )
-from service.engine.work import HOURS_PER_MONTH, Work
+from service.engine.work import Work
 from service.runtime import Runtime
 
 # How the answer says the count of cards bought was chosen (service/engine/sizing.py).

@@ -25,13 +25,10 @@ from pydantic import (
 from hardware import PLATFORMS, Workload
 from pricing.offer import MARKETS, PricingModel
 from service.engine.assumptions import MAX_USD, overrides_model
+from service.engine.hours import HOURS_PER_MONTH
 from service.engine.request import QUESTION_BOUNDS
 from service.engine.sensitivity import PARAMETERS
-from service.engine.work import (  # hours= and every job's bounds
-    HOURS_PER_MONTH,
-    MAX_HOURS,
-    MIN_HOURS,
-)
+from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's bounds
 
 # Upper bounds keep absurd inputs (1e308 GB) out of the arithmetic; each is far past
 # any real workload.

@@ -23,7 +23,6 @@ from service.engine.assumptions import Assumptions
 from service.engine.costs import (
     DEADLINE_TOLERANCE,
     HOURS_PER_YEAR,
-    NO_LIMITS,
     BuyModel,
     JobCost,
     Limits,
@@ -397,11 +396,11 @@ def _rent_options(
     """The cheapest offers for the work, cheapest first, at most ``top`` (the request's when
     not given), and every offer costed to find them; no options where none meets the
     limits. ``index`` is the shortlist, ``admitted`` the mask of every offer the question
-    admits (asked for only when the shortlist is not enough)."""
+    admits, or the row numbers of a few (one card's offers), asked for only when the
+    shortlist is not enough."""
     top = top or request.top
     index, job = _costed(table, request, index, s_ref, limits, admitted, top)
-    best = np.lexsort((index, job.hours, job.total_usd))[:top]
-    best = best[job.feasible[best]]
+    best = _cheapest(index, job, top)
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
     # (a job of no work has no restarts to spread: its cost per hour is the rate itself)
@@ -441,6 +440,18 @@ def _rent_options(
     return options, index
 
 
+def _cheapest(index: np.ndarray, job: JobCost, top: int) -> np.ndarray:
+    """Positions of the ``top`` cheapest feasible offers, by total, then hours, then row: a
+    partition first where many were costed, so only the ties at the cut are sorted."""
+    total = job.total_usd
+    within = np.arange(total.size)
+    if total.size > 4 * top:
+        cut = np.partition(total, top - 1)[top - 1]
+        within = np.flatnonzero(total <= cut)
+    order = within[np.lexsort((index[within], job.hours[within], total[within]))][:top]
+    return order[job.feasible[order]]
+
+
 def _costed(
     table: OfferTable,
     request: QuoteRequest,
@@ -464,28 +475,37 @@ def _costed(
     if np.all(job.instances == 1):
         return shortlist, job
     mask = admitted()
-    parts: list[np.ndarray] = []
-    totals: list[np.ndarray] = []
+    if mask.dtype != bool:  # a few offers' rows: cost them all at once
+        return mask, _job(table, request, mask, s_ref, limits)
+    orders = list(table.by_cost[request.workload])
+    start, size = 0, COSTED_CHUNK
+    rows: list[np.ndarray] = []
+    costs: list[JobCost] = []
     bar = np.inf  # the top-th cheapest total so far
-    for order in table.by_cost[request.workload]:
-        start, size = 0, COSTED_CHUNK
-        while start < order.size:
-            chunk = order[start : start + size]
-            chunk = chunk[mask[chunk]]
-            start, size = start + size, size * 8
-            if chunk.size == 0:
-                continue
-            costs = _job(table, request, chunk, s_ref, limits)
-            parts.append(chunk)
-            totals.append(costs.total_usd)
-            found = np.concatenate(totals)
+    while orders:
+        # the next stretch of every order still read, costed together: one vector pass
+        chunks = [order[start : start + size] for order in orders]
+        chunks = [chunk[mask[chunk]] for chunk in chunks]
+        start, size = start + size, size * 8
+        ends = np.cumsum([chunk.size for chunk in chunks]) - 1  # each order's last offer
+        batch = np.concatenate(chunks)
+        if batch.size:
+            cost = _job(table, request, batch, s_ref, limits)
+            rows.append(batch)
+            costs.append(cost)
+            found = np.concatenate([c.total_usd for c in costs])
             if found.size >= top:
                 bar = float(np.partition(found, top - 1)[top - 1])
-            floor = _job(table, request, chunk[-1:], s_ref, NO_LIMITS).total_usd[0]
-            if floor >= bar:
-                break
-    index = np.unique(np.concatenate(parts)) if parts else shortlist[:0]
-    return index, _job(table, request, index, s_ref, limits)
+        # an order is done when read to its end, or when its next offers cost at least
+        # the bar even on one instance with no deadline (the order sorts by that floor)
+        orders = [
+            order
+            for order, chunk, end in zip(orders, chunks, ends, strict=True)
+            if start < order.size and (chunk.size == 0 or cost.floor_usd[end] < bar)
+        ]
+    if not rows:
+        return shortlist[:0], _job(table, request, shortlist[:0], s_ref, limits)
+    return np.concatenate(rows), JobCost.joined(costs)
 
 
 COSTED_CHUNK = 256  # offers of a cheapest-first order costed first, once the shortlist fails
@@ -571,9 +591,9 @@ def _same_card(
     if shortlist.same_card_candidates == 0:
         return None
 
-    def admitted() -> np.ndarray:
-        own = table.matching(accelerators={request.reference})
-        return own & _admitted(table, request, need)
+    def admitted() -> np.ndarray:  # one card's offers: few enough to cost at once
+        most = request.assumptions.max_instances
+        return table.comparable(request.reference, request, need, most)
 
     found, _ = _rent_options(table, request, shortlist.same_card, s_ref, model, limits, admitted, 1)
     return (found[0], shortlist.same_card_candidates) if found else None

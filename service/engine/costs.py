@@ -31,24 +31,23 @@ the break-even is the H where that meets a rental's cost, solved once, by
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
 from hardware import Hardware, Workload
 from service.engine.assumptions import Assumptions
-from service.engine.clusters import Clusters
+from service.engine.clusters import DEADLINE_TOLERANCE, Clusters
+from service.engine.hours import HOURS_PER_YEAR
+from service.engine.interruption import class_shares
 from service.engine.offer_table import OfferTable
 
-HOURS_PER_YEAR = 8760.0
 NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 # A step this small, relative to the crossing (or to one hour below it), ends the search:
 # far below a displayed figure, and above the rounding of hours up to the 1e7 cap.
 NEWTON_TOLERANCE = 1e-12
-# A rental finishing this share past the deadline still meets it: float noise, not time.
-DEADLINE_TOLERANCE = 1e-9
-# N grows each step of the cluster search and settles within a few; this caps the loop.
-CLUSTER_SEARCH_STEPS = 64
 
 
 # -- renting -----------------------------------------------------------------------------------
@@ -79,10 +78,17 @@ class JobCost:
     total_usd: np.ndarray
     instances: np.ndarray  # N: instances of the offer the job runs on
     rate: np.ndarray  # usd_per_reference_hour at that N (restarts aside)
+    # the job on one instance with no deadline, restarts aside: no N or deadline costs less
+    floor_usd: np.ndarray
 
     @property
     def feasible(self) -> np.ndarray:
         return self.instances > 0
+
+    @classmethod
+    def joined(cls, parts: Sequence[JobCost]) -> JobCost:
+        """Several sets of rentals' costs, end to end."""
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class Rentals:
     interruptible: np.ndarray
     band_overhead: np.ndarray  # a published interruption band's allowance; NaN: none
     session_bound: np.ndarray
+    interruption_class: np.ndarray  # service/engine/interruption.py: on demand, assumed, band
     fabric: np.ndarray  # code into clusters.names: the network between two instances
     instance_memory: np.ndarray  # GB in all of one instance's accelerators
     clusters: Clusters
@@ -112,6 +119,7 @@ class Rentals:
             interruptible=table.interruptible[index],
             band_overhead=table.band_overhead[index],
             session_bound=table.session_bound[index],
+            interruption_class=table.interruption_class[index],
             fabric=table.fabric_code[index],
             instance_memory=table.total_memory[index],
             clusters=table.clusters,
@@ -125,9 +133,14 @@ class Rentals:
 
     def rate(self, spot_overhead: float, rent_factor: float = 1.0) -> np.ndarray:
         """``usd_per_reference_hour``: one hour of the reference card's work on each offer,
-        the interruption allowance included, session restarts not (they belong to a job)."""
-        per_hour = self.usd_per_hour * self.overhead(spot_overhead)
-        return per_hour * self.reference_speed / self.speed * rent_factor
+        on one instance, the interruption allowance included, session restarts not (they
+        belong to a job). The job's own rate at N = 1, to the last bit."""
+        share = self.overhead(spot_overhead) - 1.0
+        return _per_reference_hour(self._per_work(rent_factor), share, 1, 1.0)
+
+    def _per_work(self, rent_factor: float) -> np.ndarray:
+        """USD per hour of the reference card's work, before interruptions and clusters."""
+        return self.usd_per_hour * self.reference_speed / self.speed * rent_factor
 
     def job(
         self,
@@ -141,7 +154,7 @@ class Rentals:
         that meet ``limits``."""
         share = self.overhead(assumptions.spot_overhead) - 1.0  # o: per instance
         busy = hours * self.reference_speed / self.speed  # b: one instance, no interruptions
-        n = self.instances(busy, share, limits)
+        n = self.instances(busy, assumptions.spot_overhead, limits)
         feasible = n > 0
         used = np.maximum(n, 1)
         efficiency = self._efficiency(used)
@@ -154,18 +167,18 @@ class Rentals:
         run = work + (sessions - 1) * assumptions.restart_hours
         feasible &= run <= limits.deadline_hours * (1 + DEADLINE_TOLERANCE)
         total = np.where(feasible, used * run * self.usd_per_hour * rent_factor, np.inf)
-        rate = self.usd_per_hour * (1.0 + share * used) * self.reference_speed
-        rate = rate / (self.speed * efficiency) * rent_factor
-        return JobCost(run, sessions, total, np.where(feasible, used, 0), rate)
+        per_work = self._per_work(rent_factor)
+        rate = _per_reference_hour(per_work, share, used, efficiency)
+        floor = per_work * (1.0 + share) * hours
+        return JobCost(run, sessions, total, np.where(feasible, used, 0), rate, floor)
 
-    def instances(self, busy: np.ndarray, share: np.ndarray, limits: Limits) -> np.ndarray:
+    def instances(self, busy: np.ndarray, spot_overhead: float, limits: Limits) -> np.ndarray:
         """N for each offer: the fewest instances that hold the job and finish ``busy``
         hours of one instance's work by the deadline; 0 where no N up to max_instances does.
 
         Memory first: a job one instance cannot hold takes ceil(need / instance memory) of
         them, on a fabric that shards across machines only. Then time: the least N with
-        N * e(N) / (1 + o * N) >= busy / deadline, found by searching N * e(N) for the
-        target at the last N until N stops moving (once where o = 0; N only grows)."""
+        N * e(N) / (1 + o * N) >= busy / deadline (service/engine/clusters.py)."""
         most = np.minimum(self.clusters.largest[self.fabric], limits.max_instances)
         n = np.ones(busy.shape, dtype=np.int64)
         if limits.total_memory_gb is not None:
@@ -177,27 +190,23 @@ class Rentals:
             # instances' work per instance-hour (a deadline of 0 h: none, unless no work)
             deadline = limits.deadline_hours
             needed = busy / deadline if deadline > 0 else np.where(busy > 0, np.inf, 0.0)
-            for code in np.unique(self.fabric):
-                rows = np.flatnonzero(self.fabric == code)
-                work = self.clusters.work[code]
-                at = n[rows]
-                for _ in range(CLUSTER_SEARCH_STEPS):
-                    target = needed[rows] * (1.0 + share[rows] * at)
-                    found = np.searchsorted(work, target * (1 - DEADLINE_TOLERANCE)) + 1
-                    moved = np.maximum(at, found)
-                    if np.array_equal(moved, at):
-                        break
-                    at = np.minimum(moved, self.clusters.LARGEST + 1)
-                n[rows] = at
+            shares = class_shares(spot_overhead)
+            fewest = self.clusters.fewest(
+                self.fabric, self.interruption_class, shares, needed, limits.max_instances
+            )
+            n = np.maximum(n, fewest)
         return np.where(n <= most, n, 0)
 
     def _efficiency(self, n: np.ndarray) -> np.ndarray:
         """e(N) on each offer's fabric."""
-        efficiency = np.ones(n.shape)
-        for code in np.unique(self.fabric):
-            rows = self.fabric == code
-            efficiency[rows] = self.clusters.efficiency[code][n[rows] - 1]
-        return efficiency
+        return self.clusters.efficiency_table[self.fabric, n - 1]
+
+
+def _per_reference_hour(
+    per_work: np.ndarray, share: np.ndarray, instances: np.ndarray | int, efficiency: Any
+) -> np.ndarray:
+    """usd_per_reference_hour on N instances: (1 + o x N) / e(N) times the work's price."""
+    return per_work * (1.0 + share * instances) / efficiency
 
 
 def sessions_needed(work_hours: np.ndarray, session_hours: float) -> np.ndarray:

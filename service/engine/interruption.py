@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 
-HOURS_PER_MONTH = 730.0  # 8,760 h / 12
+from service.engine.hours import HOURS_PER_MONTH
+
 # Half of a 30-minute checkpoint interval redone, plus reloading and restarting: the same
 # half hour a Colab restart costs by default (`restart_hours`).
 LOST_HOURS_PER_INTERRUPTION = 0.5
@@ -28,12 +29,29 @@ LOST_HOURS_PER_INTERRUPTION = 0.5
 BAND_MONTHLY_SHARE = {"<5%": 0.05, "5-10%": 0.11, "10-15%": 0.16, "15-20%": 0.22, ">20%": 1.0}
 
 
+# The bands in order: an offer's interruption class is 0 (on demand), 1 (interruptible, no
+# band: the spot_overhead assumption) or 2 + its band's position here.
+BANDS = tuple(BAND_MONTHLY_SHARE)
+ON_DEMAND_CLASS, ASSUMED_CLASS = 0, 1
+
+
 def band_overhead(band: str) -> float:
     """The extra share of work a published band costs; NaN where there is no band."""
     share = BAND_MONTHLY_SHARE.get(band)
     if share is None:
         return math.nan
     return share / HOURS_PER_MONTH * LOST_HOURS_PER_INTERRUPTION
+
+
+def class_shares(spot_overhead: float) -> list[float]:
+    """The overhead of each interruption class, at ``spot_overhead``."""
+    return [0.0, spot_overhead, *(band_overhead(band) for band in BANDS)]
+
+
+def interruption_class(interruptible: bool, band: str) -> int:
+    if not interruptible:
+        return ON_DEMAND_CLASS
+    return 2 + BANDS.index(band) if band in BAND_MONTHLY_SHARE else ASSUMED_CLASS
 
 
 def overhead_basis(band: str, spot_overhead: float) -> tuple[float, str]:

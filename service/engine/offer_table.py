@@ -18,7 +18,7 @@ import numpy as np
 from hardware import Hardware, Throughput, Workload
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
 from service.engine.clusters import clusters_for
-from service.engine.interruption import band_overhead
+from service.engine.interruption import band_overhead, interruption_class
 from service.engine.lru import Lru
 from service.engine.request import QuoteRequest
 
@@ -90,6 +90,14 @@ class OfferTable:
             [band_overhead(s.offer.interruption) for s in rows], dtype=np.float64
         )
         banded = self.interruptible & ~np.isnan(self.band_overhead)
+        # Its interruption class (on demand, assumed, or its band): clusters are sized per class
+        self.interruption_class = np.array(
+            [
+                interruption_class(bool(i), s.offer.interruption)
+                for i, s in zip(self.interruptible.tolist(), rows, strict=True)
+            ],
+            dtype=np.intp,
+        )
         # Runtimes that end after a session's maximum (Colab): long jobs restart from a checkpoint
         self.session_bound = np.array(
             [s.offer.pricing == PricingModel.COMPUTE_UNITS for s in rows], dtype=bool

@@ -16,7 +16,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.engine.work import HOURS_PER_MONTH, Work
+from service.engine.hours import HOURS_PER_MONTH
+from service.engine.work import Work
 
 # How the count of cards bought was chosen, as the answer names it.
 GIVEN, FEWEST, DEADLINE, STEADY, ONE = "given", "fewest", "deadline", "steady", "one"

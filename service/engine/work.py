@@ -69,7 +69,6 @@ GB = 1e9
 LARGEST_PUBLISHED_RUN_HOURS = 30_840_000  # Llama 3.1 405B, H100-80GB hours (model card)
 MAX_HOURS = 100 * LARGEST_PUBLISHED_RUN_HOURS
 MIN_HOURS = 0.001  # 3.6 seconds of one card
-HOURS_PER_MONTH = 8760 / 12  # 730: steady work is stated per month
 
 
 class WorkError(ValueError):
