@@ -79,10 +79,14 @@ def test_calculator_marks_the_breakeven_that_the_api_reports(page: Page, base_ur
     api = requests.get(
         f"{base_url}/breakeven?gpu=rtx4090&hours=2000&workload=cnn", timeout=10
     ).json()
-    marker_x = page.evaluate(
-        "window.breakevenCharts.calc.data.datasets.find(d => d.label === 'Break-even').data[0].x"
+    datasets = "window.breakevenCharts.calc.data.datasets"
+    marker_x = page.evaluate(f"{datasets}.find(d => d.label === 'Break-even').data[0].x")
+    # the chart runs over calendar days: the break-even at the bought cards' pace
+    assert marker_x == pytest.approx(api["breakeven"]["days"], rel=1e-9)
+    deadline_x = page.evaluate(
+        f"{datasets}.find(d => d.label.startsWith('Deadline')).data.map(p => p.x)"
     )
-    assert marker_x == pytest.approx(api["breakeven"]["hours"], rel=1e-9)
+    assert deadline_x == pytest.approx([api["deadline"]["days"]] * 2, rel=1e-9)
     assert float(page.get_attribute("#breakeven-marker", "data-hours")) == pytest.approx(
         api["breakeven"]["hours"]
     )
@@ -164,6 +168,35 @@ def test_calculator_takes_the_job_described_and_shows_its_work(page: Page, base_
     page.click("#calc-form button[type=submit]")
     expect(work).to_be_hidden()
     assert "images=" not in page.url and "hours=500" in page.url
+
+
+def test_the_calculator_takes_steady_work_and_a_deadline(page: Page, base_url: str) -> None:
+    """200 h a month for 24 months, then 5,000 h in 30 days: each answer is the API's, and
+    the chart's deadline line stands where the answer says every rental finished."""
+    page.goto(f"{base_url}/?view=calculator")
+    page.select_option("#calc-way", "steady")
+    page.fill("#calc-form input[name=hours_per_month]", "200")
+    page.fill("#calc-form input[name=months]", "24")
+    page.click("#calc-form button[type=submit]")
+    api = requests.get(
+        f"{base_url}/breakeven?gpu=rtx3090&hours_per_month=200&months=24", timeout=10
+    ).json()
+    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["product"])
+    assert "hours_per_month=200" in page.url and "months=24" in page.url
+    assert "hours=" not in page.url  # one way to state the work
+    datasets = "window.breakevenCharts.calc.data.datasets"
+    line = f"{datasets}.find(d => d.label.startsWith('Deadline')).data[0].x"
+    assert page.evaluate(line) == pytest.approx(api["deadline"]["days"]) == pytest.approx(730)
+    page.select_option("#calc-way", "hours")
+    page.fill("#calc-form input[name=hours]", "5000")
+    page.fill("#calc-form input[name=deadline_days]", "30")
+    page.click("#calc-form button[type=submit]")
+    api = requests.get(
+        f"{base_url}/breakeven?gpu=rtx3090&hours=5000&deadline_days=30", timeout=10
+    ).json()
+    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["product"])
+    assert page.evaluate(line) == pytest.approx(30)
+    assert "deadline_days=30" in page.url
 
 
 def test_the_market_filter_and_the_same_card_rental_in_every_view(

@@ -10,8 +10,11 @@ import math
 from dataclasses import replace
 
 import pytest
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
 
 from hardware import Hardware
+from pricing.offer import PricingModel
 from service.engine.assumptions import Assumptions
 from service.engine.breakeven import QuoteError, QuoteRequest, quote
 from service.engine.offer_table import OfferTable
@@ -295,3 +298,98 @@ def test_bad_values_of_the_new_parameters_are_a_400_naming_them(
 ) -> None:  # type: ignore[no-untyped-def]
     body = _ask(client, f"/breakeven?gpu=rtx3090&{query}", 400)
     assert body["errors"][0]["parameter"] == parameter, body
+
+
+# -- against the obvious loop ------------------------------------------------------------------
+
+PROPERTY = settings(max_examples=80, derandomize=True, database=None, deadline=None)
+OFFERS = st.lists(
+    st.tuples(
+        st.sampled_from(["ib", "eth", "solo"]),  # InfiniBand, Ethernet, not clustered
+        st.sampled_from(["ref", "fast", "small"]),
+        st.sampled_from([1, 2, 4, 8]),
+        st.sampled_from([PricingModel.ON_DEMAND, PricingModel.SPOT]),
+        st.floats(0.01, 100.0),
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+def _loop(offers, hours: float, deadline: float, most: int, spot: float):  # type: ignore[no-untyped-def]
+    """Each offer with ref's memory per accelerator (24 GB: the default gate), one instance
+    more at a time until it finishes by the deadline; the cheapest total, or None where
+    nothing does."""
+    best = None
+    for o in offers:
+        if TOY.registry[o.accelerator].memory_gb < TOY.registry["ref"].memory_gb:
+            continue
+        speed = o.count * TOY.efficiency(o.accelerator, "transformer", o.count)
+        speed *= TOY.speed(o.accelerator, "transformer").relative
+        busy = hours / speed
+        share = spot if o.pricing == PricingModel.SPOT else 0.0
+        fabric = TOY.fabrics.of(o.provider, o.product)
+        for n in range(1, (most if fabric != "none" else 1) + 1):
+            wall = busy / (n * TOY.fabrics.efficiency(fabric, n)) * (1 + share * n)
+            if wall <= deadline * (1 + 1e-9):
+                total = n * wall * o.usd_per_hour
+                best = total if best is None else min(best, total)
+                break
+    return best
+
+
+@PROPERTY
+@given(
+    specs=OFFERS,
+    hours=st.floats(1.0, 10_000.0),
+    speedup=st.floats(0.5, 30.0),
+    most=st.integers(1, 16),
+    spot=st.floats(0.0, 0.5),
+)
+def test_the_engine_finds_what_adding_instances_one_at_a_time_finds(
+    specs, hours: float, speedup: float, most: int, spot: float
+) -> None:  # type: ignore[no-untyped-def]
+    """Random offers and deadlines (the work's hours / speedup; 64 bought cards at full
+    utilization do 30.7 cards' work an hour, so the purchase always makes it): the cheapest
+    rental, each line's instances and every line's time match the plain loop."""
+    offers = [
+        offer(product=f"{kind}-{i}", accelerator=acc, count=n, pricing=pricing, usd_per_hour=p)
+        for i, (kind, acc, n, pricing, p) in enumerate(specs)
+    ]
+    deadline = hours / speedup
+    assume(any(o.accelerator != "small" for o in offers))  # else no offer passes the gate
+    expected = _loop(offers, hours, deadline, most, spot)
+    assumptions = replace(PLAIN, max_instances=most, spot_overhead=spot)
+    request = dict(hours=hours, gpus=64, deadline_hours=deadline, assumptions=assumptions, top=100)
+    if expected is None:
+        with pytest.raises(QuoteError) as raised:
+            _toy_quote(*offers, **request)
+        assert raised.value.parameter == "deadline_days"
+        return
+    result = _toy_quote(*offers, **request)
+    assert result.rent[0].total_usd == pytest.approx(expected, rel=1e-9)
+    event(f"clusters: {max(line.instances for line in result.rent) > 1}")
+    for line in result.rent:
+        assert line.hours <= deadline * (1 + 1e-9)
+        assert 1 <= line.instances <= most
+        assert line.instances == 1 or line.fabric != "none"
+
+
+def test_rank_takes_the_deadline_and_steady_work(client) -> None:  # type: ignore[no-untyped-def]
+    """/rank with 5,000 h in 5 days ranks rentals by the work's cost on the fewest instances
+    that finish in time; without a deadline by each offer's rate on one instance."""
+    plain = _ask(client, "/rank?gpu=rtx3090&hours=5000")
+    assert plain["deadline_days"] is None
+    assert all(r["instances"] == 1 and r["wall_clock_hours"] is None for r in plain["rent"])
+    rushed = _ask(client, "/rank?gpu=rtx3090&hours=5000&deadline_days=5")
+    assert rushed["deadline_days"] == 5
+    assert all(r["wall_clock_hours"] <= 120 * (1 + 1e-9) for r in rushed["rent"])
+    assert any(r["instances"] > 1 for r in rushed["rent"])
+    rates = [r["usd_per_reference_hour"] for r in rushed["rent"]]
+    assert rates == sorted(rates)
+    # the cheapest by the deadline costs at least the cheapest with all the time in the world
+    assert rates[0] >= plain["rent"][0]["usd_per_reference_hour"]
+    steady = _ask(client, "/rank?gpu=rtx3090&hours_per_month=200&months=2")
+    assert steady["hours"] == 400 and steady["deadline_days"] == pytest.approx(2 * 730 / 24)
+    body = _ask(client, "/rank?gpu=rtx3090&deadline_days=5", 400)
+    assert body["errors"][0]["parameter"] == "deadline_days"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hardware import Hardware, UnknownAccelerator, Workload
+from hardware import Hardware, UnknownAccelerator, Workload, load_hardware
+from hardware.fabrics import FabricPoint, Fabrics
 from hardware.throughput import Scaling, ScalingPoint
 from pricing.adapters.bundled import BundledAdapter
 
@@ -287,3 +288,72 @@ def test_amd_and_the_current_nvidia_generation_are_in_the_registry(hardware: Har
 def test_every_spec_row_names_its_source_and_a_date(hardware: Hardware) -> None:
     for acc in hardware.registry:
         assert re.search(r"\b(19|20)\d{2}\b", acc.spec_source), acc.id
+
+
+# -- fabrics.csv and instance_fabrics.csv (issue 30) ----------------------------------------
+
+
+def test_every_fabric_row_is_sourced_and_no_curve_rises() -> None:
+    hardware = load_hardware()
+    for name in hardware.fabrics.names[:-1]:  # "none" has no curve
+        points = hardware.fabrics.points(name)
+        assert points, name
+        for point in points:
+            assert point.kind in {"measured", "estimated"} and point.source, point
+            assert 0 < point.efficiency <= 1
+        efficiencies = [p.efficiency for p in points]
+        assert efficiencies == sorted(efficiencies, reverse=True), name
+    # a rising curve is refused at load, not served
+    with pytest.raises(ValueError, match="never scale better"):
+        Fabrics(
+            [
+                FabricPoint("ethernet", 2, 0.5, "measured", "x"),
+                FabricPoint("ethernet", 8, 0.6, "measured", "x"),
+            ],
+            [],
+        )
+
+
+@pytest.mark.parametrize(
+    ("provider", "product", "fabric"),
+    [
+        ("aws", "p5.48xlarge", "efa"),
+        ("aws", "p4d.24xlarge", "efa"),
+        ("aws", "g5.12xlarge", "ethernet"),
+        ("azure", "Standard_ND96isr_H100_v5", "infiniband"),
+        ("azure", "Standard_ND96amsr_A100_v4", "infiniband"),
+        ("azure", "Standard_NC24ads_A100_v4", "ethernet"),
+        ("gcp", "a3-ultragpu-8g", "roce"),
+        ("gcp", "a3-megagpu-8g", "gpudirect_tcpx"),
+        ("gcp", "a2-ultragpu-8g", "ethernet"),
+        ("gcp", "v5p-8", "none"),
+        ("lambda", "gpu_8x_h100_sxm5", "ethernet"),
+        ("runpod", "8x_H100-SXM_SECURE", "none"),
+        ("vast", "8x-H100_SXM-32-65536", "none"),
+        ("colab", "A100 40GB runtime", "none"),
+        ("custom", "my-cluster", "none"),  # an import's network is unknown
+    ],
+)
+def test_each_offer_has_the_fabric_its_provider_documents(
+    provider: str, product: str, fabric: str
+) -> None:
+    assert load_hardware().fabrics.of(provider, product) == fabric
+
+
+def test_every_bundled_offer_is_matched_by_a_row_of_its_provider() -> None:
+    """No bundled cloud product falls through to `none` by accident: each provider with
+    rows in the snapshot has a catch-all or a row that matches."""
+    hardware = load_hardware()
+    providers = {row.provider for row in hardware.fabrics.instances}
+    snapshot = Path(__file__).parents[1] / "pricing" / "data" / "snapshot.csv"
+    with snapshot.open(newline="", encoding="utf-8") as handle:
+        bundled = {(row["provider"], row["product"]) for row in csv.DictReader(handle)}
+    assert {p for p, _ in bundled} <= providers
+    unmatched = [
+        (p, product)
+        for p, product in bundled
+        if not any(
+            r.provider == p and r.product.fullmatch(product) for r in hardware.fabrics.instances
+        )
+    ]
+    assert unmatched == []

@@ -185,6 +185,10 @@ def competing_platforms(platforms: str | None, own: str) -> frozenset[str] | Non
     return frozenset(platforms.split(","))
 
 
+# Calendar days the work must be done in: /breakeven and /rank.
+DeadlineDays = Annotated[float | None, Field(gt=0, le=MAX_DEADLINE_DAYS)]
+
+
 class _StatedWork(Query):
     """The work, in exactly one of four ways (service/documents/work.py says which)."""
 
@@ -306,10 +310,8 @@ class _BreakevenQuestion(_StatedWork):
         **QUESTION_BOUNDS["rent_factor"],
         description="Every rental price times this: a what-if (1.2 = rentals 20 % dearer).",
     )
-    deadline_days: float | None = Field(
+    deadline_days: DeadlineDays = Field(
         None,
-        gt=0,
-        le=MAX_DEADLINE_DAYS,
         description="Calendar days the work must be done in, on both sides: every rental "
         "finishes within it (on a cluster of up to `max_instances` where one instance is too "
         "slow), and the fewest cards that make it are bought unless `gpus` says how many "
@@ -354,6 +356,13 @@ class _RankQuestion(_StatedWork):
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
     market: Markets = None
+    deadline_days: DeadlineDays = Field(
+        None,
+        description="With stated work: calendar days it must be done in; rentals are ranked "
+        "by the job's cost on the fewest instances that finish within it (up to "
+        "`max_instances`), and those that cannot are left out (default: none; steady work: "
+        "its months).",
+    )
 
 
 RankQuery = overrides_model(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RANKED, offer_fields
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
 from service.documents.work import job_workload, optional_work, work_document
 from service.engine.assumptions import with_overrides
+from service.engine.hours import HOURS_PER_MONTH
 from service.engine.ranking import RankedCard, Ranking, RankRequest, rank, ranks_by_work
 from service.runtime import Runtime
 
@@ -25,6 +27,13 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     memory = query.memory
     if memory is None and work is not None:
         memory = work.memory_gb
+    deadline = None
+    if query.deadline_days is not None:
+        if work is None:
+            raise InvalidQuestion("deadline_days", "a deadline needs the work stated (hours=)")
+        deadline = query.deadline_days * 24
+    elif work is not None and work.months is not None:
+        deadline = work.months * HOURS_PER_MONTH
     request = RankRequest(
         workload=workload,
         reference=reference.id,
@@ -35,6 +44,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         assumptions=with_overrides(runtime.assumptions, query),
         platforms=competing_platforms(query.platforms, reference.platform),
         markets=market_tiers(query.market),
+        deadline_hours=deadline,
     )
     ranking = rank(runtime.hardware, runtime.catalog.table(), request)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)
@@ -50,6 +60,7 @@ def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, An
         "memory": r.memory_gb,
         "budget": r.budget_usd,
         "hours": r.hours,
+        "deadline_days": r.deadline_hours / 24 if r.deadline_hours is not None else None,
         "platforms": sorted(r.platforms) if r.platforms is not None else "all",
         "market": sorted(r.markets) if r.markets is not None else "all",
         "ranked_by": "reference_hours_per_usd" if ranks_by_work(r) else "throughput_per_1000_usd",
@@ -61,6 +72,8 @@ def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, An
                 "usd_per_reference_hour": x.usd_per_reference_hour,
                 "reference_hours_per_usd": 1 / x.usd_per_reference_hour,
                 "throughput_estimated": x.throughput_estimated,
+                "instances": x.instances,
+                "wall_clock_hours": x.wall_clock_hours,
             }
             for x in ranking.rent
         ],

@@ -20,13 +20,12 @@ import numpy as np
 from hardware import Hardware, Throughput
 from pricing.offer import StoredOffer
 from service.engine.assumptions import Assumptions
+from service.engine.cheapest import admitted_mask, cheapest, costed
 from service.engine.costs import (
     DEADLINE_TOLERANCE,
     HOURS_PER_YEAR,
     BuyModel,
-    JobCost,
     Limits,
-    Rentals,
     bought_fabric,
     bought_speed,
     buy_assumptions,
@@ -222,7 +221,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     shortlist = table.shortlist(request, need)
     if shortlist.candidates == 0:
         raise _no_offers(table, request, need, shortlist.gated)
-    admitted = functools.partial(_admitted, table, request, need)
+    admitted = functools.partial(admitted_mask, table, request, need)
     rent, costed = _rent_options(table, request, shortlist.index, s_ref, model, limits, admitted)
     if not rent:
         raise _missed(request, shortlist.candidates, deadline)
@@ -399,8 +398,8 @@ def _rent_options(
     admits, or the row numbers of a few (one card's offers), asked for only when the
     shortlist is not enough."""
     top = top or request.top
-    index, job = _costed(table, request, index, s_ref, limits, admitted, top)
-    best = _cheapest(index, job, top)
+    index, job = costed(table, request, index, s_ref, limits, admitted, top)
+    best = cheapest(index, job, top)
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
     # (a job of no work has no restarts to spread: its cost per hour is the rate itself)
@@ -438,91 +437,6 @@ def _rent_options(
         for row, fabric, hours, instances, total, rate, crossing, count in columns
     ]
     return options, index
-
-
-def _cheapest(index: np.ndarray, job: JobCost, top: int) -> np.ndarray:
-    """Positions of the ``top`` cheapest feasible offers, by total, then hours, then row: a
-    partition first where many were costed, so only the ties at the cut are sorted."""
-    total = job.total_usd
-    within = np.arange(total.size)
-    if total.size > 4 * top:
-        cut = np.partition(total, top - 1)[top - 1]
-        within = np.flatnonzero(total <= cut)
-    order = within[np.lexsort((index[within], job.hours[within], total[within]))][:top]
-    return order[job.feasible[order]]
-
-
-def _costed(
-    table: OfferTable,
-    request: QuoteRequest,
-    shortlist: np.ndarray,
-    s_ref: float,
-    limits: Limits,
-    admitted: Callable[[], np.ndarray],
-    top: int,
-) -> tuple[np.ndarray, JobCost]:
-    """The offers costed for the work, and their costs: enough to hold the ``top`` cheapest.
-
-    The shortlist holds the cheapest offers per hour of work on one instance, and a cluster
-    or a miss only ever costs more than that (e(N) <= 1, interruptions grow with N). So
-    while every shortlisted offer does the job on one instance in time, none outside it can
-    be cheaper. Once one needs a cluster or misses the deadline that bound is gone, and each
-    cheapest-first order is read on, a chunk at a time, until the next offer's cost on one
-    instance with no deadline (a floor under its real cost: the orders sort by it) is no
-    less than the ``top``-th cheapest found: a cheap slow offer that needs a cluster is
-    costed, the long tail of dear ones is not."""
-    job = _job(table, request, shortlist, s_ref, limits)
-    if np.all(job.instances == 1):
-        return shortlist, job
-    mask = admitted()
-    if mask.dtype != bool:  # a few offers' rows: cost them all at once
-        return mask, _job(table, request, mask, s_ref, limits)
-    orders = list(table.by_cost[request.workload])
-    start, size = 0, COSTED_CHUNK
-    rows: list[np.ndarray] = []
-    costs: list[JobCost] = []
-    bar = np.inf  # the top-th cheapest total so far
-    while orders:
-        # the next stretch of every order still read, costed together: one vector pass
-        chunks = [order[start : start + size] for order in orders]
-        chunks = [chunk[mask[chunk]] for chunk in chunks]
-        start, size = start + size, size * 8
-        ends = np.cumsum([chunk.size for chunk in chunks]) - 1  # each order's last offer
-        batch = np.concatenate(chunks)
-        if batch.size:
-            cost = _job(table, request, batch, s_ref, limits)
-            rows.append(batch)
-            costs.append(cost)
-            found = np.concatenate([c.total_usd for c in costs])
-            if found.size >= top:
-                bar = float(np.partition(found, top - 1)[top - 1])
-        # an order is done when read to its end, or when its next offers cost at least
-        # the bar even on one instance with no deadline (the order sorts by that floor)
-        orders = [
-            order
-            for order, chunk, end in zip(orders, chunks, ends, strict=True)
-            if start < order.size and (chunk.size == 0 or cost.floor_usd[end] < bar)
-        ]
-    if not rows:
-        return shortlist[:0], _job(table, request, shortlist[:0], s_ref, limits)
-    return np.concatenate(rows), JobCost.joined(costs)
-
-
-COSTED_CHUNK = 256  # offers of a cheapest-first order costed first, once the shortlist fails
-
-
-def _job(
-    table: OfferTable, request: QuoteRequest, index: np.ndarray, s_ref: float, limits: Limits
-) -> JobCost:
-    rentals = Rentals.of(table, index, s_ref, request.workload)
-    a = request.assumptions
-    return rentals.job(request.hours, a, request.rent_factor, request.session_hours, limits)
-
-
-def _admitted(table: OfferTable, request: QuoteRequest, need: MemoryNeed) -> np.ndarray:
-    """Mask of every offer ``request`` admits, clusters counted."""
-    held = table.holding(need, max_instances=request.assumptions.max_instances)
-    return table.candidates(request) & held
 
 
 def _missed(request: QuoteRequest, candidates: int, deadline: float) -> QuoteError:
@@ -612,6 +526,6 @@ def _cheapest_of(
     shortlist = table.shortlist(asked, need)
     if shortlist.candidates == 0:
         return None
-    admitted = functools.partial(_admitted, table, asked, need)
+    admitted = functools.partial(admitted_mask, table, asked, need)
     found, _ = _rent_options(table, asked, shortlist.index, s_ref, model, limits, admitted)
     return (found[0], shortlist.candidates) if found else None

@@ -9,15 +9,17 @@ scale: hours of the reference card's work per dollar.
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from hardware import Accelerator, Card, Hardware, Workload
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from service.engine.costs import Rentals, buy_assumptions, buy_model
+from service.engine.cheapest import admitted_mask, cheapest, costed
+from service.engine.costs import Limits, Rentals, buy_assumptions, buy_model
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
@@ -35,6 +37,8 @@ class RankRequest:
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
     platforms: frozenset[str] | None = None  # software platforms whose rentals compete
     markets: frozenset[str] | None = None  # market tiers whose rentals compete; None = all
+    # with `hours`: wall-clock hours the work must be done in; None: no deadline
+    deadline_hours: float | None = None
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,10 @@ class RankedCard:
 @dataclass(frozen=True)
 class RankedRental:
     stored: StoredOffer
-    usd_per_reference_hour: float
+    usd_per_reference_hour: float  # at its instances (one without a deadline)
     throughput_estimated: bool
+    instances: int = 1
+    wall_clock_hours: float | None = None  # the work's, with a deadline
 
 
 @dataclass(frozen=True)
@@ -130,11 +136,29 @@ def _rentals(
         platforms=request.platforms,
         markets=request.markets,
     )
-    shortlist = table.shortlist(probe, MemoryNeed(per_accelerator_gb=request.memory_gb))
+    need = MemoryNeed(per_accelerator_gb=request.memory_gb)
+    shortlist = table.shortlist(probe, need)
     index, candidates = shortlist.index, shortlist.candidates
     if index.size == 0:
         return [], candidates
     k = request.workload
+    if request.deadline_hours is not None and request.hours is not None:
+        # the work by the deadline: each on the fewest instances that make it, by its total
+        probe = replace(probe, hours=request.hours, deadline_hours=request.deadline_hours)
+        limits = Limits(request.deadline_hours, None, request.assumptions.max_instances)
+        admitted = functools.partial(admitted_mask, table, probe, need)
+        index, job = costed(table, probe, index, s_ref, limits, admitted, request.top)
+        best = cheapest(index, job, request.top)
+        return [
+            RankedRental(
+                stored=table.rows[index[i]],
+                usd_per_reference_hour=float(job.rate[i]),
+                throughput_estimated=bool(table.estimated[k][index[i]]),
+                instances=int(job.instances[i]),
+                wall_clock_hours=float(job.hours[i]),
+            )
+            for i in best
+        ], candidates
     per_hour = Rentals.of(table, index, s_ref, k).rate(request.assumptions.spot_overhead)
     best = np.lexsort((index, per_hour))[: request.top]
     return [

@@ -609,6 +609,14 @@ RankedRentalOut = _offer_model(
     usd_per_reference_hour=(float, Field(description=USD_PER_REFERENCE_HOUR)),
     reference_hours_per_usd=(float, ...),
     throughput_estimated=(bool, ...),
+    instances=(
+        int,
+        Field(description="With `deadline_days`: instances the work takes to finish; else 1."),
+    ),
+    wall_clock_hours=(
+        float | None,
+        Field(description="With `deadline_days`: the work's hours on them; else null."),
+    ),
 )
 
 
@@ -618,6 +626,7 @@ class RankAnswer(_Out):
     memory: float | None
     budget: float | None
     hours: float | None
+    deadline_days: float | None = Field(description="What the rentals finished within.")
     platforms: list[str] | Literal["all"] = Field(
         description="Software platforms whose rentals were ranked (`platforms`)."
     )

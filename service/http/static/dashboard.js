@@ -15,10 +15,13 @@ const CALC_FIELDS = [
   "watts", "electricity", "pue", "load", "host_cost", "host_watts", "utilization", "resale",
   "depreciation", "spot_overhead", "restart_hours", "platforms", "lifetime_years", "total_memory",
   "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs", "market",
+  "hours_per_month", "months", "deadline_days", "max_instances",
 ];
 // The ways to state the work (service/documents/work.py): the parameter that marks each in a
 // shared link, so a reload opens the form the way it was filled.
-const WAY_MARKERS = [["reference_run", "ref_gpu"], ["vision", "images"], ["transformer", "tokens"]];
+const WAY_MARKERS = [
+  ["reference_run", "ref_gpu"], ["vision", "images"], ["transformer", "tokens"], ["steady", "hours_per_month"],
+];
 const COLORS = ["#1f5fbf", "#b42318", "#1e7b34", "#9a6700", "#6941c6", "#0e7090", "#c4320a"];
 
 const state = { offers: [], sort: { key: "usd_per_accelerator_hour", dir: 1 }, loaded: {} };
@@ -436,33 +439,49 @@ function renderWhatIf(a) {
   $("#ranges").textContent = `Rent side: ${r.offers.offers} offers of ${r.offers.accelerator} cost ${usd(r.offers.p10_usd, 0)} / ${usd(r.offers.p50_usd, 0)} / ${usd(r.offers.p90_usd, 0)} (P10/P50/P90); speeds ±${Math.round(r.speed.spread * 100)}% put the cheapest at ${usd(r.speed.low_usd, 0)}–${usd(r.speed.high_usd, 0)}; ${r.note}.`;
 }
 
+// Cost against calendar days: each side reaches the work's cost when it has done the work,
+// at its own pace (the bought cards at `utilization`, a rental around the clock, several
+// instances at once); the deadline every rental met is a vertical line.
 function drawCostChart(a) {
   const model = a.buy.model;
   const breakeven = a.breakeven && a.breakeven.within_life ? a.breakeven.hours : null;
-  const end = Math.max(a.hours * 1.2, breakeven ? breakeven * 1.3 : 0, 1);
+  const buyDaysPerHour = a.buy.wall_clock_hours / a.hours / 24; // calendar days per hour of work
+  const deadlineDays = a.deadline.days;
+  const lastWork = Math.max(a.hours * 1.2, breakeven ? breakeven * 1.3 : 0, 1);
   const steps = 60;
-  const xs = Array.from({ length: steps + 1 }, (_, i) => (end * i) / steps);
+  const works = Array.from({ length: steps + 1 }, (_, i) => (lastWork * i) / steps);
   const buyCost = (h) => model.capex_usd - model.resale_start_usd * Math.exp(-model.resale_decay_per_hour * h)
     + model.energy_usd_per_hour * h;
   const datasets = [{
-    label: `Buy ${a.buy.gpus} × ${a.gpu}`, data: xs.map((x) => ({ x, y: buyCost(x) })),
+    label: `Buy ${a.buy.gpus} × ${a.gpu}`, data: works.map((h) => ({ x: h * buyDaysPerHour, y: buyCost(h) })),
     borderColor: COLORS[0], backgroundColor: COLORS[0], pointRadius: 0,
   }];
   a.rent.slice(0, 3).forEach((r, i) => {
+    const daysPerHour = r.wall_clock_hours / a.hours / 24;
+    const upTo = works.filter((h) => h <= a.hours); // a rental is quoted for this work only
+    const cluster = r.instances > 1 ? `${r.instances} × ` : "";
     datasets.push({
-      label: `Rent ${r.provider} ${r.product} (${r.pricing})`,
-      data: xs.map((x) => ({ x, y: r.usd_per_reference_hour * x })),
+      label: `Rent ${cluster}${r.provider} ${r.product} (${r.pricing})`,
+      data: upTo.map((h) => ({ x: h * daysPerHour, y: r.usd_per_reference_hour * h })),
       borderColor: COLORS[i + 1], backgroundColor: COLORS[i + 1], pointRadius: 0, borderDash: [6, 4],
     });
   });
+  if (deadlineDays !== null) {
+    const top = Math.max(...datasets.flatMap((d) => d.data.map((p) => p.y)), 1);
+    datasets.push({
+      label: `Deadline: ${Math.round(deadlineDays).toLocaleString()} days`,
+      data: [{ x: deadlineDays, y: 0 }, { x: deadlineDays, y: top }],
+      borderColor: "#555", backgroundColor: "#555", pointRadius: 0, borderWidth: 1,
+    });
+  }
   const marker = $("#breakeven-marker");
   if (breakeven !== null) {
     datasets.push({
-      label: "Break-even", type: "scatter", data: [{ x: breakeven, y: buyCost(breakeven) }],
+      label: "Break-even", type: "scatter", data: [{ x: breakeven * buyDaysPerHour, y: buyCost(breakeven) }],
       borderColor: "#000", backgroundColor: "#f5a623", pointRadius: 7, pointStyle: "rectRot",
     });
     marker.dataset.hours = String(breakeven);
-    marker.textContent = `Break-even marked at ${Math.round(breakeven).toLocaleString()} h.`;
+    marker.textContent = `Break-even marked at ${Math.round(breakeven).toLocaleString()} h of work (day ${Math.round(breakeven * buyDaysPerHour).toLocaleString()} at the bought cards' pace).`;
   } else {
     marker.dataset.hours = "";
     marker.textContent = "No break-even point: renting stays cheaper.";
@@ -473,7 +492,7 @@ function drawCostChart(a) {
     options: {
       animation: false, maintainAspectRatio: false, parsing: false,
       scales: {
-        x: { type: "linear", title: { display: true, text: `hours of work on ${a.gpu}` } },
+        x: { type: "linear", title: { display: true, text: "calendar days" } },
         y: { title: { display: true, text: "cumulative cost, USD" } },
       },
     },
