@@ -7,6 +7,7 @@ in the docstring; the API cases ask the bundled catalog the questions the issue 
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import replace
 
 import pytest
@@ -368,6 +369,13 @@ def test_the_engine_finds_what_adding_instances_one_at_a_time_finds(
         return
     result = _toy_quote(*offers, **request)
     assert result.rent[0].total_usd == pytest.approx(expected, rel=1e-9)
+    # the same-card rental, often answered from the main question's costing: the loop's too
+    own = _loop([o for o in offers if o.accelerator == "ref"], hours, deadline, most, spot)
+    if own is None:
+        assert result.same_card is None
+    else:
+        assert result.same_card is not None
+        assert result.same_card[0].total_usd == pytest.approx(own, rel=1e-9)
     event(f"clusters: {max(line.instances for line in result.rent) > 1}")
     for line in result.rent:
         assert line.hours <= deadline * (1 + 1e-9)
@@ -393,3 +401,123 @@ def test_rank_takes_the_deadline_and_steady_work(client) -> None:  # type: ignor
     assert steady["hours"] == 400 and steady["deadline_days"] == pytest.approx(2 * 730 / 24)
     body = _ask(client, "/rank?gpu=rtx3090&deadline_days=5", 400)
     assert body["errors"][0]["parameter"] == "deadline_days"
+
+
+@PROPERTY
+@given(
+    specs=OFFERS,
+    hours=st.tuples(st.floats(1.0, 10_000.0), st.floats(1.0, 10_000.0)),
+    speedup=st.tuples(st.floats(0.5, 30.0), st.floats(0.5, 30.0)),
+    spot=st.tuples(st.floats(0.0, 0.5), st.floats(0.0, 0.5)),
+)
+def test_a_remembered_walk_answers_as_a_fresh_one(specs, hours, speedup, spot) -> None:  # type: ignore[no-untyped-def]
+    """The second question on the same filters reuses the first's walk of the
+    cheapest-first orders (cheapest.Walk) where its floors allow: the answer is the one a
+    fresh catalog gives, whatever the hours, deadline or spot overhead moved."""
+    offers = [
+        offer(product=f"{kind}-{i}", accelerator=acc, count=n, pricing=pricing, usd_per_hour=p)
+        for i, (kind, acc, n, pricing, p) in enumerate(specs)
+    ]
+    assume(any(o.accelerator != "small" for o in offers))
+    table = OfferTable(stored(*offers), TOY)
+
+    def ask(table: OfferTable, i: int):  # type: ignore[no-untyped-def]
+        assumptions = replace(PLAIN, max_instances=8, spot_overhead=spot[i])
+        request = QuoteRequest(
+            reference="ref",
+            hours=hours[i],
+            gpus=64,
+            deadline_hours=hours[i] / speedup[i],
+            assumptions=assumptions,
+            top=3,
+        )
+        try:
+            return [
+                (r.stored.offer.product, r.instances, r.total_usd)
+                for r in quote(table, TOY, request).rent
+            ]
+        except QuoteError as error:
+            return error.parameter
+
+    ask(table, 0)
+    again = ask(table, 1)
+    fresh = ask(OfferTable(stored(*offers), TOY), 1)
+    assert again == fresh
+
+
+def _answer(table: OfferTable, hardware: Hardware, request: QuoteRequest):  # type: ignore[no-untyped-def]
+    try:
+        result = quote(table, hardware, request)
+    except QuoteError as error:
+        return error.parameter
+    return [(r.stored.offer.region, r.instances, r.total_usd) for r in result.rent]
+
+
+def test_remembered_walks_on_a_large_catalog_answer_as_fresh_ones(hardware) -> None:  # type: ignore[no-untyped-def]
+    """Thousands of offers, so the walk stops part-way along its orders and a remembered
+    walk must prove, by the floors where it stopped, that nothing unread is cheaper."""
+    rng = random.Random(20261202)
+    providers = [("aws", "p5.48xlarge"), ("azure", "Standard_ND96asr_v4"), ("aws", "g5.xlarge")]
+    providers += [("vast", "1x-rtx"), ("lambda", "gpu_1x_a10")]
+    accelerators = sorted(a.id for a in hardware.registry)
+    offers = []
+    for i in range(3000):
+        provider, product = rng.choice(providers)
+        count = rng.choice([1, 2, 4, 8])
+        offers.append(
+            offer(
+                provider=provider,
+                product=product,
+                region=f"r{i}",
+                accelerator=rng.choice(accelerators),
+                count=count,
+                pricing=rng.choice([PricingModel.ON_DEMAND, PricingModel.SPOT]),
+                usd_per_hour=round(rng.uniform(0.1, 5.0) * count, 4),
+            )
+        )
+    table = OfferTable(stored(*offers), hardware)
+    asked = [(500.0, None), (5000.0, 48.0), (800.0, 30.0), (20000.0, 24.0 * 30), (50.0, None)]
+    asked += [(20000.0, 30.0), (3.0, None), (100000.0, 60.0)]  # walks that do not hold
+    for hours, deadline in asked * 2:
+        request = QuoteRequest(
+            reference="rtx3090",
+            hours=hours,
+            gpus=4096,  # 2,700 cards' work an hour: the purchase meets every deadline here
+            deadline_hours=deadline,
+            assumptions=replace(Assumptions(), utilization=1.0),
+            platforms=None,
+        )
+
+        fresh = OfferTable(stored(*offers), hardware)
+        assert _answer(table, hardware, request) == _answer(fresh, hardware, request)
+    assert len(table.walks) > 0  # the walks were remembered, and reused
+
+
+def test_a_remembered_walk_that_no_longer_holds_is_walked_again() -> None:
+    """300 spot ref offers (0.50 USD/h and up, speed 1) and 300 on-demand fast ones (2.20
+    USD/h and up, speed 2), 100 h of ref's work, top 3. By 60 h the spot offers win on 3
+    instances (100 / (3 x 0.87075) x 1.3 = 49.8 h, 3 x 49.8 x 0.50 = 74.6 USD), and the walk
+    stops after 256 offers of each order. By 15 h a spot offer needs 50 instances (0.8 N /
+    (1 + 0.1 N) >= 6.67), 375 USD, and the cheapest are fast ones on 4 instances, 4 x 50 /
+    3.4 x 2.2 = 129.4 USD: above the floor of the first fast offer the walk never read (100 /
+    2 x 2.456 = 122.8 USD), so the remembered walk does not hold, the orders are read again,
+    to the end, and the answer is a fresh catalog's."""
+    offers = [
+        offer(product="ib-ref", region=f"s{i}", pricing="spot", usd_per_hour=0.5 + i * 0.001)
+        for i in range(300)
+    ]
+    offers += [
+        offer(product="ib-fast", region=f"f{i}", accelerator="fast", usd_per_hour=2.2 + i * 0.001)
+        for i in range(300)
+    ]
+    table = OfferTable(stored(*offers), TOY)
+    first = QuoteRequest(
+        reference="ref", hours=100.0, gpus=64, deadline_hours=60.0, assumptions=PLAIN, top=3
+    )
+    assert [r.stored.offer.region for r in quote(table, TOY, first).rent] == ["s0", "s1", "s2"]
+    (walk,) = table.walks._items.values()
+    assert walk.stops[:2] == (256, 256)
+    rushed = replace(first, deadline_hours=15.0)
+    assert _answer(table, TOY, rushed) == _answer(OfferTable(stored(*offers), TOY), TOY, rushed)
+    (again,) = table.walks._items.values()
+    assert again.stops[:2] == (300, 300)  # read again, to the end

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,7 +20,7 @@ import numpy as np
 from hardware import Hardware, Throughput
 from pricing.offer import StoredOffer
 from service.engine.assumptions import Assumptions
-from service.engine.cheapest import admitted_mask, cheapest, costed
+from service.engine.cheapest import Costed, admitted_mask, cheapest, costed
 from service.engine.costs import (
     DEADLINE_TOLERANCE,
     HOURS_PER_YEAR,
@@ -222,7 +222,10 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     if shortlist.candidates == 0:
         raise _no_offers(table, request, need, shortlist.gated)
     admitted = functools.partial(admitted_mask, table, request, need)
-    rent, costed = _rent_options(table, request, shortlist.index, s_ref, model, limits, admitted)
+    key = table.filter_key(request, need)
+    rent, main = _rent_options(
+        table, request, shortlist.index, s_ref, model, limits, admitted, key=key
+    )
     if not rent:
         raise _missed(request, shortlist.candidates, deadline)
     cheapest = rent[0]
@@ -248,9 +251,11 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         buy_model=model,
         memory_gate=MemoryGate(need, shortlist.gated),
         left_out=_left_out(table, request, need, s_ref, model, limits),
-        cheapest_measured=_cheapest_measured(table, request, need, s_ref, model, cheapest, limits),
-        same_card=_same_card(table, request, need, shortlist, s_ref, model, limits),
-        priced=Priced(price, watts, local_speed, s_ref, costed, limits),
+        cheapest_measured=_cheapest_measured(
+            table, request, need, s_ref, model, cheapest, limits, main
+        ),
+        same_card=_same_card(table, request, need, shortlist, s_ref, model, limits, main),
+        priced=Priced(price, watts, local_speed, s_ref, main.index, limits),
     )
 
 
@@ -391,22 +396,31 @@ def _rent_options(
     limits: Limits,
     admitted: Callable[[], np.ndarray],
     top: int | None = None,
-) -> tuple[list[RentOption], np.ndarray]:
+    key: Hashable | None = None,
+) -> tuple[list[RentOption], Costed]:
     """The cheapest offers for the work, cheapest first, at most ``top`` (the request's when
     not given), and every offer costed to find them; no options where none meets the
     limits. ``index`` is the shortlist, ``admitted`` the mask of every offer the question
     admits, or the row numbers of a few (one card's offers), asked for only when the
     shortlist is not enough."""
     top = top or request.top
-    index, job = costed(table, request, index, s_ref, limits, admitted, top)
-    best = cheapest(index, job, top)
+    found = costed(table, request, index, s_ref, limits, admitted, top, key)
+    best = cheapest(found.index, found.job, top)
+    return _options(table, request, model, found, best), found
+
+
+def _options(
+    table: OfferTable, request: QuoteRequest, model: BuyModel, found: Costed, best: np.ndarray
+) -> list[RentOption]:
+    """The costed offers at positions ``best``, as rent lines."""
+    job = found.job
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
     # (a job of no work has no restarts to spread: its cost per hour is the rate itself)
     rates = job.rate[best]
     per_hour = job.total_usd[best] / request.hours if request.hours > 0 else rates
     crossings = crossing_hours(model, per_hour)
-    chosen = index[best]
+    chosen = found.index[best]
     fabric_code = table.fabric_code[chosen]
     # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
     columns = zip(
@@ -421,7 +435,7 @@ def _rent_options(
         strict=True,
     )
     clusters = table.clusters
-    options = [
+    return [
         RentOption(
             stored=table.rows[row],
             hours=hours,
@@ -436,7 +450,18 @@ def _rent_options(
         )
         for row, fabric, hours, instances, total, rate, crossing, count in columns
     ]
-    return options, index
+
+
+def _narrower(
+    table: OfferTable, request: QuoteRequest, model: BuyModel, main: Costed, kept: np.ndarray
+) -> RentOption | None:
+    """The cheapest of a narrower question's offers from the main question's costing, where
+    that proves it the cheapest (cheapest.Costed.cheapest_of); None: ask it on its own."""
+    best = main.cheapest_of(kept)
+    if best is None:
+        return None
+    (option,) = _options(table, request, model, main, np.array([best]))
+    return option
 
 
 def _missed(request: QuoteRequest, candidates: int, deadline: float) -> QuoteError:
@@ -482,11 +507,16 @@ def _cheapest_measured(
     model: BuyModel,
     cheapest: RentOption,
     limits: Limits,
+    main: Costed,
 ) -> RentOption | None:
     """When the cheapest offer's speed is an estimate, the cheapest one whose is not: an
     answer should not rest on an estimate without showing the measured alternative."""
     if not cheapest.throughput_estimated:
         return None
+    measured = ~table.estimated[request.workload][main.index]
+    found = _narrower(table, request, model, main, measured)
+    if found is not None:
+        return found
     asked = replace(request, measured_only=True, top=1)
     found = _cheapest_of(table, asked, need, s_ref, model, limits)
     return None if found is None else found[0]
@@ -500,10 +530,15 @@ def _same_card(
     s_ref: float,
     model: BuyModel,
     limits: Limits,
+    main: Costed,
 ) -> tuple[RentOption, int] | None:
     """The cheapest rental of the card the question would buy, and how many rent it."""
     if shortlist.same_card_candidates == 0:
         return None
+    own = table.accelerator_code[main.index] == table.accelerators[request.reference]
+    found = _narrower(table, request, model, main, own)
+    if found is not None:
+        return found, shortlist.same_card_candidates
 
     def admitted() -> np.ndarray:  # one card's offers: few enough to cost at once
         most = request.assumptions.max_instances
@@ -527,5 +562,6 @@ def _cheapest_of(
     if shortlist.candidates == 0:
         return None
     admitted = functools.partial(admitted_mask, table, asked, need)
-    found, _ = _rent_options(table, asked, shortlist.index, s_ref, model, limits, admitted)
+    key = table.filter_key(asked, need)
+    found, _ = _rent_options(table, asked, shortlist.index, s_ref, model, limits, admitted, key=key)
     return (found[0], shortlist.candidates) if found else None

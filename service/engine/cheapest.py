@@ -10,11 +10,12 @@ choose their rentals here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
 import numpy as np
 
-from service.engine.costs import JobCost, Limits, Rentals
+from service.engine.costs import NO_LIMITS, JobCost, Limits, Rentals
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
@@ -33,6 +34,42 @@ def cheapest(index: np.ndarray, job: JobCost, top: int) -> np.ndarray:
     return order[job.feasible[order]]
 
 
+@dataclass(frozen=True)
+class Walk:
+    """What reading the cheapest-first orders found for one filter set: the offers costed,
+    and where each order stopped (its length where read to the end). The next question on
+    the same filters costs these offers again and checks the stops' floors against its own
+    bar, instead of reading the orders from the start: a sweep over hours costs O(offers
+    costed), not a pass over the catalog."""
+
+    rows: np.ndarray
+    stops: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Costed:
+    """The offers costed for a question, their costs, and a floor under every offer the
+    question admits that was not costed (inf: all were; None: unknown, the shortlist sufficed).
+    A narrower question on the same filters (one card's offers, measured speeds only) is
+    answered from these where its cheapest costed offer is at or under the floor."""
+
+    index: np.ndarray
+    job: JobCost
+    floor: float | None
+
+    def cheapest_of(self, kept: np.ndarray) -> int | None:
+        """Position of the cheapest feasible offer among the ``kept`` (a mask over
+        ``index``), where nothing uncosted can undercut it; None otherwise."""
+        if self.floor is None:
+            return None
+        kept = np.flatnonzero(kept & self.job.feasible)
+        if kept.size == 0:
+            return None
+        job = self.job  # ties go as cheapest() breaks them: hours, then row
+        best = int(kept[np.lexsort((self.index[kept], job.hours[kept], job.total_usd[kept]))[0]])
+        return best if job.total_usd[best] <= self.floor else None
+
+
 def costed(
     table: OfferTable,
     request: QuoteRequest,
@@ -41,7 +78,8 @@ def costed(
     limits: Limits,
     admitted: Callable[[], np.ndarray],
     top: int,
-) -> tuple[np.ndarray, JobCost]:
+    key: Hashable | None = None,
+) -> Costed:
     """The offers costed for the work, and their costs: enough to hold the ``top`` cheapest.
 
     The shortlist holds the cheapest offers per hour of work on one instance, and a cluster
@@ -51,21 +89,31 @@ def costed(
     cheapest-first order is read on, a chunk at a time, until the next offer's cost on one
     instance with no deadline (a floor under its real cost: the orders sort by it) is no
     less than the ``top``-th cheapest found: a cheap slow offer that needs a cluster is
-    costed, the long tail of dear ones is not."""
+    costed, the long tail of dear ones is not. Where ``key`` names the filter set, the walk
+    is remembered (:class:`Walk`)."""
     job = job_on(table, request, shortlist, s_ref, limits)
     if np.all(job.instances == 1):
-        return shortlist, job
+        return Costed(shortlist, job, None)
+    if key is not None:
+        walk = table.walks.get(key)
+        if walk is not None:
+            job = job_on(table, request, walk.rows, s_ref, limits)
+            floor = _floor(table, request, walk.stops, s_ref)
+            if job.total_usd.size >= top and floor >= _bar(job.total_usd, top):
+                return Costed(walk.rows, job, floor)
     mask = admitted()
     if mask.dtype != bool:  # a few offers' rows: cost them all at once
-        return mask, job_on(table, request, mask, s_ref, limits)
+        return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf)
     orders = list(table.by_cost[request.workload])
+    stops = [order.size for order in orders]
+    reading = list(range(len(orders)))
     start, size = 0, COSTED_CHUNK
     rows: list[np.ndarray] = []
     costs: list[JobCost] = []
     bar = np.inf  # the top-th cheapest total so far
-    while orders:
+    while reading:
         # the next stretch of every order still read, costed together: one vector pass
-        chunks = [order[start : start + size] for order in orders]
+        chunks = [orders[g][start : start + size] for g in reading]
         chunks = [chunk[mask[chunk]] for chunk in chunks]
         start, size = start + size, size * 8
         ends = np.cumsum([chunk.size for chunk in chunks]) - 1  # each order's last offer
@@ -76,17 +124,39 @@ def costed(
             costs.append(cost)
             found = np.concatenate([c.total_usd for c in costs])
             if found.size >= top:
-                bar = float(np.partition(found, top - 1)[top - 1])
+                bar = _bar(found, top)
         # an order is done when read to its end, or when its next offers cost at least
         # the bar even on one instance with no deadline (the order sorts by that floor)
-        orders = [
-            order
-            for order, chunk, end in zip(orders, chunks, ends, strict=True)
-            if start < order.size and (chunk.size == 0 or cost.floor_usd[end] < bar)
-        ]
+        still = []
+        for g, chunk, end in zip(reading, chunks, ends, strict=True):
+            if start < orders[g].size and (chunk.size == 0 or cost.floor_usd[end] < bar):
+                still.append(g)
+            else:
+                stops[g] = min(start, orders[g].size)
+        reading = still
+    floor = _floor(table, request, tuple(stops), s_ref)
     if not rows:
-        return shortlist[:0], job_on(table, request, shortlist[:0], s_ref, limits)
-    return np.concatenate(rows), JobCost.joined(costs)
+        return Costed(shortlist[:0], job_on(table, request, shortlist[:0], s_ref, limits), floor)
+    index, job = np.concatenate(rows), JobCost.joined(costs)
+    if key is not None:
+        table.walks.put(key, Walk(index, tuple(stops)))
+    return Costed(index, job, floor)
+
+
+def _bar(totals: np.ndarray, top: int) -> float:
+    """The top-th cheapest of ``totals``."""
+    return float(np.partition(totals, top - 1)[top - 1])
+
+
+def _floor(table: OfferTable, request: QuoteRequest, stops: tuple[int, ...], s_ref: float) -> float:
+    """A floor under every offer a walk did not read: each order's first unread offer's
+    cost on one instance with no deadline, which no later offer of that order undercuts
+    (inf where every order was read to its end)."""
+    orders = table.by_cost[request.workload]
+    nexts = [order[stop] for order, stop in zip(orders, stops, strict=True) if stop < order.size]
+    if not nexts:
+        return np.inf
+    return float(job_on(table, request, np.array(nexts), s_ref, NO_LIMITS).floor_usd.min())
 
 
 def job_on(

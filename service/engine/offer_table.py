@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -121,6 +121,8 @@ class OfferTable:
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
+        # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
+        self.walks: Lru[tuple[object, ...], Any] = Lru(SHORTLIST_CACHE)
         self._rows_of: dict[str, np.ndarray] = {}  # accelerator -> its rows, when asked
         groups = (
             np.flatnonzero(~self.interruptible),
@@ -158,15 +160,9 @@ class OfferTable:
         records, pair_code = self._throughput[workload]
         return records[pair_code[row]]
 
-    def shortlist(self, request: QuoteRequest, need: MemoryNeed) -> Shortlist:
-        """The offers that can be cheapest, and how many passed the filters.
-
-        The first ``top`` candidates of each cheapest-first order hold the ``top`` cheapest
-        whatever the hours or assumptions, so the shortlist depends on the filters alone
-        and is cached per filter set for the life of this catalog: a sweep over hours,
-        cards or prices costs O(top) per quote after its first.
-        """
-        key = (
+    def filter_key(self, request: QuoteRequest, need: MemoryNeed) -> tuple[object, ...]:
+        """What a question's candidates depend on: its filters and its memory need."""
+        return (
             request.workload,
             request.pricing,
             request.providers,
@@ -179,6 +175,16 @@ class OfferTable:
             request.reference,
             request.assumptions.max_instances,
         )
+
+    def shortlist(self, request: QuoteRequest, need: MemoryNeed) -> Shortlist:
+        """The offers that can be cheapest, and how many passed the filters.
+
+        The first ``top`` candidates of each cheapest-first order hold the ``top`` cheapest
+        whatever the hours or assumptions, so the shortlist depends on the filters alone
+        and is cached per filter set for the life of this catalog: a sweep over hours,
+        cards or prices costs O(top) per quote after its first.
+        """
+        key = self.filter_key(request, need)
         cached = self._shortlists.get(key)
         if cached is not None:
             return cached

@@ -147,7 +147,8 @@ def _rentals(
         probe = replace(probe, hours=request.hours, deadline_hours=request.deadline_hours)
         limits = Limits(request.deadline_hours, None, request.assumptions.max_instances)
         admitted = functools.partial(admitted_mask, table, probe, need)
-        index, job = costed(table, probe, index, s_ref, limits, admitted, request.top)
+        found = costed(table, probe, index, s_ref, limits, admitted, request.top)
+        index, job = found.index, found.job
         best = cheapest(index, job, request.top)
         return [
             RankedRental(
