@@ -128,15 +128,17 @@ class Rentals:
     def overhead(self, spot_overhead: float) -> np.ndarray:
         """1 + the extra work each offer's interruptions cost: its published band's where it
         has one, else ``spot_overhead``; on-demand offers none."""
-        share = np.where(np.isnan(self.band_overhead), spot_overhead, self.band_overhead)
-        return 1.0 + share * self.interruptible
+        return 1.0 + self.share(spot_overhead)
+
+    def share(self, spot_overhead: float) -> np.ndarray:
+        """o: the extra work each offer's interruptions cost, by its interruption class."""
+        return np.asarray(class_shares(spot_overhead))[self.interruption_class]
 
     def rate(self, spot_overhead: float, rent_factor: float = 1.0) -> np.ndarray:
         """``usd_per_reference_hour``: one hour of the reference card's work on each offer,
         on one instance, the interruption allowance included, session restarts not (they
         belong to a job). The job's own rate at N = 1, to the last bit."""
-        share = self.overhead(spot_overhead) - 1.0
-        return _per_reference_hour(self._per_work(rent_factor), share, 1, 1.0)
+        return _per_reference_hour(self._per_work(rent_factor), self.share(spot_overhead), 1, 1.0)
 
     def _per_work(self, rent_factor: float) -> np.ndarray:
         """USD per hour of the reference card's work, before interruptions and clusters."""
@@ -152,15 +154,16 @@ class Rentals:
     ) -> JobCost:
         """``hours`` of the reference card's work on each offer, on the fewest instances
         that meet ``limits``."""
-        share = self.overhead(assumptions.spot_overhead) - 1.0  # o: per instance
+        share = self.share(assumptions.spot_overhead)  # o: per instance
         busy = hours * self.reference_speed / self.speed  # b: one instance, no interruptions
-        n = self.instances(busy, assumptions.spot_overhead, limits)
+        n = self.instances(busy, share, assumptions.spot_overhead, limits)
         feasible = n > 0
         used = np.maximum(n, 1)
-        efficiency = self._efficiency(used)
+        # one instance each (most questions): e(1) = 1, no lookup
+        efficiency = self._efficiency(used) if np.any(used > 1) else 1.0
         work = busy / (used * efficiency) * (1.0 + share * used)
         sessions = np.ones_like(work)
-        if session_hours is not None:
+        if session_hours is not None and self.session_bound.any():
             bound = self.session_bound
             sessions[bound] = sessions_needed(work[bound], session_hours)
         # each session past the first restarts the job: restart_hours of paid time redone
@@ -172,7 +175,9 @@ class Rentals:
         floor = per_work * (1.0 + share) * hours
         return JobCost(run, sessions, total, np.where(feasible, used, 0), rate, floor)
 
-    def instances(self, busy: np.ndarray, spot_overhead: float, limits: Limits) -> np.ndarray:
+    def instances(
+        self, busy: np.ndarray, share: np.ndarray, spot_overhead: float, limits: Limits
+    ) -> np.ndarray:
         """N for each offer: the fewest instances that hold the job and finish ``busy``
         hours of one instance's work by the deadline; 0 where no N up to max_instances does.
 
@@ -190,6 +195,8 @@ class Rentals:
             # instances' work per instance-hour (a deadline of 0 h: none, unless no work)
             deadline = limits.deadline_hours
             needed = busy / deadline if deadline > 0 else np.where(busy > 0, np.inf, 0.0)
+            if np.all(needed * (1.0 + share) <= 1.0 + DEADLINE_TOLERANCE):
+                return np.where(n <= most, n, 0)  # each alone makes it: no search
             shares = class_shares(spot_overhead)
             fewest = self.clusters.fewest(
                 self.fabric, self.interruption_class, shares, needed, limits.max_instances

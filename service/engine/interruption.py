@@ -43,15 +43,18 @@ def band_overhead(band: str) -> float:
     return share / HOURS_PER_MONTH * LOST_HOURS_PER_INTERRUPTION
 
 
-def class_shares(spot_overhead: float) -> list[float]:
+def class_shares(spot_overhead: float) -> tuple[float, ...]:
     """The overhead of each interruption class, at ``spot_overhead``."""
-    return [0.0, spot_overhead, *(band_overhead(band) for band in BANDS)]
+    return (0.0, spot_overhead, *_BAND_OVERHEADS)
 
 
 def interruption_class(interruptible: bool, band: str) -> int:
     if not interruptible:
         return ON_DEMAND_CLASS
     return 2 + BANDS.index(band) if band in BAND_MONTHLY_SHARE else ASSUMED_CLASS
+
+
+_BAND_OVERHEADS = tuple(band_overhead(band) for band in BANDS)
 
 
 def overhead_basis(band: str, spot_overhead: float) -> tuple[float, str]:
