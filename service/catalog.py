@@ -112,7 +112,7 @@ class Catalog:
         with self._lock:
             table = self._past.get(key)
         if table is None:
-            offers = self._store.current_offers(
+            offers = self._store.current_listed(
                 at=moment, accelerator=accelerator, runs_then=current
             )
             table = OfferTable(offers, self._hardware)

@@ -7,10 +7,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 
 from pricing.offer import Offer, PricingModel
 from pricing.store import utcnow
+from service.engine.offer_table import OfferTable
 from service.http.app import create_app
 from service.settings import Settings
 
@@ -125,3 +127,31 @@ def test_a_moment_before_the_kept_history_is_a_422_naming_at(tmp_path) -> None: 
     assert "BREAKEVEN_HISTORY_DAYS is 1" in problem["detail"]
     assert client.get(f"/offers?at={_iso(datetime.now(UTC))}").status_code == 200
     app.extensions["breakeven"].store.dispose()
+
+
+def test_a_past_catalog_read_as_listings_is_the_catalog_of_built_offers(history) -> None:  # type: ignore[no-untyped-def]
+    """The past table reads listings as columns and builds an offer only when one is shown
+    (pricing/listed.py): row for row and column for column it is the table built from every
+    offer, bundled rows that live sources replace left out in both."""
+    client, a, b, _ = history
+    runtime = client.application.extensions["breakeven"]
+    store, hardware = runtime.store, runtime.hardware
+    for moment in (a + (b - a) / 2, b + timedelta(seconds=0.01)):
+        runs = store.current_runs(at=moment)
+        listed = store.current_listed(at=moment, runs_then=runs)
+        built = store.current_offers(at=moment, runs_then=runs)
+        assert list(listed) == built and len(listed) == len(built) > 1
+        assert listed[1:3] == built[1:3]
+        lazy, eager = OfferTable(listed, hardware), OfferTable(built, hardware)
+        assert list(lazy.rows) == list(eager.rows) and lazy.as_of == eager.as_of
+        assert lazy.unrated == eager.unrated
+        for name in ("price", "memory", "total_memory", "interruptible", "band_overhead"):
+            assert np.array_equal(getattr(lazy, name), getattr(eager, name), equal_nan=True)
+        for name in ("interruption_class", "session_bound", "fabric_code", "accelerator_code"):
+            assert getattr(lazy, name).tolist() == getattr(eager, name).tolist(), name
+        assert (lazy.providers, lazy.regions, lazy.pricings, lazy.markets) == (
+            eager.providers,
+            eager.regions,
+            eager.pricings,
+            eager.markets,
+        )

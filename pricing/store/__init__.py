@@ -31,6 +31,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, func, select
 
 from pricing import schema
+from pricing.listed import Listed, listed_offer
 from pricing.offer import BUNDLED, Offer, StoredOffer
 from pricing.store.connect import (
     _make_engine,
@@ -46,7 +47,6 @@ from pricing.store.records import (
     ProviderStatus,
     Run,
     _aware,
-    _offer,
     _run,
     _utc,
     utcnow,
@@ -66,6 +66,7 @@ from pricing.store.write import NextRun, _insert_run, _write_changes
 __all__ = [
     "HistoryCursor",
     "HistoryPage",
+    "Listed",
     "NextRun",
     "ProviderStatus",
     "Run",
@@ -156,7 +157,7 @@ class Store:
             _lock_writes(conn)
             current = _current_runs(conn, None).get(adapter)
             day = current.started_at.date().isoformat() if current else ""
-            now = [_offer(row, day, usd) for row, usd in _listed(conn, adapter, None)]
+            now = [listed_offer(row, day, usd) for row, usd in _listed(conn, adapter, None)]
             batch, version = build(now)
             run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", version)
             _write_changes(conn, adapter, run, batch)
@@ -236,27 +237,44 @@ class Store:
         accelerator: str | None = None,
         runs_then: dict[str, Run] | None = None,
     ) -> list[StoredOffer]:
-        """The served catalog, now or as it was at ``at``, of one accelerator or all. Bundled
-        rows stand in only for clouds with no live run. ``runs_then``: the runs ``at`` was
-        already found to read (``current_runs(at)``; a past moment's runs never change)."""
+        """The served catalog, now or as it was at ``at``, of one accelerator or all (every
+        offer built: :meth:`current_listed` builds them as asked for)."""
+        return list(self.current_listed(adapter, at, accelerator, runs_then))
+
+    def current_listed(
+        self,
+        adapter: str | None = None,
+        at: datetime | None = None,
+        accelerator: str | None = None,
+        runs_then: dict[str, Run] | None = None,
+    ) -> Listed:
+        """The served catalog, now or as it was at ``at``, of one accelerator or all, as
+        listings made offers only when one is asked for. Bundled rows stand in only for
+        clouds with no live run. ``runs_then``: the runs ``at`` was already found to read
+        (``current_runs(at)``; a past moment's runs never change)."""
+        served = Listed()
         with self._snapshot() as conn:
             current = runs_then if at is not None and runs_then else _current_runs(conn, at)
             if adapter is not None:
                 current = {k: v for k, v in current.items() if k == adapter}
-            served: list[StoredOffer] = []
             for name, run in sorted(current.items()):
-                day = run.started_at.date().isoformat()
-                served += [
-                    StoredOffer(_offer(row, day, usd), run.id, run.finished_at)
-                    for row, usd in _listed(conn, name, None if at is None else run, accelerator)
-                ]
+                listed = _listed(conn, name, None if at is None else run, accelerator)
+                served.add(listed, run.id, run.finished_at, run.started_at.date().isoformat())
         bundled_run = current.get(BUNDLED)
         if bundled_run is None:
             return served
         # A cloud counts as live when its own adapter's run has rows: never by a row's
         # provider text, which a custom import or any other source could set to "aws".
         live = {name for name, run in current.items() if name != BUNDLED and run.row_count}
-        return [s for s in served if s.run_id != bundled_run.id or s.offer.provider not in live]
+        if not live:
+            return served
+        keep = [
+            run_id != bundled_run.id or provider not in live
+            for run_id, provider in zip(
+                served.column("run_id"), served.column("provider"), strict=True
+            )
+        ]
+        return served.keep(keep)
 
     def history(
         self,

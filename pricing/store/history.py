@@ -16,11 +16,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, func, select, true
 
+from pricing.listed import listed_offer
 from pricing.offer import PriceSpan
 from pricing.packs import Pack
 from pricing.store.connect import LOOKUP_CHUNK
 from pricing.store.read import pause
-from pricing.store.records import _LISTING_COLUMNS, _aware, _offer
+from pricing.store.records import _LISTING_COLUMNS, _aware
 from pricing.store.tables import listings, price_changes, price_packs, runs
 
 # ten sources, a few MB.
@@ -142,7 +143,7 @@ def _page(
         resume = None
     return HistoryPage(
         [
-            PriceSpan(_offer(row, began.date().isoformat(), usd, 1), run_id, finished, until)
+            PriceSpan(listed_offer(row, began.date().isoformat(), usd, 1), run_id, finished, until)
             for row, run_id, usd, began, finished, until in spans
         ],
         resume,

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Row
 
-from pricing.changes import LISTING_FIELDS, READ_ON_RUN_DAY
-from pricing.offer import Offer, PricingModel
+from pricing.changes import LISTING_FIELDS
 from pricing.store.tables import listings
 
 
@@ -61,29 +60,10 @@ def _utc(moment: datetime) -> datetime:
     return _aware(moment).astimezone(UTC)
 
 
-_OFFER_FIELDS = tuple(f.name for f in fields(Offer))
-
-# The listing columns a read selects, in Offer's order; each read gives the price itself.
+# The listing columns a read selects, in Offer's order (pricing/listed.py makes the offer);
+# each read gives the price itself.
 _LISTING_COLUMNS = tuple(listings.c[name] for name in LISTING_FIELDS)
 _LISTED = len(LISTING_FIELDS)  # a read's first columns: the listing's, in this order
-_PRICING_MODELS = {model.value: model for model in PricingModel}
-# Where Offer's positional arguments put the pricing, the price and its date.
-_PRICING_AT = LISTING_FIELDS.index("pricing")
-_AS_OF_AT = LISTING_FIELDS.index("price_as_of")
-_PRICE_AT = _OFFER_FIELDS.index("usd_per_hour")
-
-
-def _offer(row: Row[Any], read_day: str, usd_per_hour: float, start: int = 0) -> Offer:
-    """``row[start:]`` holds the listing's columns in _LISTING_COLUMNS' order; ``read_day``
-    is the day of the run that read it, for a price_as_of stored as that day."""
-    # a slice and positional arguments, not a lookup by name per field: a catalog is a
-    # hundred thousand rows read at every start, a past one thousands per question
-    values = list(row[start : start + _LISTED])
-    values[_PRICING_AT] = _PRICING_MODELS[values[_PRICING_AT]]
-    if values[_AS_OF_AT] == READ_ON_RUN_DAY:
-        values[_AS_OF_AT] = read_day
-    values.insert(_PRICE_AT, usd_per_hour)
-    return Offer(*values)
 
 
 def _run(row: Row[Any]) -> Run:

@@ -7,8 +7,9 @@ cheapest-first order, and it remembers the shortlist of each filter set it was a
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -16,6 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from hardware import Hardware, Throughput, Workload
+from pricing.listed import Listed
 from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
 from service.engine.clusters import clusters_for
 from service.engine.interruption import band_overhead, interruption_class
@@ -64,58 +66,71 @@ class OfferTable:
 
     def __init__(self, stored: Iterable[StoredOffer], hardware: Hardware) -> None:
         self.generation = next(_GENERATIONS)
-        everything = list(stored)
-        rows = [s for s in everything if s.offer.accelerator in hardware.registry]
-        self.rows: list[StoredOffer] = rows
-        self.unrated = len(everything) - len(rows)
+        registry = hardware.registry
+        if isinstance(stored, Listed):  # read as columns; offers built when one is shown
+            rated = [a in registry for a in stored.column("accelerator")]
+            rows: Sequence[StoredOffer] = stored.keep(rated) if not all(rated) else stored
+            self.unrated = len(stored) - len(rows)
+            column = rows.column  # type: ignore[attr-defined]
+            fetched = stored.finished()
+        else:
+            everything = list(stored)
+            rows = [s for s in everything if s.offer.accelerator in registry]
+            self.unrated = len(everything) - len(rows)
+            column = functools.partial(_offer_column, rows)
+            fetched = [s.fetched_at for s in everything]
+        self.rows = rows
         # When the latest run it holds finished: `at=` this moment asks for this catalog
         # again, which is how a page's `next` link stays on it while new runs land.
-        self.as_of: datetime | None = max((s.fetched_at for s in everything), default=None)
-        self.price = np.array([s.offer.usd_per_hour for s in rows], dtype=np.float64)
+        self.as_of: datetime | None = max(fetched, default=None)
+        accelerator, count = column("accelerator"), column("count")
+        pricing, interruption = column("pricing"), column("interruption")
+        provider = column("provider")
+        self.price = np.array(column("usd_per_hour"), dtype=np.float64)
         # Speed depends on (accelerator, count) only: compute it once per distinct pair.
-        pairs, pair_code = _codes((s.offer.accelerator, s.offer.count) for s in rows)
+        pairs, pair_code = _codes(zip(accelerator, count, strict=True))
         # Chip memory as the offer states it, else as the hardware data does; a device (what
         # one program addresses) may hold less: a TPU v3 core sees 16 of its chip's 32 GiB.
         chip = np.array(
-            [s.offer.memory_gb or hardware.registry[s.offer.accelerator].memory_gb for s in rows],
+            [
+                memory or registry[a].memory_gb
+                for memory, a in zip(column("memory_gb"), accelerator, strict=True)
+            ],
             dtype=np.float64,
         )
-        program = [hardware.registry[s.offer.accelerator].program_memory_gb for s in rows]
+        program = [registry[a].program_memory_gb for a in accelerator]
         self.memory = np.fmin(chip, np.array(program, dtype=np.float64))  # nan: no cap
-        self.total_memory = chip * np.array([s.offer.count for s in rows], dtype=np.float64)
-        self.interruptible = np.array([s.offer.pricing in INTERRUPTIBLE for s in rows], bool)
+        self.total_memory = chip * np.array(count, dtype=np.float64)
+        self.interruptible = np.array([p in INTERRUPTIBLE for p in pricing], dtype=bool)
         # The overhead a published interruption band sets (AWS spot); NaN: none published,
         # so the spot_overhead assumption applies (service/engine/interruption.py).
-        self.band_overhead = np.array(
-            [band_overhead(s.offer.interruption) for s in rows], dtype=np.float64
-        )
+        self.band_overhead = np.array([band_overhead(b) for b in interruption], dtype=np.float64)
         banded = self.interruptible & ~np.isnan(self.band_overhead)
         # Its interruption class (on demand, assumed, or its band): clusters are sized per class
         self.interruption_class = np.array(
             [
-                interruption_class(bool(i), s.offer.interruption)
-                for i, s in zip(self.interruptible.tolist(), rows, strict=True)
+                interruption_class(i, b)
+                for i, b in zip(self.interruptible.tolist(), interruption, strict=True)
             ],
             dtype=np.intp,
         )
         # Runtimes that end after a session's maximum (Colab): long jobs restart from a checkpoint
         self.session_bound = np.array(
-            [s.offer.pricing == PricingModel.COMPUTE_UNITS for s in rows], dtype=bool
+            [p == PricingModel.COMPUTE_UNITS for p in pricing], dtype=bool
         )
-        self.accelerators, self.accelerator_code = _codes(s.offer.accelerator for s in rows)
-        self.platforms, self.platform_code = _codes(
-            hardware.registry[s.offer.accelerator].platform for s in rows
-        )
-        self.providers, self.provider_code = _codes(s.offer.provider for s in rows)
+        self.accelerators, self.accelerator_code = _codes(accelerator)
+        self.platforms, self.platform_code = _codes(registry[a].platform for a in accelerator)
+        self.providers, self.provider_code = _codes(provider)
         # The network between two instances of each offer: clusters scale by it
         self.clusters = clusters_for(hardware.fabrics)
         of, code = hardware.fabrics.of, self.clusters.code
         self.fabric_code = np.array(
-            [code[of(s.offer.provider, s.offer.product)] for s in rows], dtype=np.intp
+            [code[of(p, product)] for p, product in zip(provider, column("product"), strict=True)],
+            dtype=np.intp,
         )
-        self.regions, self.region_code = _codes(s.offer.region.lower() for s in rows)
-        self.pricings, self.pricing_code = _codes(str(s.offer.pricing) for s in rows)
-        self.markets, self.market_code = _codes(s.offer.market for s in rows)
+        self.regions, self.region_code = _codes(r.lower() for r in column("region"))
+        self.pricings, self.pricing_code = _codes(str(p) for p in pricing)
+        self.markets, self.market_code = _codes(column("market"))
         self.speed: dict[Workload, np.ndarray] = {}
         self.estimated: dict[Workload, np.ndarray] = {}
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
@@ -301,6 +316,11 @@ class OfferTable:
             regions = {name for name in self.regions if name.startswith(prefix)}
             mask &= _within(self.regions, regions, _at(self.region_code, rows))
         return mask
+
+
+def _offer_column(rows: Sequence[StoredOffer], name: str) -> list[Any]:
+    """One field of every built offer, as a Listed gives it from the rows."""
+    return [getattr(s.offer, name) for s in rows]
 
 
 def _leading(order: np.ndarray, mask: np.ndarray, top: int) -> np.ndarray:
