@@ -42,7 +42,9 @@ def test_the_whole_path_measure_show_use_export_import(settings, tmp_path: Path)
     assert "calibrated on rtx3090" in cnn["calibration"] and cnn["software"].startswith("torch")
     assert shown["throughput"]["cnn"]["relative"] == 1.343  # the published figure beside it
 
-    url = "/breakeven?gpu=rtx3090&hours=500&workload=cnn&providers=aws"
+    # a deadline both speeds meet alone: the default, the bought card's own time, moves with
+    # the measured speed, and a tighter one can hand the win to another rental or a cluster
+    url = "/breakeven?gpu=rtx3090&hours=500&workload=cnn&providers=aws&deadline_days=3650"
     used = client.get(url + "&throughput=measured").get_json()
     assert used["throughput"]["method"] == "measured-locally"
     assert used["throughput"]["relative"] == cnn["relative"]
