@@ -36,7 +36,7 @@ from service.engine.breakeven import (
     quote,
 )
 from service.engine.costs import bought_speed
-from service.engine.hours import HOURS_PER_MONTH
+from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH
 from service.engine.interruption import overhead_basis
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import ranges
@@ -164,7 +164,7 @@ def _deadline_hours(query: BreakevenQuery, work: Work) -> float | None:
     """The deadline a question sets, in hours: deadline_days, or steady work's months;
     None: the bought cards' own calendar time (the engine's default)."""
     if work.months is None:
-        return None if query.deadline_days is None else query.deadline_days * 24
+        return None if query.deadline_days is None else query.deadline_days * HOURS_PER_DAY
     for stated in ("deadline_days", "utilization"):
         if getattr(query, stated) is not None:
             raise InvalidQuestion(
@@ -172,7 +172,7 @@ def _deadline_hours(query: BreakevenQuery, work: Work) -> float | None:
                 f"steady work runs over its months: they set its deadline and the cards' "
                 f"utilization (hours_per_month / 730 per card); drop {stated}=",
             )
-    return work.months * HOURS_PER_MONTH
+    return work.span_hours
 
 
 def _measurement(
@@ -283,7 +283,7 @@ def _deadline(result: Quote) -> dict[str, Any]:
     hours = result.deadline_hours
     finite = math.isfinite(hours)
     if result.deadline_given:
-        basis = f"given: deadline_days={hours / 24:g}" if finite else "none"
+        basis = f"given: deadline_days={hours / HOURS_PER_DAY:g}" if finite else "none"
     else:
         basis = (
             f"the bought cards' own calendar time: {result.buy.hours:,.1f} busy h at "
@@ -291,7 +291,7 @@ def _deadline(result: Quote) -> dict[str, Any]:
         )
     return {
         "hours": hours if finite else None,
-        "days": hours / 24 if finite else None,
+        "days": hours / HOURS_PER_DAY if finite else None,
         "basis": basis,
         "max_instances": result.assumptions.max_instances,
     }

@@ -24,7 +24,7 @@ from pydantic import (
 
 from hardware import PLATFORMS, Workload
 from pricing.offer import MARKETS, PricingModel
-from service.engine.assumptions import MAX_USD, overrides_model
+from service.engine.assumptions import MAX_USD, bounds, overrides_model
 from service.engine.hours import HOURS_PER_MONTH
 from service.engine.request import QUESTION_BOUNDS
 from service.engine.sensitivity import PARAMETERS
@@ -32,9 +32,10 @@ from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's b
 
 # Upper bounds keep absurd inputs (1e308 GB) out of the arithmetic; each is far past
 # any real workload.
-# Cards one quote buys: 4,096 8-card servers, the largest cluster max_instances allows a
-# rental (a 405B-parameter model's weights and optimizer alone fill 81 H100s).
-MAX_CARDS = 32_768
+# Cards one quote buys: as many 8-card servers as the largest cluster max_instances allows a
+# rental, 4,096 (a 405B-parameter model's weights and optimizer alone fill 81 H100s).
+CARDS_PER_SERVER = 8
+MAX_CARDS = CARDS_PER_SERVER * int(bounds("max_instances")["le"])
 # The longest deadline, and the longest steady work: the longest useful life (15 years).
 MAX_DEADLINE_DAYS = 15 * 365
 MAX_MONTHS = 15 * 12

@@ -11,7 +11,7 @@ from service.documents.offers import RANKED, offer_fields
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
 from service.documents.work import job_workload, optional_work, work_document
 from service.engine.assumptions import with_overrides
-from service.engine.hours import HOURS_PER_MONTH
+from service.engine.hours import HOURS_PER_DAY
 from service.engine.ranking import RankedCard, Ranking, RankRequest, rank, ranks_by_work
 from service.runtime import Runtime
 
@@ -31,9 +31,9 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     if query.deadline_days is not None:
         if work is None:
             raise InvalidQuestion("deadline_days", "a deadline needs the work stated (hours=)")
-        deadline = query.deadline_days * 24
-    elif work is not None and work.months is not None:
-        deadline = work.months * HOURS_PER_MONTH
+        deadline = query.deadline_days * HOURS_PER_DAY
+    elif work is not None:
+        deadline = work.span_hours
     request = RankRequest(
         workload=workload,
         reference=reference.id,
@@ -60,7 +60,7 @@ def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, An
         "memory": r.memory_gb,
         "budget": r.budget_usd,
         "hours": r.hours,
-        "deadline_days": r.deadline_hours / 24 if r.deadline_hours is not None else None,
+        "deadline_days": None if r.deadline_hours is None else r.deadline_hours / HOURS_PER_DAY,
         "platforms": sorted(r.platforms) if r.platforms is not None else "all",
         "market": sorted(r.markets) if r.markets is not None else "all",
         "ranked_by": "reference_hours_per_usd" if ranks_by_work(r) else "throughput_per_1000_usd",

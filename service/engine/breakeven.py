@@ -30,8 +30,10 @@ from service.engine.costs import (
     bought_speed,
     buy_assumptions,
     buy_model,
+    calendar_hours,
     crossing_hours,
 )
+from service.engine.hours import HOURS_PER_DAY
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 from service.engine.request import QuoteRequest
 
@@ -181,15 +183,15 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     s_ref = request.reference_speed or hardware.speed(ref.id, k).relative
     local_speed = bought_speed(hardware, ref.id, k, n)
     busy_hours = request.hours / local_speed
-    wall_clock = busy_hours / a.utilization
+    wall_clock = calendar_hours(request.hours, local_speed, a.utilization)
     deadline = wall_clock if request.deadline_hours is None else request.deadline_hours
     if wall_clock > deadline * (1 + DEADLINE_TOLERANCE):
         raise QuoteError(
             "deadline_days",
             f"{n} x {ref.id} take {wall_clock:,.0f} h of calendar time at utilization "
             f"{a.utilization:g}, past the deadline of {deadline:,.0f} h "
-            f"({deadline / 24:,.1f} days): buy more cards (leave gpus= out to buy the fewest "
-            "that make it), or allow more time",
+            f"({deadline / HOURS_PER_DAY:,.1f} days): buy more cards (leave gpus= out to buy "
+            "the fewest that make it), or allow more time",
             [("deadline_days", "the bought cards miss it"), ("gpus", "too few to make it")],
         )
     limits = Limits(deadline, need.total_gb, a.max_instances)
@@ -232,7 +234,8 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     verdict = "buy" if buy_total < cheapest.total_usd else "rent"
     days = None
     if cheapest.breakeven_hours is not None:
-        days = cheapest.breakeven_hours / local_speed / (24 * a.utilization)
+        calendar = calendar_hours(cheapest.breakeven_hours, local_speed, a.utilization)
+        days = calendar / HOURS_PER_DAY
     return Quote(
         request=request,
         assumptions=a,
@@ -441,7 +444,7 @@ def _options(
             hours=hours,
             instances=instances,
             fabric=clusters.names[fabric],
-            cluster_efficiency=float(clusters.efficiency[fabric][instances - 1]),
+            cluster_efficiency=float(clusters.efficiency[fabric, instances - 1]),
             total_usd=total,
             usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
@@ -470,7 +473,8 @@ def _missed(request: QuoteRequest, candidates: int, deadline: float) -> QuoteErr
     return QuoteError(
         "deadline_days",
         f"none of the {candidates:,} rentals that hold the job finishes {request.hours:,.0f} h "
-        f"of {request.reference}'s work within {deadline:,.0f} h ({deadline / 24:,.1f} days) "
+        f"of {request.reference}'s work within {deadline:,.0f} h "
+        f"({deadline / HOURS_PER_DAY:,.1f} days) "
         f"on up to {most:,} instances of one offer (max_instances): allow more time "
         "(deadline_days=) or more instances",
         [

@@ -22,14 +22,17 @@ from service.engine.request import QuoteRequest
 COSTED_CHUNK = 256  # offers of each cheapest-first order costed first, once the shortlist fails
 
 
-def cheapest(index: np.ndarray, job: JobCost, top: int) -> np.ndarray:
-    """Positions of the ``top`` cheapest feasible offers, by total, then hours, then row: a
-    partition first where many were costed, so only the ties at the cut are sorted."""
+def cheapest(
+    index: np.ndarray, job: JobCost, top: int, within: np.ndarray | None = None
+) -> np.ndarray:
+    """Positions of the ``top`` cheapest feasible offers (of those at positions ``within``,
+    else all), by total, then hours, then row: a partition first where many were costed, so
+    only the ties at the cut are sorted."""
     total = job.total_usd
-    within = np.arange(total.size)
-    if total.size > 4 * top:
-        cut = np.partition(total, top - 1)[top - 1]
-        within = np.flatnonzero(total <= cut)
+    within = np.arange(total.size) if within is None else within
+    if within.size > 4 * top:
+        cut = np.partition(total[within], top - 1)[top - 1]
+        within = within[total[within] <= cut]
     order = within[np.lexsort((index[within], job.hours[within], total[within]))][:top]
     return order[job.feasible[order]]
 
@@ -62,12 +65,11 @@ class Costed:
         ``index``), where nothing uncosted can undercut it; None otherwise."""
         if self.floor is None:
             return None
-        kept = np.flatnonzero(kept & self.job.feasible)
-        if kept.size == 0:
+        found = cheapest(self.index, self.job, 1, np.flatnonzero(kept))
+        if found.size == 0:
             return None
-        job = self.job  # ties go as cheapest() breaks them: hours, then row
-        best = int(kept[np.lexsort((self.index[kept], job.hours[kept], job.total_usd[kept]))[0]])
-        return best if job.total_usd[best] <= self.floor else None
+        best = int(found[0])
+        return best if self.job.total_usd[best] <= self.floor else None
 
 
 def costed(

@@ -23,11 +23,11 @@ class Clusters:
         sizes = np.arange(1, self.LARGEST + 1)
         self.names = fabrics.names
         self.code = {name: i for i, name in enumerate(self.names)}
-        self.efficiency = [
-            np.array([fabrics.efficiency(name, int(n)) for n in sizes]) for name in self.names
-        ]
-        self.efficiency_table = np.stack(self.efficiency)  # fabric x N
-        self.work = [sizes * e for e in self.efficiency]  # N * e(N): instances' work
+        # e(N), fabric x N, and N * e(N): the instances' work
+        self.efficiency = np.array(
+            [[fabrics.efficiency(name, int(n)) for n in sizes] for name in self.names]
+        )
+        self.work = sizes * self.efficiency
         for name, work in zip(self.names, self.work, strict=True):
             if np.any(np.diff(work) < 0):
                 raise ValueError(f"fabric {name}: more nodes do less work; check fabrics.csv")
@@ -63,7 +63,7 @@ class Clusters:
         found = self._tables.get(key)
         if found is None:
             sizes = np.arange(1, most + 1, dtype=np.float64)
-            work = np.stack([w[:most] for w in self.work])  # fabric x N
+            work = self.work[:, :most]  # fabric x N
             o = np.asarray(shares, dtype=np.float64)
             done = work[:, None, :] / (1.0 + o[None, :, None] * sizes)  # fabric x kind x N
             done = np.maximum.accumulate(done, axis=2)

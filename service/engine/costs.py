@@ -125,13 +125,9 @@ class Rentals:
             clusters=table.clusters,
         )
 
-    def overhead(self, spot_overhead: float) -> np.ndarray:
-        """1 + the extra work each offer's interruptions cost: its published band's where it
-        has one, else ``spot_overhead``; on-demand offers none."""
-        return 1.0 + self.share(spot_overhead)
-
     def share(self, spot_overhead: float) -> np.ndarray:
-        """o: the extra work each offer's interruptions cost, by its interruption class."""
+        """o: the extra work each offer's interruptions cost: its published band's where it
+        has one, else ``spot_overhead``; on-demand offers none (by interruption class)."""
         return np.asarray(class_shares(spot_overhead))[self.interruption_class]
 
     def rate(self, spot_overhead: float, rent_factor: float = 1.0) -> np.ndarray:
@@ -206,7 +202,7 @@ class Rentals:
 
     def _efficiency(self, n: np.ndarray) -> np.ndarray:
         """e(N) on each offer's fabric."""
-        return self.clusters.efficiency_table[self.fabric, n - 1]
+        return self.clusters.efficiency[self.fabric, n - 1]
 
 
 def _per_reference_hour(
@@ -262,6 +258,12 @@ def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assum
         resale_start_usd=cards * price_usd * a.resale,
         resale_decay_per_hour=decay,
     )
+
+
+def calendar_hours(work_hours: float, speed: float, utilization: float) -> float:
+    """Calendar hours bought cards take for ``work_hours`` of the reference card's work:
+    busy hours (work / speed) over the share of the calendar they train."""
+    return work_hours / speed / utilization
 
 
 # The network a buyer puts between the nodes of a bought cluster: InfiniBand, as on-premises

@@ -2,5 +2,6 @@
 it, 730 h. Steady work is stated per month, lives and depreciation run in years, and the
 interruption bands AWS publishes are shares of instances reclaimed a month."""
 
-HOURS_PER_YEAR = 8760.0
+HOURS_PER_DAY = 24.0
+HOURS_PER_YEAR = 365 * HOURS_PER_DAY
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12

@@ -28,6 +28,7 @@ from service.engine.costs import (
     Limits,
     Rentals,
     buy_model,
+    calendar_hours,
     crossing,
 )
 from service.engine.offer_table import OfferTable
@@ -112,7 +113,7 @@ class Case:
     def _cheapest(self) -> float:
         limits = self.limits
         if not self.deadline_given:
-            calendar = self.hours / self.local_speed / self.assumptions.utilization
+            calendar = calendar_hours(self.hours, self.local_speed, self.assumptions.utilization)
             limits = replace(limits, deadline_hours=calendar)
         job = self.rentals.job(self.hours, self.assumptions, 1.0, self.session_hours, limits)
         return float(np.min(job.total_usd))

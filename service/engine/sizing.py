@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from service.engine.clusters import DEADLINE_TOLERANCE
 from service.engine.hours import HOURS_PER_MONTH
 from service.engine.work import Work
 
@@ -81,9 +82,10 @@ def _fewest(start: int, speed: Callable[[int], float], needed: float, most: int,
     """The fewest cards from ``start`` whose speed reaches ``needed``. n cards never do more
     than n cards' work, so the search starts at ceil(needed); a ninth card on a second host
     can do less than eight on one, so it walks up rather than bisects."""
-    n = max(start, math.ceil(needed * (1 - 1e-12)))
+    needed *= 1 - DEADLINE_TOLERANCE  # float noise is not time
+    n = max(start, math.ceil(needed))
     while n <= most:
-        if speed(n) >= needed * (1 - 1e-12):
+        if speed(n) >= needed:
             return n
         n += 1
     parameter = "hours_per_month" if why == "steady" else "deadline_days"

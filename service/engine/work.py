@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from hardware import Hardware, Workload
 from hardware.jobs import Method, Model
+from service.engine.hours import HOURS_PER_MONTH
 
 # The card the utilization is anchored on, and its transformer utilization: Llama 2
 # 7B/13B/70B on A100-80GB imply 0.391/0.377/0.428 (Touvron et al. 2023, Table 2 GPU-hours).
@@ -96,6 +97,11 @@ class Work:
     min_cards: int = 1  # fewest named cards that hold memory_gb
     hours_per_month: float | None = None  # steady work: this much each month ...
     months: float | None = None  # ... for this long
+
+    @property
+    def span_hours(self) -> float | None:
+        """Steady work's calendar hours, its months: the deadline it sets; None otherwise."""
+        return None if self.months is None else self.months * HOURS_PER_MONTH
 
 
 def from_steady(hours_per_month: float, months: float) -> Work:
