@@ -23,7 +23,8 @@ LISTING_FIELDS = tuple(f.name for f in fields(Offer) if f.name != "usd_per_hour"
 # (source) move from run to run while the offer and its price stay. They are stored beside
 # the listing, updated in place, so a run that repeats every price writes no listing and no
 # change; a past moment shows the latest description of each listing it lists.
-DESCRIPTIVE_FIELDS = ("source", "notes", "reliability", "suspect")
+# A committed offer's upfront share follows its price (the fee over the term's total).
+DESCRIPTIVE_FIELDS = ("source", "notes", "reliability", "suspect", "upfront_share")
 # What makes two offers the same listing: every other field.
 IDENTITY_FIELDS = tuple(name for name in LISTING_FIELDS if name not in DESCRIPTIVE_FIELDS)
 
@@ -38,6 +39,10 @@ _PRICING = LISTING_FIELDS.index("pricing")
 _MEMORY = LISTING_FIELDS.index("memory_gb")
 _IDENTITY = tuple(LISTING_FIELDS.index(name) for name in IDENTITY_FIELDS)
 _DESCRIPTIVE = tuple(LISTING_FIELDS.index(name) for name in DESCRIPTIVE_FIELDS)
+# Identity fields added after listings were first keyed, by position in IDENTITY_FIELDS,
+# with the value every older listing has (they come last: Offer's fields are appended).
+_ADDED_LATER = {IDENTITY_FIELDS.index("purchase_option"): ""}
+_NO_DEFAULT = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +127,11 @@ def chunks(items: Sequence[bytes], size: int) -> Iterable[Sequence[bytes]]:
 
 def listing_digest(identity: tuple[object, ...], rank: int) -> bytes:
     """The key of a listing within its source: its IDENTITY_FIELDS values (price_as_of as
-    stored) and its rank among offers alike in them."""
+    stored) and its rank among offers alike in them. A field added to the identity after
+    listings were keyed (purchase_option, revision 0007) is left out while it holds its
+    default, so the listings stored before it keep their keys and their history."""
+    while identity and identity[-1] == _ADDED_LATER.get(len(identity) - 1, _NO_DEFAULT):
+        identity = identity[:-1]
     # repr of str, int, float (shortest round trip), bool and None is stable across runs and
     # Python versions; 128 bits make a collision among a source's listings unthinkable.
     text = repr((identity, rank)).encode("utf-8", "surrogatepass")

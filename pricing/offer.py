@@ -25,6 +25,7 @@ TEXT_LIMITS = {
     "price_as_of": 64,
     "market": 32,
     "interruption": 16,
+    "purchase_option": 32,
 }
 
 
@@ -42,6 +43,46 @@ INTERRUPTIBLE = frozenset({PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
 
 # Hourly offers a training job can be priced against; reserved terms commit a year or more.
 HOURLY = frozenset({PricingModel.ON_DEMAND, PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
+
+# Committed terms: capacity paid for every hour of the term, used or not. A year is 365 days
+# (AWS: "1 year = 365 days"; Azure's reservation totals are per 8,760 h year), so a term's
+# hours are the divisor that turns a term's price into the effective hourly rate.
+TERM_HOURS = {PricingModel.RESERVED_1Y: 8760.0, PricingModel.RESERVED_3Y: 26280.0}
+COMMITTED = frozenset(TERM_HOURS)
+
+# Every tier an offer may be priced in that a job can be costed against.
+PRICED = HOURLY | COMMITTED
+
+# How a committed term is bought. AWS reserved instances: no, partial or all upfront, the
+# rest billed hourly over the term; Google Cloud's resource-based commitments: billed
+# monthly, nothing upfront; Azure reservations: the term's total, paid upfront or monthly
+# at the same price; savings plans (AWS, Azure): an hourly spend committed for the term.
+PURCHASE_OPTIONS = (
+    "no_upfront",
+    "partial_upfront",
+    "all_upfront",
+    "commitment",
+    "reservation",
+    "savings_plan",
+)
+
+# Capacity the provider does not take back mid-run: what a headline compares with by
+# default (pricing=dependable); interruptible tiers stand beside it.
+DEPENDABLE = frozenset({PricingModel.ON_DEMAND}) | COMMITTED
+
+# What the `pricing` parameter may name: one pricing model, or a set of them.
+PRICING_CHOICES: dict[str, frozenset[PricingModel]] = {
+    "dependable": DEPENDABLE,
+    "any": PRICED,
+    "interruptible": INTERRUPTIBLE,
+    **{str(p): frozenset({p}) for p in sorted(PRICED)},
+}
+
+
+def pricing_models(choice: str) -> frozenset[PricingModel]:
+    """The pricing models a `pricing` choice admits (PRICING_CHOICES)."""
+    return PRICING_CHOICES[choice]
+
 
 # Who runs the machine an offer rents. A cloud's own data centres; RunPod's Secure Cloud
 # (vetted data centres) and Community Cloud (individual hosts); Vast.ai's verified and
@@ -76,10 +117,20 @@ class Offer:
     market: str = "cloud"  # one of MARKETS
     reliability: float | None = None  # the marketplace's uptime score, 0-1, where it gives one
     interruption: str = ""  # one of INTERRUPTION_BANDS where the provider publishes it, else ""
+    # committed terms (pricing reserved_1y or reserved_3y): how the term is bought, and the
+    # share of its total paid before the first hour. usd_per_hour is then the effective rate:
+    # the hourly charge plus any upfront fee spread over the term's hours.
+    purchase_option: str = ""  # one of PURCHASE_OPTIONS for a committed offer, else ""
+    upfront_share: float | None = None  # 0-1 for a committed offer, else None
 
     @property
     def usd_per_accelerator_hour(self) -> float:
         return self.usd_per_hour / self.count
+
+    @property
+    def term_hours(self) -> float | None:
+        """Hours a committed offer's term runs (and is paid for); None: billed as used."""
+        return TERM_HOURS.get(self.pricing)
 
     @property
     def identity(self) -> tuple[object, ...]:
@@ -93,6 +144,7 @@ class Offer:
             self.accelerator,
             self.count,
             self.pricing,
+            self.purchase_option,
         )
 
 

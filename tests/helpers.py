@@ -6,7 +6,7 @@ import math
 import re
 from datetime import UTC, datetime
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Engine, Table, func, select
 
 from hardware import (
     Accelerator,
@@ -152,3 +152,15 @@ TOY_FABRICS = Fabrics(
     ],
 )
 TOY_RESALE = ResaleCurve(a=1.0, b=-math.log(0.8), yearly_loss=0.2, points=3, source="toy")
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    """Take a store's schema back to ``revision`` (Alembic), as an operator would."""
+    from alembic import command
+
+    from pricing import schema
+
+    with engine.begin() as conn:
+        config = schema._config()
+        config.attributes["connection"] = conn
+        command.downgrade(config, revision)

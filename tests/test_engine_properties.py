@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hardware import Hardware, Workload, load_hardware
-from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel
+from pricing.offer import HOURLY, INTERRUPTIBLE, PRICED, PricingModel, pricing_models
 from service.documents.breakeven import _quote_document
 from service.engine.assumptions import MAX_USD, MIN_UTILIZATION, Assumptions
 from service.engine.breakeven import (
@@ -50,8 +50,10 @@ PRICINGS = st.sampled_from(
         PricingModel.SPOT,
         PricingModel.COMPUTE_UNITS,
         PricingModel.RESERVED_1Y,
+        PricingModel.RESERVED_3Y,
     ]
 )
+HOURLY_PRICINGS = st.sampled_from(sorted(HOURLY))
 HOURS = st.floats(MIN_HOURS, MAX_HOURS, allow_nan=False)
 # Under the floor the API keeps, down to nothing: a job's parameters once made 0 h
 TINY_HOURS = st.one_of(st.just(0.0), st.just(5e-324), st.floats(0, MIN_HOURS))
@@ -92,7 +94,9 @@ class World:
 
 
 @st.composite
-def worlds(draw: st.DrawFn, top: int | None = None) -> World:
+def worlds(draw: st.DrawFn, top: int | None = None, committed: bool = True) -> World:
+    """A catalog and a question. ``committed=False``: hourly offers only, for properties of
+    costs linear in the work (a committed term is a step per term: tests/test_committed.py)."""
     if draw(st.booleans()):
         hardware, reference = TOY, "ref"
         accelerators = ["ref", "fast", "small"]
@@ -103,16 +107,20 @@ def worlds(draw: st.DrawFn, top: int | None = None) -> World:
     specs = draw(
         st.lists(
             st.tuples(
-                st.sampled_from(accelerators), st.sampled_from([1, 2, 4, 8]), PRICINGS, PRICES
+                st.sampled_from(accelerators),
+                st.sampled_from([1, 2, 4, 8]),
+                PRICINGS if committed else HOURLY_PRICINGS,
+                PRICES,
             ),
             min_size=1,
             max_size=12,
         )
     )
-    wanted = draw(st.sampled_from(["any", "any", "on_demand", "spot"]))
+    choices = ["any", "any", "dependable", "on_demand", "spot"]
+    wanted = draw(st.sampled_from([*choices, "reserved_1y"] if committed else choices))
     # The first offer rents the card itself as the question allows, so that most questions
     # have a candidate (a memory need above the card's may still leave none).
-    allowed = sorted(HOURLY) if wanted == "any" else [PricingModel(wanted)]
+    allowed = sorted(pricing_models(wanted) & (PRICED if committed else HOURLY))
     specs[0] = (reference, 1, draw(st.sampled_from(allowed)), specs[0][3])
     offers = [
         offer(product=f"offer-{i}", accelerator=acc, count=n, pricing=pricing, usd_per_hour=p)
@@ -198,7 +206,7 @@ def test_the_answer_does_not_depend_on_the_order_of_the_offers(world: World, dat
 
 @PROPERTY
 @given(
-    world=worlds(),
+    world=worlds(committed=False),
     later=st.floats(0, 10),
     more=st.floats(0.001, 10),
 )
@@ -226,7 +234,7 @@ def test_past_the_breakeven_point_buying_keeps_winning(
 
 
 @PROPERTY
-@given(world=worlds(), hours=st.tuples(HOURS, HOURS))
+@given(world=worlds(committed=False), hours=st.tuples(HOURS, HOURS))
 def test_once_buying_wins_more_hours_never_make_renting_win(world: World, hours) -> None:  # type: ignore[no-untyped-def]
     short, long = sorted(hours)
     at_short, at_long = world.quote(hours=short), world.quote(hours=long)
@@ -272,7 +280,7 @@ def test_spot_overhead_lengthens_interruptible_offers_only(world: World, overhea
     assert before.keys() == after.keys() and len(before) == calm.candidates
     for product, option in before.items():
         pricing = option.stored.offer.pricing
-        assert pricing in HOURLY
+        assert pricing in PRICED
         if pricing in INTERRUPTIBLE:
             assert after[product].hours >= option.hours
             assert after[product].total_usd >= option.total_usd
@@ -285,7 +293,7 @@ def test_spot_overhead_lengthens_interruptible_offers_only(world: World, overhea
 
 
 @PROPERTY
-@given(world=worlds(), hours=st.tuples(HOURS, HOURS))
+@given(world=worlds(committed=False), hours=st.tuples(HOURS, HOURS))
 def test_the_breakeven_point_does_not_depend_on_the_workload_asked(world: World, hours) -> None:  # type: ignore[no-untyped-def]
     # (hours=5e-324, below MIN_HOURS, rounded every rental's cost to 0: "never")
     one, other = (world.quote(hours=h) for h in hours)

@@ -25,7 +25,7 @@ from pricing.store import history as history_module
 from pricing.store import read as read_module
 from service.cli import cli
 from tests.fakes import vast
-from tests.helpers import count_rows, offer
+from tests.helpers import count_rows, downgrade, offer
 
 # -- #6: an unchanged price writes nothing, whatever its description does --------------------
 
@@ -298,12 +298,13 @@ def test_migration_0005_rekeys_listed_offers_so_the_next_run_writes_nothing(
     """A store from before 0005 keyed each listing by every field but the price: re-keyed by
     identity, the same offers with new notes and source find their listings again."""
     engine = sa.create_engine(database_url)
-    schema.upgrade(engine, "0004")
     old = [
         offer(provider="aws", product=f"p{i}", usd_per_hour=1.0 + i, notes=f"machine {i}")
         for i in range(5)
     ]
-    run = Store(database_url).record_run("aws", old, utcnow())
+    schema.upgrade(engine, "head")
+    run = Store(database_url).record_run("aws", old, utcnow())  # today's writer, at head
+    downgrade(engine, "0004")  # then back to the schema 0005 re-keys
     with engine.begin() as conn:  # the keys 0004's writer made: anything but the new ones
         for i, listing_id in enumerate(conn.execute(sa.select(listings.c.id)).scalars()):
             conn.execute(

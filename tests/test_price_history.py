@@ -23,7 +23,7 @@ from pricing.packs import Pack, price_at
 from pricing.store import Store, listings, price_changes, price_packs, utcnow
 from pricing.store import runs as runs_table
 from tests.conftest import reset_postgres
-from tests.helpers import count_rows, offer
+from tests.helpers import count_rows, downgrade, offer
 
 
 def _prices(store: Store, at: datetime | None = None) -> dict[str, float]:
@@ -269,15 +269,6 @@ def test_migration_0004_keeps_the_history_already_stored(database_url: str) -> N
         k: without_ids(v) for k, v in old.items()
     }
     engine.dispose()
-
-
-def downgrade(engine: sa.Engine, revision: str) -> None:
-    from alembic import command
-
-    with engine.begin() as conn:
-        config = schema._config()
-        config.attributes["connection"] = conn
-        command.downgrade(config, revision)
 
 
 # -- packing: older changes, one row per listing per range of runs ----------------------------

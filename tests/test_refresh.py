@@ -81,4 +81,4 @@ def test_db_upgrade_command(settings) -> None:  # type: ignore[no-untyped-def]
     result = CliRunner().invoke(
         cli, ["db", "upgrade"], env={"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
     )
-    assert result.exit_code == 0 and "schema at revision 0006" in result.output
+    assert result.exit_code == 0 and "schema at revision 0007" in result.output

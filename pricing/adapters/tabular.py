@@ -17,7 +17,16 @@ from typing import Protocol
 
 from pricing.controls import describe_character, forbidden_character
 from pricing.errors import ImportRejected, RowError
-from pricing.offer import HOURLY, INTERRUPTION_BANDS, MARKETS, TEXT_LIMITS, Offer, PricingModel
+from pricing.offer import (
+    COMMITTED,
+    INTERRUPTION_BANDS,
+    MARKETS,
+    PRICED,
+    PURCHASE_OPTIONS,
+    TEXT_LIMITS,
+    Offer,
+    PricingModel,
+)
 
 REQUIRED_COLUMNS = ("product", "region", "accelerator", "count", "pricing", "usd_per_hour")
 OPTIONAL_COLUMNS = (
@@ -33,6 +42,8 @@ OPTIONAL_COLUMNS = (
     "market",
     "reliability",
     "interruption",
+    "purchase_option",
+    "upfront_share",
 )
 KNOWN_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 _TRUE = {"true", "yes", "1"}
@@ -276,8 +287,9 @@ def _parse_row(
             f"for the whole offer, got {shown(value('usd_per_hour'))}",
         )
     pricing = value("pricing")
-    if pricing not in {str(p) for p in HOURLY}:
-        fail("pricing", f"must be one of {', '.join(sorted(HOURLY))}, got {shown(pricing)}")
+    if pricing not in {str(p) for p in PRICED}:
+        fail("pricing", f"must be one of {', '.join(sorted(PRICED))}, got {shown(pricing)}")
+    upfront = _committed_terms(values, pricing, fail)
     memory = None
     if value("memory_gb"):
         memory = _number(value("memory_gb"))
@@ -326,7 +338,39 @@ def _parse_row(
         market=market,
         reliability=reliability,
         interruption=value("interruption"),
+        purchase_option=value("purchase_option"),
+        upfront_share=upfront,
     )
+
+
+def _committed_terms(
+    values: Mapping[str, str], pricing: str, fail: Callable[[str, str], None]
+) -> float | None:
+    """A committed row's upfront share (its purchase option checked); None for an hourly
+    row, which may carry neither: a term's price read as hourly would undercut every rate."""
+    option, share = values["purchase_option"], values["upfront_share"]
+    if pricing not in {str(p) for p in COMMITTED}:
+        for name in ("purchase_option", "upfront_share"):
+            if values[name]:
+                fail(
+                    name,
+                    f"only a committed row (reserved_1y, reserved_3y) has one, got "
+                    f"{shown(values[name])} on a {shown(pricing)} row",
+                )
+        return None
+    if option not in PURCHASE_OPTIONS:
+        fail(
+            "purchase_option", f"must be one of {', '.join(PURCHASE_OPTIONS)}, got {shown(option)}"
+        )
+    upfront = _number(share) if share else 0.0
+    if upfront is None or not 0 <= upfront <= 1:
+        fail(
+            "upfront_share",
+            f"must be a number from 0 to 1 (the share of the term's total "
+            f"paid upfront), got {shown(share)}",
+        )
+        return None
+    return upfront
 
 
 def _duplicates(parsed: Sequence[tuple[int, Offer]]) -> list[RowError]:
@@ -338,7 +382,7 @@ def _duplicates(parsed: Sequence[tuple[int, Offer]]) -> list[RowError]:
         if key in first:
             message = (
                 f"duplicates line {first[key]} (same product, region, zone, accelerator, "
-                "count and pricing)"
+                "count, pricing and purchase option)"
             )
             errors.append(RowError(line, "(row)", message))
         else:

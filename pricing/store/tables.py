@@ -71,6 +71,13 @@ listings = Table(
     Column("market", String(TEXT_LIMITS["market"]), nullable=False),
     Column("reliability", Float, nullable=True),
     Column("interruption", String(TEXT_LIMITS["interruption"]), nullable=False),
+    Column(
+        "purchase_option",
+        String(TEXT_LIMITS["purchase_option"]),
+        nullable=False,
+        server_default="",
+    ),
+    Column("upfront_share", Float, nullable=True),
     # The price its source's current run lists, NULL when it lists it no more: the current
     # catalog is read from here alone, price_changes answers for the past.
     Column("usd_per_hour", Float, nullable=True),

@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from hardware import PLATFORMS, Workload
-from pricing.offer import MARKETS, PricingModel
+from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import MAX_USD, bounds, overrides_model
 from service.engine.hours import HOURS_PER_MONTH
 from service.engine.request import QUESTION_BOUNDS
@@ -128,6 +128,25 @@ def _known_pricing(value: str) -> str:
 
 PricingFilter = Annotated[
     str, AfterValidator(_known_pricing), WithJsonSchema({"type": "string", "enum": list(PRICINGS)})
+]
+
+
+# Which rentals a question compares with (pricing.offer.PRICING_CHOICES): the headline's
+# tier. Every answer's `tiers` block shows the best of each tier beside it.
+RentalPricing = Annotated[
+    Literal[tuple(PRICING_CHOICES)],  # type: ignore[valid-type]
+    Field(
+        description=(
+            "Rentals the headline compares with: `dependable` (the default: on-demand and "
+            "committed capacity, which is not taken back mid-run), `any` (the cheapest of "
+            "all, interruptible included), `interruptible` (spot, marketplaces' interruptible "
+            "and Colab), or one pricing model: "
+            + ", ".join(
+                f"`{p}`" for p in PRICING_CHOICES if p not in ("dependable", "any", "interruptible")
+            )
+            + ". Committed terms (`reserved_1y`, `reserved_3y`) are paid whole, used or not."
+        )
+    ),
 ]
 
 
@@ -281,7 +300,7 @@ class _BreakevenQuestion(_StatedWork):
     )
     platforms: Platforms = None
     market: Markets = None
-    pricing: Literal["on_demand", "spot", "any"] = Field("any", description="Rental pricing.")
+    pricing: RentalPricing = "dependable"
     region: str | None = Field(
         None,
         max_length=100,

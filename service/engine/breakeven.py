@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hardware import Hardware, Throughput
-from pricing.offer import StoredOffer
+from pricing.offer import StoredOffer, pricing_models
 from service.engine.assumptions import Assumptions
 from service.engine.cheapest import Costed, admitted_mask, cheapest, costed
 from service.engine.costs import (
@@ -36,6 +36,7 @@ from service.engine.costs import (
 from service.engine.hours import HOURS_PER_DAY
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 from service.engine.request import QuoteRequest
+from service.engine.tiers import TIERS, Tier
 
 # The filters that narrow the rentals, as (parameter, QuoteRequest field, the value that
 # filters nothing), in the order the query lists them: a question they leave without an
@@ -99,6 +100,8 @@ class RentOption:
     breakeven_hours: float | None  # reference-card hours where buying gets cheaper
     throughput: Throughput  # how the accelerator's speed is known
     sessions: int  # runtimes the work needs: 1 unless the offer is session-bound
+    # hours each instance is paid for: ``hours``, or whole terms of a committed offer
+    paid_hours: float
 
     @property
     def throughput_estimated(self) -> bool:
@@ -112,6 +115,14 @@ class LeftOut:
     platforms: frozenset[str]  # the other platforms that have candidates
     offers: int  # candidates on them, past every other filter
     best: RentOption  # the cheapest of them for the same work
+
+
+@dataclass(frozen=True)
+class TierBest:
+    """The best offer of one pricing tier for the same work (service/engine/tiers.py)."""
+
+    tier: Tier
+    best: RentOption | None  # None: no offer of the tier the question admits does the work
 
 
 @dataclass(frozen=True)
@@ -146,6 +157,7 @@ class Quote:
     # and how many offers rent it: the comparison people make first
     same_card: tuple[RentOption, int] | None = None
     priced: Priced | None = None  # the numbers the answer came from, to price it again
+    tiers: tuple[TierBest, ...] = ()  # the best of each pricing tier, in TIERS order
 
 
 @dataclass(frozen=True)
@@ -258,6 +270,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
             table, request, need, s_ref, model, cheapest, limits, main
         ),
         same_card=_same_card(table, request, need, shortlist, s_ref, model, limits, main),
+        tiers=_tiers(table, request, need, s_ref, model, limits, main),
         priced=Priced(price, watts, local_speed, s_ref, main.index, limits),
     )
 
@@ -420,8 +433,12 @@ def _options(
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
     # (a job of no work has no restarts to spread: its cost per hour is the rate itself)
+    # A committed offer crosses at its rate, every hour of its terms used: its cost is a
+    # step per term, which the work's own average would turn into a crossing that moves
+    # with the job's size (100 h on a 1-year term: a year's price over 100 h).
     rates = job.rate[best]
     per_hour = job.total_usd[best] / request.hours if request.hours > 0 else rates
+    per_hour = np.where(table.term_hours[found.index[best]] > 0, rates, per_hour)
     crossings = crossing_hours(model, per_hour)
     chosen = found.index[best]
     fabric_code = table.fabric_code[chosen]
@@ -435,6 +452,7 @@ def _options(
         rates.tolist(),
         crossings.tolist(),
         job.sessions[best].tolist(),
+        job.paid_hours[best].tolist(),
         strict=True,
     )
     clusters = table.clusters
@@ -450,8 +468,9 @@ def _options(
             breakeven_hours=None if math.isinf(crossing) else crossing,
             throughput=table.throughput(row, request.workload),
             sessions=int(count),
+            paid_hours=paid,
         )
-        for row, fabric, hours, instances, total, rate, crossing, count in columns
+        for row, fabric, hours, instances, total, rate, crossing, count, paid in columns
     ]
 
 
@@ -550,6 +569,54 @@ def _same_card(
 
     found, _ = _rent_options(table, request, shortlist.same_card, s_ref, model, limits, admitted, 1)
     return (found[0], shortlist.same_card_candidates) if found else None
+
+
+def _tiers(
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    s_ref: float,
+    model: BuyModel,
+    limits: Limits,
+    main: Costed,
+) -> tuple[TierBest, ...]:
+    """The best offer of each pricing tier for the same work and limits. A tier the question
+    admits is read from its own costing; the others from one costing of the tiers it left
+    out (the interruptible ones, by default); a tier neither proves is asked on its own."""
+    asked = pricing_models(request.pricing)
+    left = {tier.pricing for tier in TIERS} - asked
+    other: Costed | None = None
+    if left:
+        pricing = next(
+            name for name in ("interruptible", "dependable", "any") if left <= pricing_models(name)
+        )
+        wider = replace(request, pricing=pricing, top=1)
+        shortlist = table.shortlist(wider, need)
+        if shortlist.candidates:
+            admitted = functools.partial(admitted_mask, table, wider, need)
+            key = table.filter_key(wider, need)
+            other = costed(table, wider, shortlist.index, s_ref, limits, admitted, 1, key)
+    found = []
+    for code, tier in enumerate(TIERS):
+        markets = (
+            tier.markets
+            if request.markets is None
+            else request.markets & (tier.markets or request.markets)
+        )
+        best = None
+        if markets:
+            costing = main if tier.pricing in asked else other
+            if costing is not None:
+                kept = table.tier_code[costing.index] == code
+                position = costing.cheapest_of(kept, whole_orders=True)
+                if position is not None:
+                    (best,) = _options(table, request, model, costing, np.array([position]))
+            if best is None and (costing is None or kept.any()):
+                alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
+                single = _cheapest_of(table, alone, need, s_ref, model, limits)
+                best = None if single is None else single[0]
+        found.append(TierBest(tier, best))
+    return tuple(found)
 
 
 def _cheapest_of(

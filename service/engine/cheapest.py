@@ -60,16 +60,23 @@ class Costed:
     job: JobCost
     floor: float | None
 
-    def cheapest_of(self, kept: np.ndarray) -> int | None:
+    def cheapest_of(self, kept: np.ndarray, whole_orders: bool = False) -> int | None:
         """Position of the cheapest feasible offer among the ``kept`` (a mask over
-        ``index``), where nothing uncosted can undercut it; None otherwise."""
-        if self.floor is None:
-            return None
+        ``index``), where nothing uncosted can undercut it; None otherwise.
+
+        ``whole_orders``: the kept are whole cheapest-first orders (a pricing tier) of what
+        the question admits. Where the shortlist sufficed (each order's first offers cost
+        what their order sorts them by), the cheapest of an order is then its first."""
+        floor = self.floor
+        if floor is None:
+            if not whole_orders:
+                return None
+            floor = np.inf
         found = cheapest(self.index, self.job, 1, np.flatnonzero(kept))
         if found.size == 0:
             return None
         best = int(found[0])
-        return best if self.job.total_usd[best] <= self.floor else None
+        return best if self.job.total_usd[best] <= floor else None
 
 
 def costed(
@@ -94,7 +101,10 @@ def costed(
     costed, the long tail of dear ones is not. Where ``key`` names the filter set, the walk
     is remembered (:class:`Walk`)."""
     job = job_on(table, request, shortlist, s_ref, limits)
-    if np.all(job.instances == 1):
+    # committed offers are all in the shortlist (offer_table._first): only the hourly ones
+    # bound the rest, and only where each is what its order sorted it by
+    committed = table.term_hours[shortlist] > 0
+    if np.all((job.instances == 1) | committed):
         return Costed(shortlist, job, None)
     if key is not None:
         walk = table.walks.get(key)
@@ -110,9 +120,11 @@ def costed(
     stops = [order.size for order in orders]
     reading = list(range(len(orders)))
     start, size = 0, COSTED_CHUNK
-    rows: list[np.ndarray] = []
-    costs: list[JobCost] = []
-    bar = np.inf  # the top-th cheapest total so far
+    # the committed offers the question admits, costed as the shortlist costed them
+    rows: list[np.ndarray] = [shortlist[committed]]
+    costs: list[JobCost] = [job_on(table, request, shortlist[committed], s_ref, limits)]
+    found = costs[0].total_usd
+    bar = _bar(found, top) if found.size >= top else np.inf  # the top-th cheapest so far
     while reading:
         # the next stretch of every order still read, costed together: one vector pass
         chunks = [orders[g][start : start + size] for g in reading]

@@ -23,6 +23,13 @@ hold the job, which is also the cheapest: cost grows with N. The job costs N * h
 rent_factor. Restarts are a cost of a particular job, not of an hour of work: they are in
 the job's total, never in the rate.
 
+A committed offer (reserved_1y, reserved_3y) is paid for every hour of its term, used or
+not: its instances are each paid ceil(hours / T) * T hours, T the term's hours, so the job
+costs N * ceil(hours / T) * T * p * rent_factor, p the effective hourly rate (upfront fees
+spread over the term). The fewest instances are still the cheapest: N * ceil(x / (N e(N)))
+is at least ceil(x), for x = hours on one instance in terms and e(N) <= 1. Its rate is the
+hourly one, as for any offer; the unused hours of the last term are a cost of the job.
+
 Owning n cards for H reference hours costs capex - resale(H) + energy(H) (:class:`BuyModel`);
 the break-even is the H where that meets a rental's cost, solved once, by
 :func:`crossing_hours`.
@@ -78,6 +85,8 @@ class JobCost:
     total_usd: np.ndarray
     instances: np.ndarray  # N: instances of the offer the job runs on
     rate: np.ndarray  # usd_per_reference_hour at that N (restarts aside)
+    # hours each instance is paid for: the hours it runs, or whole terms of a committed offer
+    paid_hours: np.ndarray
     # the job on one instance with no deadline, restarts aside: no N or deadline costs less
     floor_usd: np.ndarray
 
@@ -104,6 +113,7 @@ class Rentals:
     interruption_class: np.ndarray  # service/engine/interruption.py: on demand, assumed, band
     fabric: np.ndarray  # code into clusters.names: the network between two instances
     instance_memory: np.ndarray  # GB in all of one instance's accelerators
+    term_hours: np.ndarray  # a committed offer's term, paid whole; 0: paid as used
     clusters: Clusters
 
     @classmethod
@@ -122,6 +132,7 @@ class Rentals:
             interruption_class=table.interruption_class[index],
             fabric=table.fabric_code[index],
             instance_memory=table.total_memory[index],
+            term_hours=table.term_hours[index],
             clusters=table.clusters,
         )
 
@@ -165,11 +176,12 @@ class Rentals:
         # each session past the first restarts the job: restart_hours of paid time redone
         run = work + (sessions - 1) * assumptions.restart_hours
         feasible &= run <= limits.deadline_hours * (1 + DEADLINE_TOLERANCE)
-        total = np.where(feasible, used * run * self.usd_per_hour * rent_factor, np.inf)
+        paid = paid_hours(run, self.term_hours)
+        total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
         per_work = self._per_work(rent_factor)
         rate = _per_reference_hour(per_work, share, used, efficiency)
         floor = per_work * (1.0 + share) * hours
-        return JobCost(run, sessions, total, np.where(feasible, used, 0), rate, floor)
+        return JobCost(run, sessions, total, np.where(feasible, used, 0), rate, floor, paid)
 
     def instances(
         self, busy: np.ndarray, share: np.ndarray, spot_overhead: float, limits: Limits
@@ -210,6 +222,15 @@ def _per_reference_hour(
 ) -> np.ndarray:
     """usd_per_reference_hour on N instances: (1 + o x N) / e(N) times the work's price."""
     return per_work * (1.0 + share * instances) / efficiency
+
+
+def paid_hours(run: np.ndarray, term_hours: np.ndarray) -> np.ndarray:
+    """Hours an instance is paid for to run ``run`` hours: as used, or whole terms of a
+    committed offer (at least one: a term is bought before its first hour)."""
+    if not term_hours.any():
+        return run
+    terms = np.maximum(np.ceil(run / np.where(term_hours > 0, term_hours, 1.0)), 1.0)
+    return np.where(term_hours > 0, terms * term_hours, run)
 
 
 def sessions_needed(work_hours: np.ndarray, session_hours: float) -> np.ndarray:

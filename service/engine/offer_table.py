@@ -18,11 +18,15 @@ import numpy as np
 
 from hardware import Hardware, Throughput, Workload
 from pricing.listed import Listed
-from pricing.offer import HOURLY, INTERRUPTIBLE, PricingModel, StoredOffer
+from pricing.offer import INTERRUPTIBLE, TERM_HOURS, PricingModel, StoredOffer, pricing_models
 from service.engine.clusters import clusters_for
 from service.engine.interruption import band_overhead, interruption_class
 from service.engine.lru import Lru
 from service.engine.request import QuoteRequest
+from service.engine.tiers import TIER_NAMES, tier_code
+
+# The interruptible tiers ordered apart (on-demand and banded spot have orders of their own).
+HOURLY_TIERS = ("spot", "interruptible", "compute_units")
 
 Key = TypeVar("Key", bound=Hashable)
 SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
@@ -118,6 +122,16 @@ class OfferTable:
         self.session_bound = np.array(
             [p == PricingModel.COMPUTE_UNITS for p in pricing], dtype=bool
         )
+        # A committed offer's term, paid whole (0: paid as used). Costs that round up to
+        # whole terms follow no cheapest-first order, so a question costs every committed
+        # offer it admits (few: a provider lists a term per instance type and region).
+        self.term_hours = np.array([TERM_HOURS.get(p, 0.0) for p in pricing], dtype=np.float64)
+        self.committed_rows = np.flatnonzero(self.term_hours > 0)
+        # Its pricing tier (service/engine/tiers.py): what an answer's `tiers` block sorts by
+        self.tier_code = np.array(
+            [tier_code(str(p), m) for p, m in zip(pricing, column("market"), strict=True)],
+            dtype=np.intp,
+        )
         self.accelerators, self.accelerator_code = _codes(accelerator)
         self.platforms, self.platform_code = _codes(registry[a].platform for a in accelerator)
         self.providers, self.provider_code = _codes(provider)
@@ -139,11 +153,17 @@ class OfferTable:
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
         self.walks: Lru[tuple[object, ...], Any] = Lru(SHORTLIST_CACHE)
         self._rows_of: dict[str, np.ndarray] = {}  # accelerator -> its rows, when asked
-        groups = (
-            np.flatnonzero(~self.interruptible),
-            np.flatnonzero(self.interruptible & ~self.session_bound & ~banded),
-            np.flatnonzero(self.session_bound),
-            np.flatnonzero(banded),
+        # One order per hourly pricing tier (service/engine/tiers.py), a cloud's spot split
+        # by whether a band sets its overhead: a tier's cheapest is then among the first of
+        # its own orders. Committed offers have none (committed_rows).
+        hourly = self.term_hours == 0
+        groups = tuple(
+            np.flatnonzero(mask)
+            for mask in (
+                ~self.interruptible & hourly,
+                *((self.tier_code == TIER_NAMES.index(name)) & ~banded for name in HOURLY_TIERS),
+                banded,
+            )
         )
         # Banded offers carry their own overhead, fixed by data: it orders them as it costs.
         own_overhead = 1.0 + np.where(banded, self.band_overhead, 0.0)
@@ -219,16 +239,19 @@ class OfferTable:
         return result
 
     def _first(self, mask: np.ndarray, request: QuoteRequest) -> np.ndarray:
-        """The first ``top`` offers ``mask`` admits in each cheapest-first order."""
+        """The first ``top`` offers ``mask`` admits in each cheapest-first order, and every
+        committed offer it admits."""
         orders = self.by_cost[request.workload]
-        return np.concatenate([_leading(order, mask, request.top) for order in orders])
+        committed = self.committed_rows[mask[self.committed_rows]]
+        return np.concatenate(
+            [*(_leading(order, mask, request.top) for order in orders), committed]
+        )
 
     def candidates(self, request: QuoteRequest, rows: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask of offers the request may rent, memory aside: over the catalog, or
         over ``rows`` only."""
-        wanted = HOURLY if request.pricing == "any" else {PricingModel(request.pricing)}
         mask = self.matching(
-            pricings={str(p) for p in wanted},
+            pricings={str(p) for p in pricing_models(request.pricing)},
             providers=request.providers,
             region_prefix=request.region,
             platforms=request.platforms,

@@ -43,7 +43,12 @@ from pricing.offer import TEXT_LIMITS, Offer, PricingModel
 # -- pricing/changes.py at 559d608 ----------------------------------------------------------
 
 # Every offer field but the price: what makes two offers the same listing.
-LISTING_FIELDS = tuple(f.name for f in fields(Offer) if f.name != "usd_per_hour")
+# Offer's fields when this writer landed, written out: fields added since (purchase_option
+# and upfront_share, revision 0007) have no column in the store it writes.
+_FIELDS_THEN = tuple(f.name for f in fields(Offer))[
+    : [f.name for f in fields(Offer)].index("interruption") + 1
+]
+LISTING_FIELDS = tuple(name for name in _FIELDS_THEN if name != "usd_per_hour")
 
 # Stored in place of price_as_of when it is simply the day the run read the price (what
 # every live adapter writes): the listing then stays one listing from day to day, and a
@@ -179,7 +184,7 @@ price_changes = Table(
 
 # Users' own throughput measurements and the calibrations that put them on the published
 # scale (pricing/measurement_store.py reads and writes them).
-_OFFER_FIELDS = tuple(f.name for f in fields(Offer))
+_OFFER_FIELDS = _FIELDS_THEN
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,88 @@
+"""The rental tiers an answer sets side by side: how a team would really rent the capacity.
+
+A headline that compares buying with the cheapest quote of all leans on spot prices that a
+provider may withdraw mid-run, and on a commitment nobody asked about. So every answer
+gives the best offer of each tier, with its cost, its wall-clock time and its own verdict
+against buying, and says which tier its headline compares with (by default the capacity
+one can count on: on-demand or committed, ``pricing=dependable``).
+
+Each tier is a set of pricing models within a set of markets, and the offer table keeps one
+cheapest-first order per hourly tier (committed offers are all costed): a tier's cheapest is
+then among the first offers of its own orders (service/engine/cheapest.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pricing.offer import MARKETS, PricingModel
+
+CLOUD_MARKETS = frozenset({"cloud"})
+MARKETPLACES = frozenset(MARKETS) - CLOUD_MARKETS
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    pricing: PricingModel
+    markets: frozenset[str] | None  # None: every market
+    interruptible: bool  # the provider may take the capacity back mid-run
+    description: str
+
+
+TIERS = (
+    Tier(
+        "on_demand",
+        PricingModel.ON_DEMAND,
+        None,
+        False,
+        "paid by the hour while it runs; kept until released",
+    ),
+    Tier(
+        "reserved_1y",
+        PricingModel.RESERVED_1Y,
+        None,
+        False,
+        "a 1-year commitment (reserved instance, committed-use discount, reservation): "
+        "every hour of the term paid, used or not",
+    ),
+    Tier(
+        "reserved_3y",
+        PricingModel.RESERVED_3Y,
+        None,
+        False,
+        "a 3-year commitment: every hour of the term paid, used or not",
+    ),
+    Tier(
+        "spot",
+        PricingModel.SPOT,
+        CLOUD_MARKETS,
+        True,
+        "a cloud's spare capacity, reclaimed at short notice; the interruption allowance is "
+        "in its cost",
+    ),
+    Tier(
+        "interruptible",
+        PricingModel.SPOT,
+        MARKETPLACES,
+        True,
+        "a marketplace's interruptible tier (RunPod spot, Vast.ai interruptible): outbid or "
+        "stopped at any time; the interruption allowance is in its cost",
+    ),
+    Tier(
+        "compute_units",
+        PricingModel.COMPUTE_UNITS,
+        None,
+        True,
+        "Colab's pay-as-you-go compute units: no guaranteed GPU, sessions end and restart",
+    ),
+)
+TIER_NAMES = tuple(tier.name for tier in TIERS)
+
+
+def tier_code(pricing: str, market: str) -> int:
+    """An offer's position in TIERS; -1 where it is in none (a subscription)."""
+    for code, tier in enumerate(TIERS):
+        if pricing == tier.pricing and (tier.markets is None or market in tier.markets):
+            return code
+    return -1
