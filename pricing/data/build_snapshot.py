@@ -8,6 +8,8 @@ test re-runs this script and requires the result to equal the shipped file byte 
 
 Inputs, all read-only:
 - ``curated.csv``: the hand-curated rows (Colab, and the older sourced cloud rows);
+- ``committed.csv``: committed terms (reserved_1y, reserved_3y), each row dated and sourced
+  (pricing/data/README.md, "Committed terms"): taken as they are;
 - ``catalogs/*.csv``: verbatim skypilot-org/skypilot-catalog files (AWS, GCP, Azure, Lambda,
   and the GPU marketplaces RunPod and Vast.ai);
 - ``aws_instances.csv``, ``azure_vms.csv``, ``gcp_machines.csv``, ``gcp_gpus.csv``,
@@ -59,6 +61,7 @@ ACCELERATORS = ROOT / "hardware" / "data" / "accelerators.csv"
 COLUMNS = [
     "provider", "service", "product", "region", "zone", "accelerator", "count", "pricing",
     "usd_per_hour", "host_included", "price_as_of", "confidence", "source", "notes", "market",
+    "purchase_option", "upfront_share",
 ]  # fmt: skip
 READ_DATE = "2026-11-30"
 # The catalogs do not say when they collected a price: it held at some time before the read
@@ -698,6 +701,7 @@ def build() -> tuple[str, Report]:
         *vast(aliases, skips),
     ]
     rows, replaced, kept_notes = merge(curated, generated)
+    rows += read_csv(HERE / "committed.csv")
     rows.sort(key=sort_key)
     out = io.StringIO()
     for row in rows:

@@ -10,7 +10,7 @@ from typing import Any
 from hardware import Throughput, Workload
 from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
-from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer
+from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
 from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -33,6 +33,7 @@ from service.engine.breakeven import (
     Quote,
     QuoteError,
     RentOption,
+    TierBest,
     quote,
 )
 from service.engine.costs import bought_speed
@@ -50,8 +51,19 @@ from service.engine.sizing import (
     SizingError,
     purchase,
 )
+from service.engine.tiers import TIERS, tier_code
 from service.engine.work import Work
 from service.runtime import Runtime
+
+# Why the headline compares with what it does, per `pricing` choice.
+PRICING_WHY = {
+    "dependable": (
+        "the default: capacity that is not taken back mid-run (on-demand or a committed "
+        "term); interruptible offers stand beside it in `tiers`, with their risk "
+        "(pricing=any makes the cheapest of all the headline)"
+    ),
+    "any": "pricing=any: the cheapest of every tier, interruptible ones included",
+}
 
 # How the answer says the count of cards bought was chosen (service/engine/sizing.py).
 CARDS_BOUGHT = {
@@ -257,9 +269,41 @@ def _quote_document(
         ),
         "deadline": _deadline(result),
         "verdict": result.verdict,
+        "compared_with": _compared_with(result),
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
+        "tiers": [_tier(best, result, colab) for best in result.tiers],
         "prices": _prices([r.stored for r in result.rent], stale_after_hours),
+    }
+
+
+def _compared_with(result: Quote) -> dict[str, Any]:
+    """Which rentals the headline weighed buying against, and the tier of the one it chose."""
+    cheapest = result.rent[0].stored.offer
+    chosen = TIERS[tier_code(str(cheapest.pricing), cheapest.market)]
+    return {
+        "pricing": result.request.pricing,
+        "admits": sorted(str(p) for p in pricing_models(result.request.pricing)),
+        "tier": chosen.name,
+        "interruptible": chosen.interruptible,
+        "why": PRICING_WHY.get(result.request.pricing, "as asked (pricing=)"),
+    }
+
+
+def _tier(found: TierBest, result: Quote, colab: SessionTerms | None) -> dict[str, Any]:
+    """One tier's best offer for the same work, and its own verdict against buying."""
+    tier, best = found.tier, found.best
+    line = None if best is None else _rent_line(best, result, colab)
+    buy = result.buy.total_usd
+    return {
+        "tier": tier.name,
+        "description": tier.description,
+        "interruptible": tier.interruptible,
+        "best": line,
+        "total_usd": None if best is None else best.total_usd,
+        "wall_clock_hours": None if best is None else best.hours,
+        "verdict": None if best is None else ("buy" if buy < best.total_usd else "rent"),
+        "savings_usd": None if best is None else abs(best.total_usd - buy),
     }
 
 
@@ -312,6 +356,34 @@ def _rent_line(option: RentOption, result: Quote, colab: SessionTerms | None) ->
         "throughput": _throughput(option.throughput),
         "sessions": _sessions(option, result, colab),
         "interruption": _interruption(option, result.assumptions.spot_overhead),
+        "commitment": _commitment(option),
+    }
+
+
+def _commitment(option: RentOption) -> dict[str, Any] | None:
+    """A committed rental's term, what it paid for and what the work used: a term is paid
+    whole, so a short job on a 1-year term pays the year. None: paid as used."""
+    offer = option.stored.offer
+    term = offer.term_hours
+    if term is None:
+        return None
+    paid = option.paid_hours * option.instances
+    used = option.hours * option.instances
+    hourly = offer.usd_per_hour
+    return {
+        "term_hours": term,
+        "terms": round(option.paid_hours / term),
+        "purchase_option": offer.purchase_option,
+        "upfront_share": offer.upfront_share,
+        "upfront_usd": (offer.upfront_share or 0.0) * hourly * term * option.instances,
+        "paid_instance_hours": paid,
+        "used_instance_hours": used,
+        "unused_usd": (paid - used) * hourly,
+        "note": (
+            f"{option.instances} instance(s) x {round(option.paid_hours / term)} term(s) of "
+            f"{term:,.0f} h paid at {hourly:g} USD/h (upfront spread over the term): "
+            f"{paid:,.0f} instance-hours paid, {used:,.0f} used"
+        ),
     }
 
 

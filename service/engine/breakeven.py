@@ -598,25 +598,29 @@ def _tiers(
             other = costed(table, wider, shortlist.index, s_ref, limits, admitted, 1, key)
     found = []
     for code, tier in enumerate(TIERS):
-        markets = (
-            tier.markets
-            if request.markets is None
-            else request.markets & (tier.markets or request.markets)
-        )
+        markets = _within(request.markets, tier.markets)
         best = None
-        if markets:
+        if markets is None or markets:  # None: every market
             costing = main if tier.pricing in asked else other
-            if costing is not None:
-                kept = table.tier_code[costing.index] == code
+            kept = None if costing is None else table.tier_code[costing.index] == code
+            if costing is not None and kept is not None:
                 position = costing.cheapest_of(kept, whole_orders=True)
                 if position is not None:
                     (best,) = _options(table, request, model, costing, np.array([position]))
-            if best is None and (costing is None or kept.any()):
+            # an order of the tier was costed but did not prove its first: ask it alone
+            if best is None and (kept is None or kept.any()):
                 alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
                 single = _cheapest_of(table, alone, need, s_ref, model, limits)
                 best = None if single is None else single[0]
         found.append(TierBest(tier, best))
     return tuple(found)
+
+
+def _within(asked: frozenset[str] | None, tier: frozenset[str] | None) -> frozenset[str] | None:
+    """The markets both admit; None: every market."""
+    if asked is None or tier is None:
+        return tier if asked is None else asked
+    return asked & tier
 
 
 def _cheapest_of(

@@ -181,7 +181,15 @@ class Rentals:
         per_work = self._per_work(rent_factor)
         rate = _per_reference_hour(per_work, share, used, efficiency)
         floor = per_work * (1.0 + share) * hours
-        return JobCost(run, sessions, total, np.where(feasible, used, 0), rate, floor, paid)
+        return JobCost(
+            hours=run,
+            sessions=sessions,
+            total_usd=total,
+            instances=np.where(feasible, used, 0),
+            rate=rate,
+            paid_hours=paid,
+            floor_usd=floor,
+        )
 
     def instances(
         self, busy: np.ndarray, share: np.ndarray, spot_overhead: float, limits: Limits
