@@ -434,3 +434,132 @@ def test_repeated_items_collapse_to_one_offer_whatever_the_order() -> None:
         (kept,) = unique(offers)
         assert kept.usd_per_hour == 60.0  # the higher, whichever came first
         assert "repeats this item at 55.04 and 60: the higher kept" in kept.notes
+
+
+# -- reserved instances: a term's hourly rate and upfront fee, paired --------------------------
+
+
+def _term(
+    instance_type: str,
+    sku: str,
+    code: str,
+    lease: str,
+    option: str,
+    hourly: float | None,
+    upfront: float | None,
+    offering_class: str = "standard",
+    **fields: str,
+) -> list[dict]:
+    """A reserved term's rows as the offer file writes them: an hourly row (Unit Hrs) and,
+    for Partial and All Upfront, an "Upfront Fee" row (Unit Quantity), sharing SKU and
+    OfferTermCode."""
+    common = {
+        "SKU": sku,
+        "OfferTermCode": code,
+        "TermType": "Reserved",
+        "LeaseContractLength": lease,
+        "PurchaseOption": option,
+        "OfferingClass": offering_class,
+        "EffectiveDate": "2026-06-01",
+        **fields,
+    }
+    rows = []
+    if hourly is not None:
+        what = f"Linux/UNIX (Amazon VPC), {instance_type} reserved instance applied"
+        rows.append(bulk_row(instance_type, hourly, PriceDescription=what, **common))
+    if upfront is not None:
+        rows.append(
+            bulk_row(
+                instance_type, upfront, PriceDescription="Upfront Fee", Unit="Quantity", **common
+            )
+        )
+    return rows
+
+
+def test_offer_file_prices_reserved_terms_at_their_effective_rate() -> None:
+    """Each standard Linux term is one offer at hourly + upfront / term hours; the pieces
+    that are no price on their own, Windows and the dearer convertible are not taken."""
+    rows = [
+        bulk_row("p5.48xlarge", 55.04, SKU="P5OD"),
+        *_term("p5.48xlarge", "P5", "NOUP1", "1yr", "No Upfront", 38.5, None),
+        *_term("p5.48xlarge", "P5", "PART1", "1yr", "Partial Upfront", 17.0, 175_000.0),
+        *_term("p5.48xlarge", "P5", "ALL3", "3yr", "All Upfront", 0.0, 690_000.0),
+        # convertible dearer than standard for the same term: the standard is kept
+        *_term("p5.48xlarge", "P5", "CONV1", "1yr", "No Upfront", 44.0, None, "convertible"),
+        # convertible alone for a term (3yr No Upfront): taken, it is the only price
+        *_term("p5.48xlarge", "P5", "CONV3", "3yr", "No Upfront", 30.0, None, "convertible"),
+        # a Partial Upfront hourly row whose fee row is missing: no price on its own
+        *_term("g5.xlarge", "G5", "PART3", "3yr", "Partial Upfront", 0.2, None),
+        # an All Upfront fee alone is a whole price (its hourly row, 0, may be absent)
+        *_term("g5.xlarge", "G5", "ALL1", "1yr", "All Upfront", None, 5_000.0),
+        # Windows, and a lease that is no 1- or 3-year term
+        *_term(
+            "g5.xlarge", "G5W", "WIN1", "1yr", "No Upfront", 0.9, None, Operating_System="Windows"
+        ),
+        *_term("g5.xlarge", "G5", "ODD", "2yr", "No Upfront", 0.1, None),
+    ]
+    offers = _parse_file(offer_file(rows)).offers
+    priced = {(o.product, o.pricing, o.purchase_option): o for o in offers}
+    assert set(priced) == {
+        ("p5.48xlarge", PricingModel.ON_DEMAND, ""),
+        ("p5.48xlarge", PricingModel.RESERVED_1Y, "no_upfront"),
+        ("p5.48xlarge", PricingModel.RESERVED_1Y, "partial_upfront"),
+        ("p5.48xlarge", PricingModel.RESERVED_3Y, "all_upfront"),
+        ("p5.48xlarge", PricingModel.RESERVED_3Y, "no_upfront"),
+        ("g5.xlarge", PricingModel.RESERVED_1Y, "all_upfront"),
+    }
+    partial = priced[("p5.48xlarge", PricingModel.RESERVED_1Y, "partial_upfront")]
+    # 17.0 + 175,000 / 8,760 = 36.977169 an hour; the fee is 175,000 / (17 x 8,760 + 175,000)
+    assert partial.usd_per_hour == pytest.approx(36.977169)
+    assert partial.upfront_share == pytest.approx(175_000 / (17.0 * 8760 + 175_000))
+    assert partial.price_as_of == "2026-06-01"  # the term's EffectiveDate, not the read day
+    every = priced[("p5.48xlarge", PricingModel.RESERVED_3Y, "all_upfront")]
+    assert every.usd_per_hour == pytest.approx(690_000 / 26_280)
+    assert every.upfront_share == 1.0
+    no_upfront = priced[("p5.48xlarge", PricingModel.RESERVED_1Y, "no_upfront")]
+    assert (no_upfront.usd_per_hour, no_upfront.upfront_share) == (38.5, 0.0)
+    assert "standard" in no_upfront.notes
+    assert "convertible" in priced[("p5.48xlarge", PricingModel.RESERVED_3Y, "no_upfront")].notes
+    assert priced[("g5.xlarge", PricingModel.RESERVED_1Y, "all_upfront")].usd_per_hour == (
+        pytest.approx(5000 / 8760)
+    )
+
+
+def test_price_list_reserved_terms_read_as_the_bulk_file_reads_them() -> None:
+    """The Price List API's terms.Reserved, in the shape of the verbatim bulk JSON excerpt."""
+    verbatim = json.loads((SAMPLES / "aws_bulk_offer_ec2_json_excerpt.json").read_text())
+    shape = next(iter(next(iter(verbatim["terms"]["Reserved"].values())).values()))
+    assert {d["unit"] for d in shape["priceDimensions"].values()} == {"Quantity", "Hrs"}
+
+    def term(code: str, lease: str, option: str, hourly: str, fee: str | None, cls: str) -> dict:
+        t = json.loads(json.dumps(shape))
+        t["offerTermCode"] = code
+        t["effectiveDate"] = "2026-06-01T00:00:00Z"
+        t["termAttributes"] = {
+            "LeaseContractLength": lease,
+            "OfferingClass": cls,
+            "PurchaseOption": option,
+        }
+        dims = {}
+        for d in t["priceDimensions"].values():
+            if d["unit"] == "Hrs":
+                dims["h"] = {**d, "pricePerUnit": {"USD": hourly}}
+            elif fee is not None:
+                dims["f"] = {**d, "pricePerUnit": {"USD": fee}}
+        t["priceDimensions"] = dims
+        return t
+
+    entry = json.loads(price_list_entry("p4d.24xlarge", 21.957642))
+    entry["terms"]["Reserved"] = {
+        "S.A": term("A", "1yr", "Partial Upfront", "6.4", "56000", "standard"),
+        "S.B": term("B", "3yr", "No Upfront", "9.5", None, "standard"),
+        "S.C": term("C", "1yr", "Partial Upfront", "7.0", "60000", "convertible"),
+        "S.D": term("D", "3yr", "Partial Upfront", "4.0", None, "standard"),  # fee missing
+    }
+    offers = parse_price_list([json.dumps(entry)], INSTANCES, TODAY, skip_report())
+    priced = {(o.pricing, o.purchase_option): o.usd_per_hour for o in offers}
+    assert priced == {
+        (PricingModel.ON_DEMAND, ""): 21.957642,
+        (PricingModel.RESERVED_1Y, "partial_upfront"): pytest.approx(6.4 + 56000 / 8760),
+        (PricingModel.RESERVED_3Y, "no_upfront"): 9.5,
+    }

@@ -79,9 +79,11 @@ def test_sample_keeps_linux_pay_as_you_go_and_spot_and_drops_the_rest() -> None:
         ("Standard_NC4as_T4_v3", "uksouth", "spot", 0.18),
         ("Standard_NCC40ads_H100_v5", "eastus2", "on_demand", 6.98),
         ("Standard_NCC40ads_H100_v5", "eastus2", "spot", 1.419034),
+        # the Reservation item's 3,434 USD is the 1-year term's total: 3434 / 8760 an hour
+        ("Standard_NC4as_T4_v3", "uksouth", "reserved_1y", 0.392009),
     }
     prices = {o.usd_per_hour for o in offers}
-    assert prices.isdisjoint({0.799, 8.82, 3434.0, 0.123})  # Windows, " Win", Reservation
+    assert prices.isdisjoint({0.799, 8.82, 3434.0, 0.123})  # Windows, " Win", the term total
     assert skipped.lines() == []
 
     t4 = next(o for o in offers if o.product == "Standard_NC4as_T4_v3" and o.pricing == "spot")
@@ -114,22 +116,63 @@ def test_low_priority_is_spot_and_says_so() -> None:
 
 
 def test_reservation_devtest_windows_other_units_and_zero_are_never_hourly_prices() -> None:
+    """A reservation's price is its term's total: it is offered as a committed term at the
+    total over the term's hours, never as an hourly price; the rest is never an offer."""
     reservation = next(i for i in sample()["Items"] if i["type"] == "Reservation")
     items = [
         reservation,
         item("Standard_NC24ads_A100_v4", 20000.0, kind="Reservation"),
+        item("Standard_NC24ads_A100_v4", 45000.0, kind="Reservation", reservationTerm="3 Years"),
         item("Standard_NC24ads_A100_v4", 2.9, kind="DevTestConsumption"),
         item("Standard_NC24ads_A100_v4", 4.1, product_name="Virtual Machines NCadsA100v4 Windows"),
         item("Standard_NC24ads_A100_v4", 4.2, product_name="Virtual Machines NCadsA100v4 Srs Win"),
         item("Standard_NC24ads_A100_v4", 4.3, product_name="Windows Virtual Machines NCads"),
+        item(
+            "Standard_NC24ads_A100_v4",
+            19000.0,
+            kind="Reservation",
+            product_name="Virtual Machines NCadsA100v4 Windows",
+        ),
         item("Standard_NC24ads_A100_v4", 2650.0, unitOfMeasure="1/Month"),
         item("Standard_NC24ads_A100_v4", 0.0),
         item("Standard_NC24ads_A100_v4", 3.673),  # the one hourly Linux price
     ]
     skipped = skip_report()
     offers = _parse(items, skipped)
-    assert _priced(offers) == {("Standard_NC24ads_A100_v4", "eastus", "on_demand", 3.673)}
+    assert _priced(offers) == {
+        ("Standard_NC24ads_A100_v4", "eastus", "on_demand", 3.673),
+        ("Standard_NC24ads_A100_v4", "eastus", "reserved_1y", round(20000 / 8760, 6)),
+        ("Standard_NC24ads_A100_v4", "eastus", "reserved_3y", round(45000 / 26280, 6)),
+        ("Standard_NC4as_T4_v3", "uksouth", "reserved_1y", round(3434 / 8760, 6)),
+    }
+    committed = [o for o in offers if o.pricing != "on_demand"]
+    assert {(o.purchase_option, o.upfront_share) for o in committed} == {("reservation", 0.0)}
     assert skipped.lines() == []
+
+
+def test_savings_plan_rates_are_committed_offers_and_a_bad_term_is_rejected() -> None:
+    plans = [
+        {"unitPrice": 2.55, "retailPrice": 2.55, "term": "1 Year"},
+        {"unitPrice": 1.84, "retailPrice": 1.84, "term": "3 Years"},
+        {"unitPrice": 1.0, "retailPrice": 1.0, "term": "5 Years"},  # no such term: ignored
+    ]
+    items = [
+        item("Standard_NC24ads_A100_v4", 3.673, savingsPlan=plans),
+        # a spot meter's savings plan would be nonsense: spot is never committed
+        item("Standard_NC24ads_A100_v4", 0.7346, suffix=" Spot", savingsPlan=plans),
+        item("Standard_NC24ads_A100_v4", 21000.0, kind="Reservation", reservationTerm="2 Years"),
+    ]
+    skipped = skip_report()
+    offers = _parse(items, skipped)
+    assert _priced(offers) == {
+        ("Standard_NC24ads_A100_v4", "eastus", "on_demand", 3.673),
+        ("Standard_NC24ads_A100_v4", "eastus", "spot", 0.7346),
+        ("Standard_NC24ads_A100_v4", "eastus", "reserved_1y", 2.55),
+        ("Standard_NC24ads_A100_v4", "eastus", "reserved_3y", 1.84),
+    }
+    plan = next(o for o in offers if o.pricing == "reserved_3y")
+    assert (plan.purchase_option, plan.upfront_share) == ("savings_plan", 0.0)
+    assert any("'2 Years'" in name for name in skipped.names(REJECTED))
 
 
 def test_non_usd_and_malformed_items_are_rejected_and_counted(caplog) -> None:  # type: ignore[no-untyped-def]
@@ -221,7 +264,8 @@ def test_next_page_links_must_stay_on_the_configured_origin() -> None:
 
 def test_the_filter_is_exactly_the_one_azure_is_asked_for() -> None:
     assert PRICE_FILTER == (
-        "serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and "
+        "serviceName eq 'Virtual Machines' and "
+        "(priceType eq 'Consumption' or priceType eq 'Reservation') and "
         "(contains(armSkuName, 'Standard_NC') or contains(armSkuName, 'Standard_ND') or "
         "contains(armSkuName, 'Standard_NV'))"
     )

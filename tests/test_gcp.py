@@ -19,6 +19,7 @@ from pricing.adapters.gcp.skus import (
 )
 from pricing.adapters.gcp.tables import load_tables
 from pricing.adapters.kit import SkipReport
+from pricing.offer import PricingModel
 from service.cli import cli
 from tests.fakes.aws import SAMPLES
 from tests.fakes.gcp import API_KEY, GcpFake, accelerator_zone, sku
@@ -46,9 +47,9 @@ def test_verbatim_skus_parse_exactly_and_idr_is_rejected() -> None:
     book = _book(
         *_samples("gcp_billing_catalog_skus_compute_engine_verbatim.json"), skipped=skipped
     )
-    assert book.gpu[("A100", "us-central1", False)][0] == 2.933908
-    assert book.core[("A2", "us-east1", False)][0] == 0.031611
-    assert book.ram[("A2", "us-west1", False)][0] == 0.004237
+    assert book.gpu[("A100", "us-central1", PricingModel.ON_DEMAND)][0] == 2.933908
+    assert book.core[("A2", "us-east1", PricingModel.ON_DEMAND)][0] == 0.031611
+    assert book.ram[("A2", "us-west1", PricingModel.ON_DEMAND)][0] == 0.004237
     (rejected,) = skipped.names(REJECTED)
     assert "IDR" in rejected and skipped.lines() == ["1 non-USD or malformed SKUs rejected"]
     assert not any("T2D" in str(key) for key in {**book.core, **book.ram})
@@ -64,8 +65,8 @@ def test_units_and_nanos_are_added_exactly() -> None:
 
 def test_spot_gpu_and_tpu_shapes() -> None:
     book = _book(*_samples("gcp_billing_catalog_skus_spot_gpu_and_tpu_RECONSTRUCTED.json"))
-    assert book.gpu[("A100", "us-central1", True)][0] == pytest.approx(1.1472)
-    assert book.tpu[("v6e", "us-east1", False)][0] == pytest.approx(2.7)
+    assert book.gpu[("A100", "us-central1", PricingModel.SPOT)][0] == pytest.approx(1.1472)
+    assert book.tpu[("v6e", "us-east1", PricingModel.ON_DEMAND)][0] == pytest.approx(2.7)
 
 
 def test_every_sku_kind_lands_in_its_table() -> None:
@@ -99,13 +100,18 @@ def test_every_sku_kind_lands_in_its_table() -> None:
         sku("Quantum accelerator thing", 9.0, US),
         skipped=skipped,
     )
-    assert book.gpu[("T4", "us-east1", True)][0] == 0.14
-    assert book.core[("N1 Predefined", "us-central1", True)][0] == 0.00698
+    assert book.gpu[("T4", "us-east1", PricingModel.SPOT)][0] == 0.14
+    assert book.core[("N1 Predefined", "us-central1", PricingModel.SPOT)][0] == 0.00698
     assert {key[0] for key in book.tpu} == {"v2", "v3", "v4", "v5p", "v5e", "v6e"}
-    assert book.tpu[("v2", "us-central1", False)][0] == 4.50  # the device, not the pod
-    assert ("v3", "us-central1", True) in book.tpu
-    assert ("v6e", "us-east1", True) in book.tpu
-    assert len(book.gpu) == 4 + 2  # T4 od/spot x 2 regions, the unknown Q1 x 2 regions
+    assert (
+        book.tpu[("v2", "us-central1", PricingModel.ON_DEMAND)][0] == 4.50
+    )  # the device, not the pod
+    assert ("v3", "us-central1", PricingModel.SPOT) in book.tpu
+    assert ("v6e", "us-east1", PricingModel.SPOT) in book.tpu
+    # the commitment lands in its own tier, beside on demand and spot
+    assert book.gpu[("T4", "us-east1", PricingModel.RESERVED_1Y)][0] == 0.22
+    # T4 od/spot/1y x 2 regions, the unknown Q1 x 2 regions
+    assert len(book.gpu) == 6 + 2
     table_names = set(TABLES.gpus)
     assert {key[0] for key in book.gpu} - table_names == {"Quantum Q1"}
     assert "Quantum accelerator thing" in skipped.names(UNKNOWN)

@@ -1,7 +1,8 @@
-"""Azure: pay-as-you-go and spot prices of every whole-GPU VM size, per region.
+"""Azure: pay-as-you-go, spot, reservation and savings-plan prices of every whole-GPU VM size.
 
 The Azure Retail Prices API is public, so no credentials: one filtered query lists every
-NC, ND and NV Virtual Machines meter at Consumption prices in USD, about 1000 items a page,
+NC, ND and NV Virtual Machines meter at Consumption and Reservation prices in USD, about
+1000 items a page,
 followed through ``NextPageLink``. An item prices a whole VM size for an hour; which GPU,
 and how many, each size carries comes from the curated ``pricing/data/azure_vms.csv``.
 
@@ -10,8 +11,13 @@ Rules, and why:
   store a silently partial price list; so does an answer with no items on any page;
 - a ``NextPageLink`` to another scheme, host or port is refused, and one already followed
   too: an answer must not send us elsewhere, nor round in circles;
-- Reservation items are the total for a 1- or 3-year term, never an hourly price;
-  DevTestConsumption needs a Dev/Test subscription; Windows meters include a licence: all
+- a Reservation item's ``retailPrice`` is the total for its 1- or 3-year term
+  (``reservationTerm``), although ``unitOfMeasure`` says "1 Hour": its hourly rate is the
+  total over the term's hours, and it is offered as reserved_1y or reserved_3y with purchase
+  option "reservation" (paid upfront or monthly, the same total: upfront share 0);
+- a Consumption item's ``savingsPlan`` rates (this API version only) are hourly rates for a
+  1- or 3-year hourly commitment: offered as reserved_1y or reserved_3y, "savings_plan";
+- DevTestConsumption needs a Dev/Test subscription; Windows meters include a licence: both
   skipped;
 - Spot and Low Priority (being retired) are both evictable: both priced as spot, the notes
   say which;
@@ -35,7 +41,7 @@ from pricing.adapters import Batch
 from pricing.adapters.kit import HttpConfig, Reason, SkipReport, read_table
 from pricing.errors import AdapterError
 from pricing.http import get_json, same_origin
-from pricing.offer import Offer, PricingModel
+from pricing.offer import TERM_HOURS, Offer, PricingModel
 
 PROVIDER = "azure"
 SERVICE = "Virtual Machines"
@@ -44,7 +50,8 @@ API_VERSION = "2023-01-01-preview"
 GPU_PREFIXES = ("Standard_NC", "Standard_ND", "Standard_NV")
 # Filter values are case-sensitive in this API version.
 PRICE_FILTER = (
-    "serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and "
+    "serviceName eq 'Virtual Machines' and "
+    "(priceType eq 'Consumption' or priceType eq 'Reservation') and "
     "(contains(armSkuName, 'Standard_NC') or contains(armSkuName, 'Standard_ND') "
     "or contains(armSkuName, 'Standard_NV'))"
 )
@@ -53,6 +60,8 @@ FRACTIONAL = frozenset(
     {"Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5"}
 )
 EVICTABLE = (" Spot", " Low Priority")  # skuName / meterName suffixes
+# reservationTerm and savingsPlan[].term values -> the committed tier
+TERMS = {"1 Year": PricingModel.RESERVED_1Y, "3 Years": PricingModel.RESERVED_3Y}
 # GPU sizes seen but in no row of the table, and items refused: reported, never priced.
 UNMAPPED = Reason("GPU VM sizes not in pricing/data/azure_vms.csv skipped")
 REJECTED = Reason("non-USD or malformed items rejected", each=True, shown=False)
@@ -106,67 +115,103 @@ def parse_items(
     items: Iterable[Any], vms: VmMap, price_as_of: str, skipped: SkipReport
 ) -> list[Offer]:
     """Linux hourly offers of mapped sizes, one per (size, region, pricing): the latest."""
-    kept: dict[tuple[str, str, PricingModel], tuple[tuple[datetime, bool], Offer]] = {}
+    kept: dict[tuple[str, str, PricingModel, str], tuple[tuple[datetime, bool], Offer]] = {}
     for item in items:
-        parsed = _parse_one(item, vms, price_as_of, skipped)
-        if parsed is None:
-            continue
-        rank, offer = parsed
-        key = (offer.product, offer.region, offer.pricing)
-        if key not in kept or rank > kept[key][0]:
-            kept[key] = (rank, offer)
+        for rank, offer in _parse_one(item, vms, price_as_of, skipped):
+            key = (offer.product, offer.region, offer.pricing, offer.purchase_option)
+            if key not in kept or rank > kept[key][0]:
+                kept[key] = (rank, offer)
     return [offer for _, offer in kept.values()]
 
 
 def _parse_one(
     item: Any, vms: VmMap, price_as_of: str, skipped: SkipReport
-) -> tuple[tuple[datetime, bool], Offer] | None:
+) -> list[tuple[tuple[datetime, bool], Offer]]:
+    """The offers one item prices, each with its rank among repeats: none, its hourly
+    offer, or that and its savings-plan rates."""
     if not isinstance(item, dict):
         skipped.add(REJECTED, f"not an object: {item!r:.60}")
-        return None
+        return []
     sku = str(item.get("armSkuName") or "")
     region = str(item.get("armRegionName") or "")
     currency = item.get("currencyCode")
     if currency != "USD":
         skipped.add(REJECTED, f"{sku} {region}: priced in {currency}")
-        return None
-    if item.get("type") != "Consumption" or item.get("unitOfMeasure") != "1 Hour":
-        return None  # Reservation (a whole term), DevTestConsumption, other units
+        return []
+    kind = item.get("type")
+    if kind not in ("Consumption", "Reservation") or item.get("unitOfMeasure") != "1 Hour":
+        return []  # DevTestConsumption, other units
     if is_windows(str(item.get("productName") or "")):
-        return None
+        return []
     size = lookup(vms, sku, skipped)
     if size is None:
-        return None
+        return []
     price = item.get("retailPrice")
     if isinstance(price, bool) or not isinstance(price, int | float) or not region:
         skipped.add(REJECTED, f"{sku} {region}: malformed item (retailPrice {price!r})")
-        return None
+        return []
     if not price > 0:
-        return None  # $0 is not a price
+        return []  # $0 is not a price
     names = (str(item.get("skuName") or ""), str(item.get("meterName") or ""))
     evictable = next((s.strip() for s in EVICTABLE for name in names if name.endswith(s)), None)
     start = str(item.get("effectiveStartDate") or "")
     notes = [f"effectiveStartDate {start}"] if start else []
-    if evictable:
-        notes.append(f"{evictable} VM: evictable")
     meter = item.get("meterId") or names[0]
-    offer = Offer(
-        provider=PROVIDER,
-        service=SERVICE,
-        product=sku,
-        region=region,
-        accelerator=size.accelerator,
-        count=size.count,
-        pricing=PricingModel.SPOT if evictable else PricingModel.ON_DEMAND,
-        usd_per_hour=float(price),
-        price_as_of=price_as_of,
-        source=f"{SOURCE}, meter {meter}",
-        memory_gb=size.memory_gb,
-        confidence="high",
-        notes="; ".join(notes),
-    )
+
+    def offer(pricing: PricingModel, usd: float, *more: str, **committed: Any) -> Offer:
+        return Offer(
+            provider=PROVIDER,
+            service=SERVICE,
+            product=sku,
+            region=region,
+            accelerator=size.accelerator,
+            count=size.count,
+            pricing=pricing,
+            usd_per_hour=usd,
+            price_as_of=price_as_of,
+            source=f"{SOURCE}, meter {meter}",
+            memory_gb=size.memory_gb,
+            confidence="high",
+            notes="; ".join([*notes, *more]),
+            **committed,
+        )
+
     # Latest start first; on a tie Spot, the current product, over Low Priority.
-    return (_instant(start), evictable != "Low Priority"), offer
+    rank = (_instant(start), evictable != "Low Priority")
+    if kind == "Reservation":
+        term = TERMS.get(str(item.get("reservationTerm") or ""))
+        if term is None or evictable:
+            skipped.add(
+                REJECTED, f"{sku} {region}: reservation term {item.get('reservationTerm')!r}"
+            )
+            return []
+        hours = TERM_HOURS[term]
+        reserved = offer(
+            term,
+            round(float(price) / hours, 6),
+            f"reservation: {float(price):g} USD for the term's {hours:,.0f} h, paid upfront or "
+            "monthly",
+            purchase_option="reservation",
+            upfront_share=0.0,
+        )
+        return [(rank, reserved)]
+    if evictable:
+        return [(rank, offer(PricingModel.SPOT, float(price), f"{evictable} VM: evictable"))]
+    found = [(rank, offer(PricingModel.ON_DEMAND, float(price)))]
+    for plan in item.get("savingsPlan") or ():
+        term = TERMS.get(str(plan.get("term") or "")) if isinstance(plan, dict) else None
+        rate = plan.get("unitPrice") if term is not None else None
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
+            continue
+        committed = offer(
+            term,  # type: ignore[arg-type]
+            float(rate),
+            f"savings plan: {float(rate):g} USD an hour committed for the term",
+            purchase_option="savings_plan",
+            upfront_share=0.0,
+        )
+        found.append((rank, committed))
+    return found
 
 
 def _instant(value: str) -> datetime:

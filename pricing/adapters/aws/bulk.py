@@ -1,10 +1,12 @@
-"""On-demand prices without credentials: the public regional offer file, streamed.
+"""On-demand and reserved prices without credentials: the public regional offer file, streamed.
 
 ``{base}/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv`` is hundreds of MB to GBs:
 five preamble lines, a 91-column header, then one row per (SKU, term, price dimension). It
 is read in 1 MiB chunks and split into lines by hand; a line is decoded and parsed only if
-a few byte-substring tests say it could be a Linux on-demand accelerated instance hour, so
-memory stays flat and almost every line costs a handful of ``in`` tests.
+a few byte-substring tests say it could be a Linux accelerated instance hour, on demand or
+reserved, so memory stays flat and almost every line costs a handful of ``in`` tests. A
+reserved term's two rows (its hourly rate and its upfront fee) are paired by SKU and
+OfferTermCode once the file is read (pricing/adapters/aws/reserved.py).
 
 A file whose last line is cut off mid-row is refused even when that row is one the prefilter
 skips: a body that ends early must not pass for the whole file, and a file without a single
@@ -21,6 +23,7 @@ import requests
 
 from pricing.adapters.aws.common import instance_offer, lookup
 from pricing.adapters.aws.instances import InstanceMap
+from pricing.adapters.aws.reserved import UPFRONT_FEE, Term, cheapest_terms, known_term, term_offer
 from pricing.adapters.kit import SkipReport
 from pricing.errors import AdapterError
 from pricing.http import get_chunks
@@ -30,11 +33,10 @@ CHUNK_BYTES = 1 << 20
 PREAMBLE_LINES = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
 # Every wanted row contains all of these; the family test comes first as the most selective.
 _FAMILIES = (b'"GPU instance"', b'"Machine Learning ASIC Instances"')
+# (MarketOption "OnDemand" is on reserved rows too: it is the market, not the term.)
 _MUST = (b"BoxUsage", b'"OnDemand"', b'"Linux"', b'"Shared"')
-# Column -> the value a wanted row has.
+# Column -> the value a wanted row has (the term and unit are checked per term type).
 _REQUIRED = {
-    "TermType": "OnDemand",
-    "Unit": "Hrs",
     "Currency": "USD",
     "Product Family": "Compute Instance",
     "Operating System": "Linux",
@@ -106,11 +108,16 @@ def parse_offer_file(
         i_type, i_price = column["Instance Type"], column["PricePerUnit"]
         i_usage, i_region = column["usageType"], column["Region Code"]
         i_market = column.get("MarketOption")
+        i_term, i_unit, i_what = column["TermType"], column["Unit"], column["PriceDescription"]
+        i_sku, i_code, i_date = column["SKU"], column["OfferTermCode"], column["EffectiveDate"]
+        i_lease, i_option = column["LeaseContractLength"], column["PurchaseOption"]
+        i_class = column["OfferingClass"]
     except KeyError as exc:
         raise AdapterError(f"{region}: offer file lacks column {exc}") from exc
     width = len(header)
     source = f"AWS Price List Bulk API, {region} index.csv version {result.version}"
 
+    terms: dict[tuple[str, str], Term] = {}  # reserved terms by (SKU, OfferTermCode)
     last = None
     for line in stream:
         last = line
@@ -125,6 +132,12 @@ def parse_offer_file(
             continue
         if i_market is not None and row[i_market] not in ("", "OnDemand"):
             continue  # capacity blocks and other markets are not on-demand hours
+        reserved = row[i_term] == "Reserved"
+        fee = reserved and row[i_unit] == "Quantity" and row[i_what] == UPFRONT_FEE
+        if row[i_term] not in ("OnDemand", "Reserved") or (row[i_unit] != "Hrs" and not fee):
+            continue
+        if reserved and not known_term(row[i_lease], row[i_option], row[i_class]):
+            continue
         instance = lookup(instances, row[i_type], skipped)
         if instance is None:
             continue
@@ -132,8 +145,25 @@ def parse_offer_file(
             usd = float(row[i_price])
         except ValueError as exc:
             raise AdapterError(f"{region}: bad price {row[i_price]!r}") from exc
-        if usd > 0:
-            region_code = row[i_region] or region
+        region_code = row[i_region] or region
+        if reserved:
+            key = (row[i_sku], row[i_code])
+            term = terms.setdefault(
+                key,
+                Term(
+                    instance,
+                    region_code,
+                    row[i_lease],
+                    row[i_option],
+                    row[i_class],
+                    row[i_date] or price_as_of,
+                ),
+            )
+            if fee:
+                term.upfront = usd
+            else:
+                term.hourly = usd
+        elif usd > 0:
             result.offers.append(
                 instance_offer(
                     instance, region_code, PricingModel.ON_DEMAND, usd, price_as_of, source
@@ -143,6 +173,8 @@ def parse_offer_file(
         raise AdapterError(f"{region}: offer file has no rows after its header (empty or cut off)")
     if not ends_with_newline and not _complete(last, width):
         raise AdapterError(f"{region}: offer file truncated: its last line is cut off mid-row")
+    reserved = [term_offer(term, source) for term in terms.values()]
+    result.offers += cheapest_terms([offer for offer in reserved if offer is not None])
     return result
 
 

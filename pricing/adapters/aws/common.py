@@ -29,15 +29,15 @@ def lookup(instances: InstanceMap, instance_type: str, skipped: SkipReport) -> I
 
 
 def unique(offers: list[Offer]) -> list[Offer]:
-    """One offer per (instance type, region, zone, pricing), first seen first.
+    """One offer per (instance type, region, zone, pricing, purchase option), first seen first.
 
     A source that repeats an item (the same SKU on two pages, a row twice in a file) must not
     price it twice. Should two repeats disagree, the higher price is kept, so the result never
     depends on the order the source happened to answer in; the notes say so.
     """
-    kept: dict[tuple[str, str, str, str], Offer] = {}
+    kept: dict[tuple[str, ...], Offer] = {}
     for offer in offers:
-        key = (offer.product, offer.region, offer.zone, offer.pricing)
+        key = (offer.product, offer.region, offer.zone, offer.pricing, offer.purchase_option)
         seen = kept.get(key)
         if seen is None:
             kept[key] = offer

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from pricing.adapters.aws.common import instance_offer, lookup
-from pricing.adapters.aws.instances import InstanceMap
+from pricing.adapters.aws.instances import InstanceMap, InstanceType
+from pricing.adapters.aws.reserved import UPFRONT_FEE, Term, cheapest_terms, known_term, term_offer
 from pricing.adapters.kit import SkipReport
 from pricing.errors import AdapterError
 from pricing.offer import Offer, PricingModel
@@ -91,7 +92,40 @@ def parse_price_list(
                         notes=f"effective {term.get('effectiveDate', '')[:10]}",
                     )
                 )
-    return offers
+        source = f"AWS Price List Query API (get_products), offer {version}"
+        for term in item.get("terms", {}).get("Reserved", {}).values():
+            offer = _reserved(term, instance, attrs["regionCode"], price_as_of, source)
+            if offer is not None:
+                offers.append(offer)
+    return cheapest_terms(offers)
+
+
+def _reserved(
+    term: Mapping[str, Any], instance: InstanceType, region: str, price_as_of: str, source: str
+) -> Offer | None:
+    """``terms.Reserved[sku][code]``: its lease, option and class in ``termAttributes``,
+    its hourly rate and upfront fee as price dimensions (pricing/adapters/aws/reserved.py)."""
+    attributes = term.get("termAttributes", {})
+    lease = attributes.get("LeaseContractLength", "")
+    option = attributes.get("PurchaseOption", "")
+    offering_class = attributes.get("OfferingClass", "")
+    if not known_term(lease, option, offering_class):
+        return None
+    effective = str(term.get("effectiveDate", ""))[:10] or price_as_of
+    found = Term(instance, region, lease, option, offering_class, effective)
+    for dimension in term.get("priceDimensions", {}).values():
+        usd = dimension.get("pricePerUnit", {}).get("USD")
+        if usd is None:
+            continue
+        try:
+            value = float(usd)
+        except ValueError as exc:
+            raise AdapterError(f"bad reserved price {usd!r}") from exc
+        if dimension.get("unit") == "Quantity" and dimension.get("description") == UPFRONT_FEE:
+            found.upfront = value
+        elif dimension.get("unit") == "Hrs":
+            found.hourly = value
+    return term_offer(found, source)
 
 
 def _is_linux_box_usage(product_family: str, attrs: Mapping[str, str]) -> bool:

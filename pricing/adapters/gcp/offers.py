@@ -18,7 +18,7 @@ from pricing.adapters.gcp.availability import Availability
 from pricing.adapters.gcp.skus import REJECTED, UNKNOWN, PriceBook
 from pricing.adapters.gcp.tables import GcpTables
 from pricing.adapters.kit import SkipReport
-from pricing.offer import Offer, PricingModel
+from pricing.offer import COMMITTED, Offer, PricingModel
 
 PROVIDER = "gcp"
 N1 = "N1 Predefined"
@@ -47,8 +47,11 @@ def build_offers(
     ]
 
 
-def _pricing(spot: bool) -> PricingModel:
-    return PricingModel.SPOT if spot else PricingModel.ON_DEMAND
+def _committed(tier: PricingModel) -> dict[str, object]:
+    """A resource-based commitment's terms: billed monthly over the term, nothing upfront."""
+    if tier in COMMITTED:
+        return {"purchase_option": "commitment", "upfront_share": 0.0}
+    return {}
 
 
 def _max_cards(availability: Availability | None, accelerator_type: str, region: str) -> int:
@@ -60,12 +63,12 @@ def _max_cards(availability: Availability | None, accelerator_type: str, region:
 def _attached(
     book: PriceBook, tables: GcpTables, availability: Availability | None, price_as_of: str
 ) -> Iterator[Offer]:
-    for (sku_gpu, region, spot), (gpu_usd, sku_id) in sorted(book.gpu.items()):
+    for (sku_gpu, region, tier), (gpu_usd, sku_id) in sorted(book.gpu.items()):
         gpu = tables.gpus.get(sku_gpu)
         if gpu is None or gpu.attach != "n1" or not gpu.accelerator:
             continue
-        core = book.core.get((N1, region, spot))
-        ram = book.ram.get((N1, region, spot))
+        core = book.core.get((N1, region, tier))
+        ram = book.ram.get((N1, region, tier))
         if core is None or ram is None:
             continue
         limit = _max_cards(availability, gpu.accelerator_type, region)
@@ -80,12 +83,13 @@ def _attached(
                 region=region,
                 accelerator=gpu.accelerator,
                 count=n,
-                pricing=_pricing(spot),
+                pricing=tier,
                 usd_per_hour=n * gpu_usd + host,
                 price_as_of=price_as_of,
                 source=f"Cloud Billing Catalog SKUs {sku_id}, {core[1]}, {ram[1]}",
                 confidence="high",
                 notes=f"GPU {gpu_usd:.4f}/h each + n1-standard-{vcpus} host {host:.4f}/h",
+                **_committed(tier),
             )
             n *= 2
 
@@ -98,11 +102,11 @@ def _machines(
         gpu = by_type.get(machine.accelerator_type)
         if gpu is None or not gpu.accelerator:
             continue
-        for (sku_gpu, region, spot), (gpu_usd, gpu_sku) in sorted(book.gpu.items()):
+        for (sku_gpu, region, tier), (gpu_usd, gpu_sku) in sorted(book.gpu.items()):
             if sku_gpu != gpu.sku_gpu:
                 continue
-            core = book.core.get((machine.sku_family, region, spot))
-            ram = book.ram.get((machine.sku_family, region, spot))
+            core = book.core.get((machine.sku_family, region, tier))
+            ram = book.ram.get((machine.sku_family, region, tier))
             if core is None or ram is None:
                 continue
             if availability is not None and (
@@ -117,7 +121,7 @@ def _machines(
                 region=region,
                 accelerator=gpu.accelerator,
                 count=machine.gpus,
-                pricing=_pricing(spot),
+                pricing=tier,
                 usd_per_hour=machine.gpus * gpu_usd + host,
                 price_as_of=price_as_of,
                 source=f"Cloud Billing Catalog SKUs {gpu_sku}, {core[1]}, {ram[1]}",
@@ -126,13 +130,14 @@ def _machines(
                     f"{machine.gpus} GPU x {gpu_usd:.4f} + {machine.vcpus} vCPU x "
                     f"{core[0]:.5f} + {machine.memory_gb:g} GB x {ram[0]:.5f}"
                 ),
+                **_committed(tier),
             )
 
 
 def _tpus(
     book: PriceBook, tables: GcpTables, price_as_of: str, skipped: SkipReport
 ) -> Iterator[Offer]:
-    for (version, region, spot), (usd, sku_id) in sorted(book.tpu.items()):
+    for (version, region, tier), (usd, sku_id) in sorted(book.tpu.items()):
         tpu = tables.tpus.get(version)
         if tpu is None:
             skipped.add(UNKNOWN, f"TPU {version} (no row in pricing/data/gcp_tpus.csv)")
@@ -145,10 +150,11 @@ def _tpus(
             region=region,
             accelerator=tpu.accelerator,
             count=tpu.slice_chips,
-            pricing=_pricing(spot),
+            pricing=tier,
             usd_per_hour=per_chip * tpu.slice_chips,
             price_as_of=price_as_of,
             source=f"Cloud Billing Catalog SKU {sku_id}",
             confidence="high",
             notes=f"{per_chip:.4f} per chip-hour (SKU price covers {tpu.sku_chips} chip(s))",
+            **_committed(tier),
         )
