@@ -195,14 +195,20 @@ def test_filters_providers_region_prefix_and_pricing() -> None:
     def products(result):  # type: ignore[no-untyped-def]
         return [(x.stored.offer.provider, x.stored.offer.region) for x in result.rent]
 
-    assert products(run(offers, providers=frozenset({"aws"}))) == [("aws", "us-east-1")]
-    assert products(run(offers, region="us")) == [("gcp", "us-central1"), ("aws", "us-east-1")]
+    hourly = "on_demand"  # pricing=: the reserved term competes only where asked for
+    assert products(run(offers, providers=frozenset({"aws"}), pricing=hourly)) == [
+        ("aws", "us-east-1")
+    ]
+    assert products(run(offers, region="us", pricing="interruptible")) == [("gcp", "us-central1")]
     assert products(run(offers, pricing="on_demand")) == [
         ("gcp", "europe-west4"),
         ("aws", "us-east-1"),
     ]
-    # reserved terms are never priced against an hourly workload
-    assert all(r.stored.offer.pricing != PricingModel.RESERVED_1Y for r in run(offers).rent)
+    # a 1-year term is paid whole: 8,760 h x 0.10 = 876 USD for 1,000 h of work, dearer
+    # than 1,000 h at 0.50 on spot (x 1.1 for the allowance: 550), cheaper than on demand
+    everything = run(offers)
+    assert [round(r.total_usd) for r in everything.rent] == [550, 876, 900, 1000]
+    assert everything.rent[1].stored.offer.pricing == PricingModel.RESERVED_1Y
 
 
 def test_nothing_to_compare_is_an_error_naming_the_cause() -> None:

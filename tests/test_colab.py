@@ -57,7 +57,8 @@ def test_breakeven_answers_with_colab_offers(settings, app) -> None:  # type: ig
     env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
     result = CliRunner().invoke(cli, ["refresh", "--provider", "colab"], env=env)
     assert result.exit_code == 0, result.output
-    answer = app.test_client().get("/breakeven?gpu=rtx3090&hours=100&providers=colab").get_json()
+    asked = "/breakeven?gpu=rtx3090&hours=100&providers=colab&pricing=compute_units"
+    answer = app.test_client().get(asked).get_json()
     rates = {f"{r.runtime} runtime": r for r in load_rates() if r.as_of == "2026-03-10"}
     assert answer["rent"]
     for row in answer["rent"]:

@@ -92,7 +92,9 @@ def test_no_session_length_in_the_data_means_no_terms() -> None:
 def test_the_answer_says_when_a_job_outgrows_the_plan(client) -> None:  # type: ignore[no-untyped-def]
     """5,000 h of RTX 3090 work on Colab: every line names its sessions, and units past
     Pro+'s 500 a month are called out."""
-    answer = client.get("/breakeven?gpu=rtx3090&hours=5000&providers=colab").get_json()
+    answer = client.get(
+        "/breakeven?gpu=rtx3090&hours=5000&providers=colab&pricing=compute_units"
+    ).get_json()
     for line in answer["rent"]:
         sessions = line["sessions"]
         assert sessions["max_hours"] == 24 and sessions["restart_hours"] == 0.5
@@ -100,10 +102,12 @@ def test_the_answer_says_when_a_job_outgrows_the_plan(client) -> None:  # type: 
         assert sessions["compute_units"] == pytest.approx(line["total_usd"] / 0.0999)
         assert sessions["count"] > 1 and sessions["exceeds_monthly_plan"]
         assert "more than Colab Pro+'s 500 a month" in sessions["note"]
-    small = client.get("/breakeven?gpu=rtx3090&hours=5&providers=colab").get_json()
+    small = client.get(
+        "/breakeven?gpu=rtx3090&hours=5&providers=colab&pricing=compute_units"
+    ).get_json()
     assert all(not line["sessions"]["exceeds_monthly_plan"] for line in small["rent"])
     assert all(line["sessions"]["count"] == 1 for line in small["rent"])
-    others = client.get("/breakeven?gpu=rtx3090&hours=5&providers=aws").get_json()
+    others = client.get("/breakeven?gpu=rtx3090&hours=5&providers=aws&pricing=any").get_json()
     assert all(line["sessions"] is None for line in others["rent"])
 
 

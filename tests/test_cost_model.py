@@ -67,11 +67,12 @@ def test_an_offer_costs_the_same_per_reference_hour_on_every_endpoint(
     listed = _by_product(offers["offers"])
     assert len(listed) == 20
 
-    rank = twenty.get("/rank", query_string={**base, "top": 100}).get_json()
+    # pricing=any: spot offers are in the ranking and the headline, not only in `tiers`
+    rank = twenty.get("/rank", query_string={**base, "top": 100, "pricing": "any"}).get_json()
     ranked = _by_product(rank["rent"])
     assert ranked, "the twenty cheap rentals lead the ranking"
 
-    query = {**base, "hours": 500, **asked, "providers": "custom", "top": 100}
+    query = {**base, "hours": 500, **asked, "providers": "custom", "top": 100, "pricing": "any"}
     answer = twenty.get("/breakeven", query_string=query).get_json()
     rented = _by_product(answer["rent"])
     assert rented, answer

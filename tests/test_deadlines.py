@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hardware import Hardware
 from pricing.offer import PricingModel
 from service.engine.assumptions import Assumptions
-from service.engine.breakeven import QuoteError, QuoteRequest, quote
+from service.engine.breakeven import QuoteError, QuoteRequest, memory_need, quote
 from service.engine.offer_table import OfferTable
 from tests.helpers import offer, stored, toy_hardware
 
@@ -389,7 +389,7 @@ def test_rank_takes_the_deadline_and_steady_work(client) -> None:  # type: ignor
     plain = _ask(client, "/rank?gpu=rtx3090&hours=5000")
     assert plain["deadline_days"] is None
     assert all(r["instances"] == 1 and r["wall_clock_hours"] is None for r in plain["rent"])
-    rushed = _ask(client, "/rank?gpu=rtx3090&hours=5000&deadline_days=5")
+    rushed = _ask(client, "/rank?gpu=rtx3090&hours=5000&deadline_days=5&pricing=any")
     assert rushed["deadline_days"] == 5
     assert all(r["wall_clock_hours"] <= 120 * (1 + 1e-9) for r in rushed["rent"])
     assert any(r["instances"] > 1 for r in rushed["rent"])
@@ -515,9 +515,15 @@ def test_a_remembered_walk_that_no_longer_holds_is_walked_again() -> None:
         reference="ref", hours=100.0, gpus=64, deadline_hours=60.0, assumptions=PLAIN, top=3
     )
     assert [r.stored.offer.region for r in quote(table, TOY, first).rent] == ["s0", "s1", "s2"]
-    (walk,) = table.walks._items.values()
+
+    def walk_of(question: QuoteRequest):  # type: ignore[no-untyped-def]
+        """The walk remembered for the question itself (the tiers' own questions have theirs)."""
+        key = table.filter_key(question, memory_need(question, 24.0))
+        return table.walks.get(key)
+
+    walk = walk_of(first)
     assert walk.stops[:2] == (256, 256)
     rushed = replace(first, deadline_hours=15.0)
     assert _answer(table, TOY, rushed) == _answer(OfferTable(stored(*offers), TOY), TOY, rushed)
-    (again,) = table.walks._items.values()
+    again = walk_of(rushed)
     assert again.stops[:2] == (300, 300)  # read again, to the end

@@ -50,7 +50,9 @@ def test_providers_show_age_and_staleness(client) -> None:  # type: ignore[no-un
     assert 0 <= bundled["age_seconds"] < 600
     prices = bundled["prices"]
     assert bundled["stale"] is True and prices["stale"] is True
-    assert prices["oldest_as_of"] == "2024-04-10"  # Colab V100 burn rate, the oldest dated
+    # AWS reserved instances as published on 2022-07-07 (pricing/data/committed.csv), the
+    # oldest dated; then the Colab V100 burn rate of 2024-04-10
+    assert prices["oldest_as_of"] == "2022-07-07"
     assert prices["newest_as_of"] == "before 2026-11-30"
     assert prices["unknown_age"] > 2000  # the rows read from the public catalogs
 

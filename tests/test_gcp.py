@@ -168,6 +168,51 @@ def test_a2_machine_is_priced_whole_from_gpu_core_and_ram() -> None:
     assert not [o for o in offers if o.product.startswith("a2") and o.region != "us-central1"]
 
 
+def test_committed_a2_machine_is_priced_whole_from_commitment_skus() -> None:
+    """A resource-based commitment prices a committed GPU, vCPU and GiB: a machine's 1-year
+    price is its parts', as on demand (figures of Google's a2 1-year commitment, 37 % off;
+    Cyclenerd pricing.yml@fd66b26 gives a2-highgpu-1g us-central1 2.314 an hour)."""
+    us = ["us-central1"]
+    book = _book(
+        *_samples("gcp_billing_catalog_skus_compute_engine_verbatim.json"),
+        sku(
+            "Commitment v1: Nvidia Tesla A100 GPU running in Americas for 1 Year",
+            1.848362,
+            us,
+            "Commit1Yr",
+        ),
+        sku("Commitment v1: A2 Cpu in Americas for 1 Year", 0.019915, us, "Commit1Yr", "CPU"),
+        sku("Commitment v1: A2 Ram in Americas for 1 Year", 0.002669, us, "Commit1Yr", "RAM"),
+        sku(
+            "Commitment v1: Nvidia Tesla A100 GPU in Americas for 3 Years",
+            1.026874,
+            us,
+            "Commit3Yr",
+        ),
+        # noise: a "commitment" billed on demand, a sole-tenancy commitment, a 3-year GPU SKU
+        # whose host parts have no 3-year price (no whole machine can be priced)
+        sku("Commitment v1: A2 Cpu in Americas for 1 Year", 0.5, ["us-west1"], group="CPU"),
+        sku("Commitment v1: Sole Tenancy Cpu in Americas for 1 Year", 0.5, us, "Commit1Yr", "CPU"),
+    )
+    offers = build_offers(
+        book, TABLES, {"nvidia-tesla-a100": {"us-central1": 16}}, TODAY, skip_report()
+    )
+    committed = {
+        (o.product, o.pricing): o
+        for o in offers
+        if o.product == "a2-highgpu-1g" and o.pricing != PricingModel.ON_DEMAND
+    }
+    assert set(committed) == {("a2-highgpu-1g", PricingModel.RESERVED_1Y)}
+    one_year = committed[("a2-highgpu-1g", PricingModel.RESERVED_1Y)]
+    # 1 x 1.848362 + 12 vCPU x 0.019915 + 85 GB x 0.002669 = 2.314207
+    assert one_year.usd_per_hour == pytest.approx(2.314207)
+    assert (one_year.purchase_option, one_year.upfront_share) == ("commitment", 0.0)
+    on_demand = next(
+        o for o in offers if o.product == "a2-highgpu-1g" and o.region == "us-central1"
+    )
+    assert 1 - one_year.usd_per_hour / on_demand.usd_per_hour == pytest.approx(0.37, abs=0.005)
+
+
 def test_attached_gpus_include_their_n1_host_up_to_the_zone_limit() -> None:
     availability = {"nvidia-tesla-t4": {"us-central1": 4}}
     offers = [

@@ -38,7 +38,10 @@ def test_offers_come_in_pages_that_walk_the_catalog_once(app, client) -> None:  
     seen, page, pages = [], first, 0
     while True:
         pages += 1
-        seen += [(o["provider"], o["product"], o["region"], o["pricing"]) for o in page["offers"]]
+        seen += [
+            (o["provider"], o["product"], o["region"], o["pricing"], o["purchase_option"])
+            for o in page["offers"]
+        ]
         if page["next"] is None:
             assert "Link" not in response.headers
             break

@@ -38,12 +38,13 @@ def test_azure_refresh_stores_linux_on_demand_and_spot_that_breakeven_uses(
     url = fake.install(httpserver)
     result = _refresh(settings, "azure", BREAKEVEN_AZURE_PRICES_URL=url)
     assert result.exit_code == 0, result.output
-    assert "azure: ok, 3 offers" in result.output
+    assert "azure: ok, 4 offers" in result.output  # the reservation is a 1-year term
     assert len(fake.requests) == 3  # 5 items, 2 a page
     client = app.test_client()
     offers = client.get("/offers?provider=azure").get_json()["offers"]
     assert sorted((o["product"], o["pricing"], o["usd_per_hour"]) for o in offers) == [
         ("Standard_NC24ads_A100_v4", "on_demand", 3.673),
+        ("Standard_NC24ads_A100_v4", "reserved_1y", round(20000.0 / 8760, 6)),
         ("Standard_NC24ads_A100_v4", "spot", 0.9),
         ("Standard_ND96asr_v4", "on_demand", 27.197),
     ]

@@ -11,6 +11,7 @@ from hardware import Throughput, Workload
 from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
+from pricing.tiers import TIERS, tier_code
 from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -51,7 +52,6 @@ from service.engine.sizing import (
     SizingError,
     purchase,
 )
-from service.engine.tiers import TIERS, tier_code
 from service.engine.work import Work
 from service.runtime import Runtime
 

@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 from pydantic import WithJsonSchema
 
 from pricing.offer import PriceSpan, StoredOffer
+from pricing.tiers import tier_of
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -68,15 +69,19 @@ OFFER_FIELDS: dict[str, OfferField] = {
     "market": OfferField(str, "offer.market"),
     "reliability": OfferField(Number | None, "offer.reliability"),
     "interruption": OfferField(str, "offer.interruption"),
+    # pricing/tiers.py: on_demand, reserved_1y, reserved_3y, spot, interruptible, compute_units
+    "tier": OfferField(str | None, "offer", tier_of),
+    "purchase_option": OfferField(str, "offer.purchase_option"),
+    "upfront_share": OfferField(Number | None, "offer.upfront_share"),
 }
 # Each answer's slice, in the order of its rows (and CSV columns).
 _PRICED = ("provider", "product", "region", "accelerator", "count", "pricing", "usd_per_hour")
-RANKED = (*_PRICED, "market", "price_as_of", "source")  # /rank's rentals
+RANKED = (*_PRICED, "tier", "market", "price_as_of", "source")  # /rank's rentals
 RENTED = (*RANKED, "host_included", "confidence", "notes")  # /breakeven's rentals
 CATALOG = (  # /offers: everything a row of the catalog holds
     *RENTED,
     *("service", "zone", "memory_gb", "usd_per_accelerator_hour", "estimated", "suspect"),
-    *("reliability", "interruption", "fetched_at", "run_id"),
+    *("reliability", "interruption", "purchase_option", "upfront_share", "fetched_at", "run_id"),
 )
 HISTORY = (  # /offers/history: a price and the span it held
     *("at", "until", "provider", "product", "region", "zone", "accelerator", "count", "pricing"),

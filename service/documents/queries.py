@@ -376,6 +376,7 @@ class _RankQuestion(_StatedWork):
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
     market: Markets = None
+    pricing: RentalPricing = "dependable"
     deadline_days: DeadlineDays = Field(
         None,
         description="With stated work: calendar days it must be done in; rentals are ranked "

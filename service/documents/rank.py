@@ -44,6 +44,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         assumptions=with_overrides(runtime.assumptions, query),
         platforms=competing_platforms(query.platforms, reference.platform),
         markets=market_tiers(query.market),
+        pricing=query.pricing,
         deadline_hours=deadline,
     )
     ranking = rank(runtime.hardware, runtime.catalog.table(), request)
@@ -63,6 +64,7 @@ def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, An
         "deadline_days": None if r.deadline_hours is None else r.deadline_hours / HOURS_PER_DAY,
         "platforms": sorted(r.platforms) if r.platforms is not None else "all",
         "market": sorted(r.markets) if r.markets is not None else "all",
+        "pricing": r.pricing,
         "ranked_by": "reference_hours_per_usd" if ranks_by_work(r) else "throughput_per_1000_usd",
         "cards": [_card(c) for c in ranking.cards],
         "too_small": [_card(c) for c in ranking.too_small],

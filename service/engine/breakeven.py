@@ -19,6 +19,7 @@ import numpy as np
 
 from hardware import Hardware, Throughput
 from pricing.offer import StoredOffer, pricing_models
+from pricing.tiers import TIERS, Tier
 from service.engine.assumptions import Assumptions
 from service.engine.cheapest import Costed, admitted_mask, cheapest, costed
 from service.engine.costs import (
@@ -36,7 +37,6 @@ from service.engine.costs import (
 from service.engine.hours import HOURS_PER_DAY
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 from service.engine.request import QuoteRequest
-from service.engine.tiers import TIERS, Tier
 
 # The filters that narrow the rentals, as (parameter, QuoteRequest field, the value that
 # filters nothing), in the order the query lists them: a question they leave without an
@@ -119,7 +119,7 @@ class LeftOut:
 
 @dataclass(frozen=True)
 class TierBest:
-    """The best offer of one pricing tier for the same work (service/engine/tiers.py)."""
+    """The best offer of one pricing tier for the same work (pricing/tiers.py)."""
 
     tier: Tier
     best: RentOption | None  # None: no offer of the tier the question admits does the work

@@ -237,7 +237,10 @@ def paid_hours(run: np.ndarray, term_hours: np.ndarray) -> np.ndarray:
     committed offer (at least one: a term is bought before its first hour)."""
     if not term_hours.any():
         return run
-    terms = np.maximum(np.ceil(run / np.where(term_hours > 0, term_hours, 1.0)), 1.0)
+    # a run that fills its terms to the last bit fills them: two years of work in exactly
+    # two 1-year terms is 2 terms, not 3 for a rounding error of 1e-12
+    fill = run / np.where(term_hours > 0, term_hours, 1.0) / (1 + DEADLINE_TOLERANCE)
+    terms = np.maximum(np.ceil(fill), 1.0)
     return np.where(term_hours > 0, terms * term_hours, run)
 
 

@@ -19,11 +19,11 @@ import numpy as np
 from hardware import Hardware, Throughput, Workload
 from pricing.listed import Listed
 from pricing.offer import INTERRUPTIBLE, TERM_HOURS, PricingModel, StoredOffer, pricing_models
+from pricing.tiers import TIER_NAMES, tier_code
 from service.engine.clusters import clusters_for
 from service.engine.interruption import band_overhead, interruption_class
 from service.engine.lru import Lru
 from service.engine.request import QuoteRequest
-from service.engine.tiers import TIER_NAMES, tier_code
 
 # The interruptible tiers ordered apart (on-demand and banded spot have orders of their own).
 HOURLY_TIERS = ("spot", "interruptible", "compute_units")
@@ -127,7 +127,7 @@ class OfferTable:
         # offer it admits (few: a provider lists a term per instance type and region).
         self.term_hours = np.array([TERM_HOURS.get(p, 0.0) for p in pricing], dtype=np.float64)
         self.committed_rows = np.flatnonzero(self.term_hours > 0)
-        # Its pricing tier (service/engine/tiers.py): what an answer's `tiers` block sorts by
+        # Its pricing tier (pricing/tiers.py): what an answer's `tiers` block sorts by
         self.tier_code = np.array(
             [tier_code(str(p), m) for p, m in zip(pricing, column("market"), strict=True)],
             dtype=np.intp,
@@ -153,7 +153,7 @@ class OfferTable:
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
         self.walks: Lru[tuple[object, ...], Any] = Lru(SHORTLIST_CACHE)
         self._rows_of: dict[str, np.ndarray] = {}  # accelerator -> its rows, when asked
-        # One order per hourly pricing tier (service/engine/tiers.py), a cloud's spot split
+        # One order per hourly pricing tier (pricing/tiers.py), a cloud's spot split
         # by whether a band sets its overhead: a tier's cheapest is then among the first of
         # its own orders. Committed offers have none (committed_rows).
         hourly = self.term_hours == 0

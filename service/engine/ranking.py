@@ -37,6 +37,7 @@ class RankRequest:
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
     platforms: frozenset[str] | None = None  # software platforms whose rentals compete
     markets: frozenset[str] | None = None  # market tiers whose rentals compete; None = all
+    pricing: str = "any"  # a pricing.offer.PRICING_CHOICES name: the tiers whose rentals compete
     # with `hours`: wall-clock hours the work must be done in; None: no deadline
     deadline_hours: float | None = None
 
@@ -135,6 +136,7 @@ def _rentals(
         assumptions=request.assumptions,
         platforms=request.platforms,
         markets=request.markets,
+        pricing=request.pricing,
     )
     need = MemoryNeed(per_accelerator_gb=request.memory_gb)
     shortlist = table.shortlist(probe, need)

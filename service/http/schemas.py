@@ -169,13 +169,31 @@ class InterruptionOut(_Out):
     basis: str = Field(description="The band and the lost work it means, or the assumption.")
 
 
+class CommitmentOut(_Out):
+    """A committed rental's term: paid whole, used or not (pricing reserved_1y, reserved_3y)."""
+
+    term_hours: float = Field(description="Hours of one term: 8,760 (1 year), 26,280 (3 years).")
+    terms: int = Field(description="Terms each instance is bought for: the work's hours fit.")
+    purchase_option: str = Field(
+        description="no_upfront, partial_upfront, all_upfront (AWS), commitment (Google "
+        "Cloud), reservation (Azure), savings_plan."
+    )
+    upfront_share: float | None = Field(description="Share of the term's total paid upfront.")
+    upfront_usd: float = Field(description="Paid before the first hour, all instances.")
+    paid_instance_hours: float = Field(description="instances x terms x term_hours.")
+    used_instance_hours: float = Field(description="instances x wall_clock_hours.")
+    unused_usd: float = Field(description="What the paid hours the work leaves unused cost.")
+    note: str
+
+
 # One meaning wherever an offer is priced per hour of work (service/engine/costs.py).
 USD_PER_REFERENCE_HOUR = (
     "What one hour of `gpu`'s work costs on this offer, USD: its hourly price (times "
     "`rent_factor` on /breakeven) over the hours of `gpu`'s work it does in an hour, with the "
     "interruption allowance on spot offers (the published band's, else `spot_overhead`). The "
     "same figure on /breakeven, /rank and /offers; a session-bound job's restarts are in its "
-    "`total_usd`, not here."
+    "`total_usd`, not here, and so are the unused hours of a committed term (`usd_per_hour` "
+    "is a term's effective rate: its upfront fee spread over the term's hours)."
 )
 
 RentOut = _offer_model(
@@ -217,7 +235,37 @@ RentOut = _offer_model(
         InterruptionOut | None,
         Field(description="Interruptible rentals: the extra work charged and why; else null."),
     ),
+    commitment=(
+        CommitmentOut | None,
+        Field(description="Committed rentals: the terms paid and the hours used; else null."),
+    ),
 )
+
+
+class TierOut(_Out):
+    """The best offer of one pricing tier for the same work, and its verdict against buying."""
+
+    tier: str = Field(
+        description="on_demand, reserved_1y, reserved_3y, spot (clouds), interruptible "
+        "(marketplaces), compute_units (Colab)."
+    )
+    description: str
+    interruptible: bool = Field(description="The provider may take the capacity back mid-run.")
+    best: RentOut | None = Field(description="Its cheapest rental; null: none does the work.")
+    total_usd: float | None
+    wall_clock_hours: float | None
+    verdict: Literal["buy", "rent"] | None = Field(description="Buying against this tier.")
+    savings_usd: float | None
+
+
+class ComparedWithOut(_Out):
+    """Which rentals the headline verdict weighs buying against."""
+
+    pricing: str = Field(description="The `pricing` asked (default `dependable`).")
+    admits: list[str] = Field(description="The pricing models that choice admits.")
+    tier: str = Field(description="The tier of the cheapest rental, the headline's.")
+    interruptible: bool
+    why: str
 
 
 class BreakevenPoint(_Out):
@@ -377,11 +425,19 @@ class BreakevenAnswer(_Out):
     )
     deadline: DeadlineOut = Field(description="What every rental finished within.")
     verdict: Literal["buy", "rent"] = Field(
-        description="Which costs less for this work: buying or the cheapest rental."
+        description="Which costs less for this work: buying or the cheapest rental the "
+        "`pricing` admits (by default capacity one can count on: on-demand or committed)."
+    )
+    compared_with: ComparedWithOut = Field(
+        description="The rentals the verdict weighs, and the tier of the one it chose."
     )
     savings_usd: float = Field(description="What the cheaper side saves, USD.")
     breakeven: BreakevenPoint | None = Field(
         description="Where buying stops being dearer than the cheapest rental; null: never."
+    )
+    tiers: list[TierOut] = Field(
+        description="The best offer of every pricing tier for the same work and deadline, "
+        "each with its verdict against buying: interruptible ones with their risk."
     )
     prices: PricesOut = Field(description="The rentals' price dates and how old they are.")
     throughput: ThroughputOut = Field(description="The bought card's speed the answer used.")
@@ -632,6 +688,10 @@ class RankAnswer(_Out):
     )
     market: list[str] | Literal["all"] = Field(
         description="Market tiers whose rentals were ranked (`market`)."
+    )
+    pricing: str = Field(
+        description="The pricing tiers whose rentals were ranked (`pricing`, default "
+        "`dependable`: on-demand and committed)."
     )
     ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
     work: WorkOut | None = Field(description="The work as stated; null without one.")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pricing.offer import MARKETS, PricingModel
+from pricing.offer import MARKETS, Offer, PricingModel
 
 CLOUD_MARKETS = frozenset({"cloud"})
 MARKETPLACES = frozenset(MARKETS) - CLOUD_MARKETS
@@ -86,3 +86,9 @@ def tier_code(pricing: str, market: str) -> int:
         if pricing == tier.pricing and (tier.markets is None or market in tier.markets):
             return code
     return -1
+
+
+def tier_of(offer: Offer) -> str | None:
+    """The name of the tier an offer is in; None where it is in none (a subscription)."""
+    code = tier_code(str(offer.pricing), offer.market)
+    return TIERS[code].name if code >= 0 else None

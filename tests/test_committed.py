@@ -1,0 +1,135 @@
+"""Committed capacity: a term is paid whole, used or not, and every answer shows each tier.
+
+Hand-computed cases, worked in the docstrings; the parsers' committed rows are tested with
+their adapters (tests/test_aws.py, tests/test_gcp.py, tests/test_azure.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hardware import Workload, load_hardware
+from pricing.offer import PricingModel
+from pricing.tiers import TIER_NAMES
+from service.engine.assumptions import Assumptions
+from service.engine.breakeven import QuoteRequest, quote
+from service.engine.costs import bought_speed
+from service.engine.offer_table import OfferTable
+from tests.helpers import offer, stored, toy_hardware
+
+TOY = toy_hardware()
+REAL = load_hardware()
+PLAIN = Assumptions(electricity=0.0, host_cost=0.0, host_watts=0.0, utilization=1.0)
+YEAR, THREE_YEARS = 8760.0, 26280.0
+
+
+def _tiers(result):  # type: ignore[no-untyped-def]
+    return {t.tier.name: t.best for t in result.tiers}
+
+
+def test_a_hundred_hours_on_a_one_year_term_costs_the_whole_year() -> None:
+    """ref at 1.00 USD/h on demand, 0.50 USD/h on a 1-year term (the rate with any upfront fee
+    spread over 8,760 h). 100 h of ref's work: on demand 100 x 1.00 = 100 USD; the term is
+    paid whole, 8,760 x 0.50 = 4,380 USD, for 100 h used. The headline (pricing=dependable)
+    rents on demand; the tier shows the term, its 8,760 h paid and 100 h used."""
+    offers = [
+        offer(product="od", usd_per_hour=1.0),
+        offer(
+            product="term",
+            pricing=PricingModel.RESERVED_1Y,
+            usd_per_hour=0.5,
+            purchase_option="no_upfront",
+            upfront_share=0.0,
+        ),
+    ]
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(reference="ref", hours=100.0, assumptions=PLAIN, pricing="dependable")
+    result = quote(table, TOY, request)
+    assert result.rent[0].stored.offer.product == "od"
+    assert result.rent[0].total_usd == pytest.approx(100.0)
+    term = _tiers(result)["reserved_1y"]
+    assert term.total_usd == pytest.approx(YEAR * 0.5)  # 4,380: the year, not 100 h
+    assert (term.hours, term.paid_hours) == (pytest.approx(100.0), YEAR)
+    # its rate is still the hourly one: what an hour of work costs when every hour is used
+    assert term.usd_per_reference_hour == pytest.approx(0.5)
+    # over a year of work the term is the cheaper: 8,760 h cost 4,380 against 8,760
+    year = quote(table, TOY, QuoteRequest(reference="ref", hours=YEAR, assumptions=PLAIN))
+    assert year.rent[0].stored.offer.product == "term"
+    assert year.rent[0].total_usd == pytest.approx(4380.0)
+    # a year and an hour takes a second term: 2 x 4,380
+    more = quote(table, TOY, QuoteRequest(reference="ref", hours=YEAR + 1, assumptions=PLAIN))
+    assert _tiers(more)["reserved_1y"].total_usd == pytest.approx(2 * 4380.0)
+
+
+def test_two_years_of_eight_h100s_on_each_tier_and_bought() -> None:
+    """Two years of steady work on 8 x H100 SXM, every hour of both years (deadline 17,520
+    h, utilization 1): the work is 17,520 h of the 8 cards, which an 8 x H100 machine of the
+    same speed does in 17,520 h. Prices: Google Cloud a3-highgpu-8g, us-central1 (Cyclenerd
+    pricing.yml@fd66b26, 2026-07-30): on demand 88.490, 1-year 61.384, 3-year 38.864 USD/h.
+
+    - on demand: 17,520 h x 88.490 = 1,550,344.80 USD;
+    - a 1-year term, renewed once: 2 x 8,760 h x 61.384 = 1,075,447.68 USD, all hours used;
+    - a 3-year term: 26,280 h x 38.864 = 1,021,345.92 USD, 8,760 h of it unused;
+    - bought (price 30,000 a card given, a 20,000 USD host of 1,000 W, 700 W a card at full
+      load, PUE 1, 0.10 USD/kWh, no resale): 8 x 30,000 + 20,000 + (8 x 700 + 1,000) / 1,000
+      x 0.10 x 17,520 h = 260,000 + 11,563.20 = 271,563.20 USD.
+    """
+    gpus, hours_span = 8, 2 * YEAR
+    local = bought_speed(REAL, "h100-sxm", Workload.TRANSFORMER, gpus)
+    work = local * hours_span  # reference-card hours the 8 cards do in two years
+
+    def machine(pricing: PricingModel, usd: float, option: str = "") -> object:
+        committed = {"purchase_option": option, "upfront_share": 0.0} if option else {}
+        return offer(
+            provider="custom",
+            product="a3-highgpu-8g",
+            region="us-central1",
+            accelerator="h100-sxm",
+            count=8,
+            pricing=pricing,
+            usd_per_hour=usd,
+            **committed,
+        )
+
+    table = OfferTable(
+        stored(
+            machine(PricingModel.ON_DEMAND, 88.490),
+            machine(PricingModel.RESERVED_1Y, 61.384, "commitment"),
+            machine(PricingModel.RESERVED_3Y, 38.864, "commitment"),
+        ),
+        REAL,
+    )
+    assumptions = Assumptions(
+        electricity=0.10,
+        pue=1.0,
+        load=1.0,
+        host_cost=20_000.0,
+        host_watts=1_000.0,
+        utilization=1.0,
+        resale=0.0,
+        depreciation=0.0,
+    )
+    request = QuoteRequest(
+        reference="h100-sxm",
+        hours=work,
+        gpus=gpus,
+        price_usd=30_000.0,
+        watts=700.0,
+        assumptions=assumptions,
+        deadline_hours=hours_span,
+        pricing="any",
+    )
+    result = quote(table, REAL, request)
+    tiers = _tiers(result)
+    on_demand, one_year, three_years = (tiers[name] for name in TIER_NAMES[:3])
+    assert on_demand.hours == pytest.approx(17_520.0)
+    assert on_demand.total_usd == pytest.approx(1_550_344.80)
+    assert one_year.paid_hours == 2 * YEAR  # renewed once: two terms, every hour used
+    assert one_year.total_usd == pytest.approx(1_075_447.68)
+    assert three_years.paid_hours == THREE_YEARS
+    assert three_years.total_usd == pytest.approx(1_021_345.92)
+    assert result.buy.total_usd == pytest.approx(271_563.20)
+    # the cheapest rental is the 3-year term; buying is cheaper than all of them
+    assert result.rent[0].stored.offer.pricing == PricingModel.RESERVED_3Y
+    assert result.verdict == "buy"
+    assert result.savings_usd == pytest.approx(1_021_345.92 - 271_563.20)
