@@ -257,10 +257,10 @@ def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None: 
         f"so the job is {w['gpu_hours']:,.1f} h on one RTX 4090",
         f"It needs {w['memory_gb']:.1f} GB",
         f"costs {lora['buy']['total_usd']:,.0f} USD for the job",
-        f"does it in {cheapest['wall_clock_hours']:,.1f} h for {cheapest['total_usd']:,.0f} USD",
+        f"do it in {cheapest['wall_clock_hours']:,.1f} h for {cheapest['total_usd']:,.0f} USD",
         f"pay off after {lora['breakeven']['hours']:,.0f} h",
         f"= {run['work']['gpu_hours']:,.1f} h on one RTX 3090",
-        f"spot VM does it for {run['rent'][0]['total_usd']:,.0f} USD",
+        f"Vast.ai host on demand does it for {run['rent'][0]['total_usd']:,.0f} USD",
         f"costs {run['buy']['total_usd']:,.0f} USD for it",
         f"only after {run['breakeven']['crossing_hours']:,.0f} h",
     ]
@@ -274,7 +274,7 @@ def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None: 
         f"do it in {on_3060s['wall_clock_hours']:.1f} h for {on_3060s['total_usd']:.0f} USD",
         f"buying costs {vision['buy']['total_usd']:,.0f} USD for it",
         f"RTX 5090 bought new ({ranking['cards'][0]['reference_hours_per_usd']:.3f} h",
-        f"spot VM at {ranking['rent'][0]['usd_per_reference_hour']:.2f} USD per RTX 4090 hour",
+        f"host at {ranking['rent'][0]['usd_per_reference_hour']:.2f} USD per RTX 4090 hour",
     ]
     assert (on_3060s["accelerator"], on_3060s["count"], on_3060s["provider"]) == (
         "rtx3060",
