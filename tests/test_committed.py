@@ -6,11 +6,15 @@ their adapters (tests/test_aws.py, tests/test_gcp.py, tests/test_azure.py).
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from click.testing import CliRunner
 
 from hardware import Workload, load_hardware
 from pricing.offer import PricingModel
 from pricing.tiers import TIER_NAMES
+from service.cli import cli
 from service.engine.assumptions import Assumptions
 from service.engine.breakeven import QuoteRequest, quote
 from service.engine.costs import bought_speed
@@ -133,3 +137,76 @@ def test_two_years_of_eight_h100s_on_each_tier_and_bought() -> None:
     assert result.rent[0].stored.offer.pricing == PricingModel.RESERVED_3Y
     assert result.verdict == "buy"
     assert result.savings_usd == pytest.approx(1_021_345.92 - 271_563.20)
+
+
+# -- the API, the CLI: the tiers and the `pricing` choice -----------------------------------
+
+
+def test_every_answer_gives_each_tier_and_names_the_headlines(client) -> None:  # type: ignore[no-untyped-def]
+    """By default the headline is capacity one can count on; the interruptible tiers stand
+    beside it with their risk, and pricing=any makes the cheapest of all the headline."""
+    answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    assert [t["tier"] for t in answer["tiers"]] == list(TIER_NAMES)
+    compared = answer["compared_with"]
+    assert compared["pricing"] == "dependable" and not compared["interruptible"]
+    assert answer["rent"][0]["tier"] in ("on_demand", "reserved_1y", "reserved_3y")
+    assert all(r["pricing"] in compared["admits"] for r in answer["rent"])
+    buy = answer["buy"]["total_usd"]
+    for tier in answer["tiers"]:
+        best = tier["best"]
+        assert best is not None, tier["tier"]  # the bundled catalog has every tier for a 3090
+        assert best["tier"] == tier["tier"]
+        assert tier["verdict"] == ("buy" if buy < best["total_usd"] else "rent")
+        assert tier["interruptible"] == (best["interruption"] is not None)
+        if tier["tier"].startswith("reserved"):
+            c = best["commitment"]
+            # a term is paid whole: 500 h of work pays the whole term on each instance
+            assert c["paid_instance_hours"] == c["terms"] * c["term_hours"] * best["instances"]
+            assert best["total_usd"] == pytest.approx(
+                c["paid_instance_hours"] * best["usd_per_hour"]
+            )
+            assert c["used_instance_hours"] == pytest.approx(
+                best["wall_clock_hours"] * best["instances"]
+            )
+    # the headline is the cheapest of the tiers it admits
+    admitted = [t for t in answer["tiers"] if not t["interruptible"]]
+    assert answer["rent"][0]["total_usd"] == min(t["total_usd"] for t in admitted)
+    anyway = client.get("/breakeven?gpu=rtx3090&hours=500&pricing=any").get_json()
+    assert anyway["rent"][0]["total_usd"] == min(t["total_usd"] for t in anyway["tiers"])
+    assert anyway["compared_with"]["tier"] == "spot"
+
+
+@pytest.mark.parametrize("value", ["reserved", "spto", "", "on_demand,spot"])
+def test_a_bad_pricing_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
+    for path in ("/breakeven?gpu=rtx3090&hours=500", "/rank?gpu=rtx3090"):
+        response = client.get(f"{path}&pricing={value}")
+        assert response.status_code == 400, (path, value)
+        assert response.get_json()["errors"][0]["parameter"] == "pricing"
+
+
+def test_offers_filter_and_show_committed_terms(client) -> None:  # type: ignore[no-untyped-def]
+    """At least 50 committed offers are bundled across AWS, Google Cloud and Azure, each with
+    a real date, its purchase option and upfront share."""
+    body = client.get("/offers?pricing=reserved_1y&limit=10000").get_json()
+    three = client.get("/offers?pricing=reserved_3y&limit=10000").get_json()
+    offers = body["offers"] + three["offers"]
+    assert len(offers) >= 50
+    assert {o["provider"] for o in offers} >= {"aws", "gcp", "azure"}
+    for o in offers:
+        assert o["tier"] == o["pricing"]
+        assert o["purchase_option"] and 0 <= o["upfront_share"] <= 1
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", o["price_as_of"]), o["price_as_of"]
+        assert o["source"]
+
+
+def test_the_cli_quote_prints_every_tier(settings) -> None:  # type: ignore[no-untyped-def]
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    result = CliRunner().invoke(cli, ["quote", "--gpu", "rtx3090", "--hours", "500"], env=env)
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "pricing=dependable: on_demand, reserved_1y, reserved_3y" in text
+    assert "(against the cheapest on_demand rental)" in text
+    tiers = text[text.index("TIERS") :]
+    for name in TIER_NAMES:
+        assert f"\n{name} " in tiers
+    assert "8,760 h term paid" in tiers and "may be taken back mid-run" in tiers

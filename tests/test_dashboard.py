@@ -62,10 +62,10 @@ def test_table_filters_and_sorts(page: Page, base_url: str) -> None:
     assert "provider=aws" in page.url
 
     page.click("#prices-table th button[data-sort=usd_per_hour]")
-    ascending = [float(row[6].lstrip("$")) for row in _table_rows(page)]
+    ascending = [float(row[7].lstrip("$")) for row in _table_rows(page)]
     assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
     page.click("#prices-table th button[data-sort=usd_per_hour]")
-    descending = [float(row[6].lstrip("$")) for row in _table_rows(page)]
+    descending = [float(row[7].lstrip("$")) for row in _table_rows(page)]
     assert descending == sorted(ascending, reverse=True)
 
 
@@ -318,3 +318,34 @@ def test_content_security_policy_allows_only_this_origin(base_url: str) -> None:
     policy = requests.get(f"{base_url}/", timeout=10).headers["Content-Security-Policy"]
     assert "default-src 'self'" in policy and "script-src 'self'" in policy
     assert "http" not in policy  # no third-party origin anywhere
+
+
+def test_the_calculator_sets_every_tier_beside_the_headline(page: Page, base_url: str) -> None:
+    """Each pricing tier's best offer, its total and its verdict, as the API gives them; the
+    headline's tier is marked; a tier chosen in the form reaches the API and the link."""
+    page.goto(f"{base_url}/?view=calculator")
+    page.fill("#calc-form input[name=gpu]", "rtx3090")
+    page.fill("#calc-form input[name=hours]", "500")
+    page.press("#calc-form input[name=hours]", "Enter")
+    api = requests.get(f"{base_url}/breakeven?gpu=rtx3090&hours=500", timeout=10).json()
+    rows = page.locator("#tiers tr")
+    expect(rows).to_have_count(1 + len(api["tiers"]))
+    cells = page.eval_on_selector_all(
+        "#tiers tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    for row, tier in zip(cells[1:], api["tiers"], strict=True):
+        assert row[0] == tier["tier"]
+        if tier["best"] is not None:
+            assert tier["best"]["product"] in row[1]
+            assert row[2] == f"${tier['total_usd']:.2f}"
+    year = next(row for row in cells[1:] if row[0] == "reserved_1y")
+    assert "term paid" in year[4]
+    headline = page.locator("#tiers tr.headline td").first
+    expect(headline).to_have_text(api["compared_with"]["tier"])
+
+    assumptions = page.locator("#calc-form details", has=page.locator("select[name=pricing]"))
+    assumptions.locator("summary").click()
+    page.select_option("#calc-form select[name=pricing]", "any")
+    page.press("#calc-form input[name=hours]", "Enter")
+    expect(page.locator("#tiers tr.headline td").first).to_have_text("spot")
+    assert "pricing=any" in page.url

@@ -49,9 +49,18 @@ def describe_quote(d: dict[str, Any]) -> str:
         ]
         for r in d["rent"]
     ]
-    lines += ["", "RENT (cheapest first)", table(header, rows), ""]
+    compared = d["compared_with"]
+    lines += [
+        "",
+        f"RENT (cheapest first; pricing={compared['pricing']}: {', '.join(compared['admits'])})",
+        table(header, rows),
+        "",
+    ]
     verdict = d["verdict"].upper()
-    lines.append(f"VERDICT: {verdict}, saving {d['savings_usd']:,.2f} USD")
+    lines.append(
+        f"VERDICT: {verdict}, saving {d['savings_usd']:,.2f} USD "
+        f"(against the cheapest {compared['tier']} rental)"
+    )
     be = d["breakeven"]
     if be and be["within_life"]:
         lines.append(
@@ -83,6 +92,10 @@ def describe_quote(d: dict[str, Any]) -> str:
             f"The cheapest rental's speed is an estimate; the cheapest with a measured speed: "
             f"{_text(m['provider'])} {_text(m['product'])} {m['total_usd']:,.2f} USD."
         )
+    lines += ["", "TIERS (the best of each way of renting, same work and deadline)"]
+    lines.append(
+        table(["tier", "provider", "product", "total USD", "wall h", "verdict"], _tiers(d))
+    )
     gate = d["memory_gate"]
     need = " and ".join(
         text
@@ -97,6 +110,35 @@ def describe_quote(d: dict[str, Any]) -> str:
     lines.append(f"Cheapest rental priced as of {d['prices']['as_of']}{stale}.")
     lines.append("Assumptions: " + ", ".join(f"{k}={v}" for k, v in a.items()))
     return "\n".join(lines + _what_would_have_to_be_true(d))
+
+
+def _tiers(d: dict[str, Any]) -> list[list[str]]:
+    """A row per pricing tier: its best offer and its verdict against buying; a committed
+    one says the terms it pays for, an interruptible one that it may be taken back."""
+    rows = []
+    for tier in d["tiers"]:
+        best = tier["best"]
+        if best is None:
+            rows.append([tier["tier"], "-", "none does the work", "-", "-", "-"])
+            continue
+        verdict = tier["verdict"]
+        if best["commitment"]:
+            c = best["commitment"]
+            verdict += f" ({c['terms']} x {c['term_hours']:,.0f} h term paid, "
+            verdict += f"{c['used_instance_hours']:,.0f} of {c['paid_instance_hours']:,.0f} used)"
+        elif tier["interruptible"]:
+            verdict += " (may be taken back mid-run)"
+        rows.append(
+            [
+                tier["tier"],
+                best["provider"],
+                best["product"],
+                f"{tier['total_usd']:,.2f}",
+                f"{tier['wall_clock_hours']:,.1f}",
+                verdict,
+            ]
+        )
+    return rows
 
 
 def _what_would_have_to_be_true(d: dict[str, Any]) -> list[str]:
@@ -156,7 +198,7 @@ def describe_ranking(d: dict[str, Any]) -> str:
         for c in [*d["cards"], *d["too_small"]]
     ]
     rent = [
-        [r["provider"], r["product"], r["pricing"], f"{r['usd_per_reference_hour']:.4f}"]
+        [r["provider"], r["product"], r["tier"] or r["pricing"], f"{r['usd_per_reference_hour']:.4f}"]
         for r in d["rent"]
     ]
     return "\n".join(
@@ -164,7 +206,7 @@ def describe_ranking(d: dict[str, Any]) -> str:
             *_work_line(d.get("work")),
             table(["card", "GB", "USD", d["workload"], metric, "note"], rows),
             "",
-            table(["provider", "product", "pricing", f"USD per {d['gpu']} h"], rent),
+            table(["provider", "product", "tier", f"USD per {d['gpu']} h"], rent),
         ]
     )
 
@@ -193,10 +235,11 @@ def describe_offers(docs: list[dict[str, Any]]) -> str:
             d["accelerator"],
             str(d["count"]),
             d["pricing"],
+            d["tier"] or "-",
             f"{d['usd_per_hour']:.4f}",
             d["price_as_of"],
         ]
         for d in docs
     ]
-    header = ["provider", "product", "region", "gpu", "n", "pricing", "USD/h", "as of"]
+    header = ["provider", "product", "region", "gpu", "n", "pricing", "tier", "USD/h", "as of"]
     return table(header, rows)

@@ -3,10 +3,10 @@
 "use strict";
 
 const VIEWS = ["prices", "freshness", "history", "calculator", "rank"];
-const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu", "r_market"];
+const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu", "r_market", "r_pricing"];
 const PRICE_COLUMNS = [
   ["provider", "text"], ["product", "text"], ["region", "text"], ["accelerator", "text"],
-  ["count", "int"], ["pricing", "text"], ["usd_per_hour", "usd"],
+  ["count", "int"], ["pricing", "text"], ["tier", "text"], ["usd_per_hour", "usd"],
   ["usd_per_accelerator_hour", "usd"], ["usd_per_reference_hour", "usd"],
   ["price_as_of", "text"],
 ];
@@ -328,6 +328,33 @@ function renderWork(w) {
   line.textContent = `${parts.join("")}.`;
 }
 
+// The best offer of each pricing tier (on demand, 1- and 3-year terms, spot ...) beside the
+// headline, each with its verdict against buying: a table a screen reader reads too.
+function renderTiers(a) {
+  const header = ["Tier", "Best offer", "Total", "Wall-clock h", "Against buying"];
+  const rows = a.tiers.map((t) => {
+    if (!t.best) return [t.tier, "none does the work", "", "", ""];
+    const b = t.best;
+    let verdict = t.verdict === "buy" ? "buying is cheaper" : "renting is cheaper";
+    if (b.commitment) verdict += `; ${b.commitment.terms} × ${b.commitment.term_hours.toLocaleString()} h term paid, ${Math.round(b.commitment.used_instance_hours).toLocaleString()} h used`;
+    else if (t.interruptible) verdict += "; may be taken back mid-run";
+    const offer = `${b.instances > 1 ? `${b.instances} × ` : ""}${b.provider} ${b.product} (${b.region})`;
+    return [t.tier, offer, usd(t.total_usd, 2), t.wall_clock_hours.toFixed(1), verdict];
+  });
+  $("#tiers").replaceChildren(
+    ...[header, ...rows].map((cells, i) => {
+      const tr = document.createElement("tr");
+      if (i > 0 && a.tiers[i - 1].tier === a.compared_with.tier) tr.className = "headline";
+      for (const cell of cells) {
+        const td = document.createElement(i === 0 ? "th" : "td");
+        td.textContent = cell;
+        tr.append(td);
+      }
+      return tr;
+    }),
+  );
+}
+
 function renderAnswer(a) {
   const cheapest = a.rent[0];
   const verdict = $("#verdict");
@@ -336,7 +363,7 @@ function renderAnswer(a) {
   const what = `${hours} h of ${a.workload} training on ${a.buy.gpus} × ${a.gpu}`;
   const winner = a.verdict === "buy"
     ? `Buying is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)} against ${cheapest.product} (${cheapest.provider}).`
-    : `Renting ${cheapest.product} (${cheapest.provider}, ${cheapest.pricing}) is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)}.`;
+    : `Renting ${cheapest.product} (${cheapest.provider}, ${cheapest.tier}) is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)}.`;
   const be = a.breakeven;
   const share = `${Math.round(a.assumptions.utilization * 100)}% utilization`;
   const point = !be
@@ -347,6 +374,7 @@ function renderAnswer(a) {
   verdict.textContent = winner + point + (a.prices.stale ? " Some prices are stale." : "");
   renderWork(a.work);
   renderGates(a);
+  renderTiers(a);
 
   const rows = [
     ["Buy: cards", usd(a.buy.purchase_usd, 2)], ["Buy: host", usd(a.buy.host_usd, 2)],
@@ -510,7 +538,7 @@ async function loadRank() {
   const values = formValues(form);
   setQuery(Object.fromEntries(RANK_FIELDS.map((name) => [name, values[name] || ""])));
   const params = new URLSearchParams({ workload: values.r_workload, gpu: values.r_gpu || "rtx3090" });
-  for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"], ["r_market", "market"]]) {
+  for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"], ["r_market", "market"], ["r_pricing", "pricing"]]) {
     if (values[field]) params.set(param, values[field]);
   }
   const body = await getJSON(`rank?${params.toString()}`);
@@ -533,8 +561,8 @@ async function loadRank() {
       scales: { y: { ticks: { autoSkip: false, font: { size: 10 } } } },
       plugins: { legend: { display: false } } },
   });
-  const header = ["Provider", "Product", "Accelerator", "Pricing", `USD per ${body.gpu} hour`, "Price as of"];
-  const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, r.pricing,
+  const header = ["Provider", "Product", "Accelerator", "Tier", `USD per ${body.gpu} hour`, "Price as of"];
+  const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, r.tier,
     usd(r.usd_per_reference_hour), r.price_as_of]);
   $("#rank-rent").replaceChildren(
     ...[header, ...rows].map((cells, i) => {
