@@ -198,7 +198,12 @@ def describe_ranking(d: dict[str, Any]) -> str:
         for c in [*d["cards"], *d["too_small"]]
     ]
     rent = [
-        [r["provider"], r["product"], r["tier"] or r["pricing"], f"{r['usd_per_reference_hour']:.4f}"]
+        [
+            r["provider"],
+            r["product"],
+            r["tier"] or r["pricing"],
+            f"{r['usd_per_reference_hour']:.4f}",
+        ]
         for r in d["rent"]
     ]
     return "\n".join(
