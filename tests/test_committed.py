@@ -6,18 +6,23 @@ their adapters (tests/test_aws.py, tests/test_gcp.py, tests/test_azure.py).
 
 from __future__ import annotations
 
+import random
 import re
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hardware import Workload, load_hardware
 from pricing.offer import PricingModel
 from pricing.tiers import TIER_NAMES
 from service.cli import cli
 from service.engine.assumptions import Assumptions
-from service.engine.breakeven import QuoteRequest, quote
-from service.engine.costs import bought_speed
+from service.engine.breakeven import QuoteError, QuoteRequest, quote
+from service.engine.cheapest import cheapest, job_on
+from service.engine.costs import Limits, bought_speed
 from service.engine.offer_table import OfferTable
 from tests.helpers import offer, stored, toy_hardware
 
@@ -210,3 +215,66 @@ def test_the_cli_quote_prints_every_tier(settings) -> None:  # type: ignore[no-u
     for name in TIER_NAMES:
         assert f"\n{name} " in tiers
     assert "8,760 h term paid" in tiers and "may be taken back mid-run" in tiers
+
+
+# -- reading committed offers only as far as their floor needs ------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    hours=st.floats(10.0, 60_000.0),
+    deadline=st.one_of(st.none(), st.floats(20.0, 80_000.0)),
+)
+def test_the_committed_floor_finds_what_costing_every_offer_finds(
+    seed: int, hours: float, deadline: float | None
+) -> None:
+    """600 committed offers (both terms, prices and speeds at random) among 200 hourly ones:
+    the engine reads the two committed orders only until their floor reaches the top-th
+    cheapest, and finds the same cheapest offers, and the same best of each term, as
+    costing every offer."""
+    rng = random.Random(seed)
+    offers = []
+    for i in range(800):
+        pricing = (
+            rng.choice([PricingModel.RESERVED_1Y, PricingModel.RESERVED_3Y])
+            if i < 600
+            else rng.choice([PricingModel.ON_DEMAND, PricingModel.SPOT])
+        )
+        committed = {"purchase_option": "no_upfront", "upfront_share": 0.0} if i < 600 else {}
+        offers.append(
+            offer(
+                product=f"o{i}",
+                accelerator=rng.choice(["ref", "fast"]),
+                count=rng.choice([1, 2, 4]),
+                pricing=pricing,
+                usd_per_hour=round(rng.uniform(0.05, 3.0), 4),
+                **committed,
+            )
+        )
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(
+        reference="ref",
+        hours=hours,
+        assumptions=PLAIN,
+        pricing="any",
+        top=3,
+        deadline_hours=deadline,
+    )
+    try:
+        result = quote(table, TOY, request)
+    except QuoteError:
+        return  # nothing meets the deadline: the loop below would find nothing either
+    limits = Limits(result.deadline_hours, None, PLAIN.max_instances)
+    every = np.arange(len(table))
+    job = job_on(table, request, every, 1.0, limits)
+    best = cheapest(every, job, 3)
+    assert [r.total_usd for r in result.rent] == pytest.approx(list(job.total_usd[best]))
+    for name in ("reserved_1y", "reserved_3y"):
+        kept = np.flatnonzero(table.pricing_code == table.pricings[name])
+        alone = cheapest(every, job, 1, kept)
+        found = _tiers(result)[name]
+        if alone.size == 0:
+            assert found is None
+        else:
+            assert found.total_usd == pytest.approx(float(job.total_usd[alone[0]]))

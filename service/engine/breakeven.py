@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hardware import Hardware, Throughput
-from pricing.offer import StoredOffer, pricing_models
+from pricing.offer import COMMITTED, StoredOffer, pricing_models
 from pricing.tiers import TIERS, Tier
 from service.engine.assumptions import Assumptions
 from service.engine.cheapest import Costed, admitted_mask, cheapest, costed
@@ -238,7 +238,15 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     admitted = functools.partial(admitted_mask, table, request, need)
     key = table.filter_key(request, need)
     rent, main = _rent_options(
-        table, request, shortlist.index, s_ref, model, limits, admitted, key=key
+        table,
+        request,
+        shortlist.index,
+        s_ref,
+        model,
+        limits,
+        admitted,
+        key=key,
+        committed_next=shortlist.committed_next,
     )
     if not rent:
         raise _missed(request, shortlist.candidates, deadline)
@@ -413,6 +421,7 @@ def _rent_options(
     admitted: Callable[[], np.ndarray],
     top: int | None = None,
     key: Hashable | None = None,
+    committed_next: tuple[int, ...] = (),
 ) -> tuple[list[RentOption], Costed]:
     """The cheapest offers for the work, cheapest first, at most ``top`` (the request's when
     not given), and every offer costed to find them; no options where none meets the
@@ -420,7 +429,7 @@ def _rent_options(
     admits, or the row numbers of a few (one card's offers), asked for only when the
     shortlist is not enough."""
     top = top or request.top
-    found = costed(table, request, index, s_ref, limits, admitted, top, key)
+    found = costed(table, request, index, s_ref, limits, admitted, top, key, committed_next)
     best = cheapest(found.index, found.job, top)
     return _options(table, request, model, found, best), found
 
@@ -567,7 +576,17 @@ def _same_card(
         most = request.assumptions.max_instances
         return table.comparable(request.reference, request, need, most)
 
-    found, _ = _rent_options(table, request, shortlist.same_card, s_ref, model, limits, admitted, 1)
+    found, _ = _rent_options(
+        table,
+        request,
+        shortlist.same_card,
+        s_ref,
+        model,
+        limits,
+        admitted,
+        1,
+        committed_next=shortlist.same_card_committed_next,
+    )
     return (found[0], shortlist.same_card_candidates) if found else None
 
 
@@ -595,20 +614,33 @@ def _tiers(
         if shortlist.candidates:
             admitted = functools.partial(admitted_mask, table, wider, need)
             key = table.filter_key(wider, need)
-            other = costed(table, wider, shortlist.index, s_ref, limits, admitted, 1, key)
+            other = costed(
+                table,
+                wider,
+                shortlist.index,
+                s_ref,
+                limits,
+                admitted,
+                1,
+                key,
+                shortlist.committed_next,
+            )
     found = []
     for code, tier in enumerate(TIERS):
         markets = _within(request.markets, tier.markets)
         best = None
         if markets is None or markets:  # None: every market
             costing = main if tier.pricing in asked else other
+            committed = tier.pricing in COMMITTED
             kept = None if costing is None else table.tier_code[costing.index] == code
             if costing is not None and kept is not None:
-                position = costing.cheapest_of(kept, whole_orders=True)
+                position = costing.cheapest_of(kept, whole_orders=True, committed=committed)
                 if position is not None:
                     (best,) = _options(table, request, model, costing, np.array([position]))
-            # an order of the tier was costed but did not prove its first: ask it alone
-            if best is None and (kept is None or kept.any()):
+            # ask the tier alone where the costing did not prove its cheapest: an hourly
+            # tier none of whose offers were costed has none (each order's first is costed);
+            # a term's offers share two orders with the other term's, so it proves nothing
+            if best is None and (kept is None or kept.any() or committed):
                 alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
                 single = _cheapest_of(table, alone, need, s_ref, model, limits)
                 best = None if single is None else single[0]
@@ -638,5 +670,15 @@ def _cheapest_of(
         return None
     admitted = functools.partial(admitted_mask, table, asked, need)
     key = table.filter_key(asked, need)
-    found, _ = _rent_options(table, asked, shortlist.index, s_ref, model, limits, admitted, key=key)
+    found, _ = _rent_options(
+        table,
+        asked,
+        shortlist.index,
+        s_ref,
+        model,
+        limits,
+        admitted,
+        key=key,
+        committed_next=shortlist.committed_next,
+    )
     return (found[0], shortlist.candidates) if found else None

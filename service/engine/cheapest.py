@@ -11,7 +11,7 @@ choose their rentals here.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -59,19 +59,29 @@ class Costed:
     index: np.ndarray
     job: JobCost
     floor: float | None
+    # under every committed offer the question admits that was not costed (inf: all were;
+    # 0 until the committed orders are read: nothing is known of them)
+    committed_floor: float = 0.0
 
-    def cheapest_of(self, kept: np.ndarray, whole_orders: bool = False) -> int | None:
+    def cheapest_of(
+        self, kept: np.ndarray, whole_orders: bool = False, committed: bool = False
+    ) -> int | None:
         """Position of the cheapest feasible offer among the ``kept`` (a mask over
         ``index``), where nothing uncosted can undercut it; None otherwise.
 
-        ``whole_orders``: the kept are whole cheapest-first orders (a pricing tier) of what
-        the question admits. Where the shortlist sufficed (each order's first offers cost
-        what their order sorts them by), the cheapest of an order is then its first."""
-        floor = self.floor
-        if floor is None:
+        ``whole_orders``: the kept are whole cheapest-first orders (an hourly pricing tier)
+        of what the question admits. Where the shortlist sufficed (each order's first offers
+        cost what their order sorts them by), the cheapest of an order is then its first.
+        ``committed``: the kept are committed offers (a term's tier), which the committed
+        floor bounds."""
+        if committed:
+            floor = self.committed_floor
+        elif self.floor is None:
             if not whole_orders:
                 return None
             floor = np.inf
+        else:
+            floor = self.floor if whole_orders else min(self.floor, self.committed_floor)
         found = cheapest(self.index, self.job, 1, np.flatnonzero(kept))
         if found.size == 0:
             return None
@@ -88,6 +98,7 @@ def costed(
     admitted: Callable[[], np.ndarray],
     top: int,
     key: Hashable | None = None,
+    committed_next: tuple[int, ...] = (),
 ) -> Costed:
     """The offers costed for the work, and their costs: enough to hold the ``top`` cheapest.
 
@@ -99,7 +110,24 @@ def costed(
     instance with no deadline (a floor under its real cost: the orders sort by it) is no
     less than the ``top``-th cheapest found: a cheap slow offer that needs a cluster is
     costed, the long tail of dear ones is not. Where ``key`` names the filter set, the walk
-    is remembered (:class:`Walk`)."""
+    is remembered (:class:`Walk`). Committed offers are then read on as far as their own
+    bound needs (:func:`_with_committed`); ``committed_next`` says where the shortlist left
+    their orders."""
+    found = _hourly(table, request, shortlist, s_ref, limits, admitted, top, key)
+    return _with_committed(table, request, found, committed_next, s_ref, limits, admitted, top)
+
+
+def _hourly(
+    table: OfferTable,
+    request: QuoteRequest,
+    shortlist: np.ndarray,
+    s_ref: float,
+    limits: Limits,
+    admitted: Callable[[], np.ndarray],
+    top: int,
+    key: Hashable | None,
+) -> Costed:
+    """The shortlist costed, and the hourly orders read on where it does not hold."""
     job = job_on(table, request, shortlist, s_ref, limits)
     # committed offers are all in the shortlist (offer_table._first): only the hourly ones
     # bound the rest, and only where each is what its order sorted it by
@@ -115,7 +143,7 @@ def costed(
                 return Costed(walk.rows, job, floor)
     mask = admitted()
     if mask.dtype != bool:  # a few offers' rows: cost them all at once
-        return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf)
+        return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf, np.inf)
     orders = list(table.by_cost[request.workload])
     stops = [order.size for order in orders]
     reading = list(range(len(orders)))
@@ -155,6 +183,76 @@ def costed(
     if key is not None:
         table.walks.put(key, Walk(index, tuple(stops)))
     return Costed(index, job, floor)
+
+
+def _with_committed(
+    table: OfferTable,
+    request: QuoteRequest,
+    found: Costed,
+    committed_next: tuple[int, ...],
+    s_ref: float,
+    limits: Limits,
+    admitted: Callable[[], np.ndarray],
+    top: int,
+) -> Costed:
+    """``found`` with the committed offers that could be among the ``top`` cheapest costed.
+
+    A job on a committed offer costs at least one term on one instance, and at least the
+    work at its rate on one instance: no fewer instances or terms exist. So an offer read in
+    neither committed order costs at least the larger of the two orders' next keys, and the
+    orders are read on, a chunk at a time, until that floor reaches the ``top``-th cheapest
+    found. A short job stops at once (a year's term outweighs it); a long one reads the
+    terms whose work is cheap."""
+    if found.committed_floor == np.inf:
+        return found  # every offer the question admits was costed
+    if not table.committed_rows.size:
+        return replace(found, committed_floor=np.inf)
+    orders = table.committed_orders[request.workload]
+    reached = list(committed_next) if committed_next else [0] * len(orders)
+    floor = _committed_floor(table, request, orders, reached, s_ref)
+    totals = found.job.total_usd
+    bar = _bar(totals, top) if totals.size >= top else np.inf
+    if floor >= bar:
+        return replace(found, committed_floor=floor)
+    mask = admitted()
+    rows, costs = [found.index], [found.job]
+    size = COSTED_CHUNK
+    while floor < bar:
+        chunks = []
+        for g, order in enumerate(orders):
+            part = order[reached[g] : reached[g] + size]
+            reached[g] += part.size
+            chunks.append(part[mask[part]] if mask.dtype == bool else part[np.isin(part, mask)])
+        batch = np.unique(np.concatenate(chunks))
+        batch = batch[~np.isin(batch, np.concatenate(rows))]
+        if batch.size:
+            rows.append(batch)
+            costs.append(job_on(table, request, batch, s_ref, limits))
+            totals = np.concatenate([c.total_usd for c in costs])
+            bar = _bar(totals, top) if totals.size >= top else np.inf
+        size *= 8
+        floor = _committed_floor(table, request, orders, reached, s_ref)
+    index, job = np.concatenate(rows), JobCost.joined(costs)
+    return Costed(index, job, found.floor, floor)
+
+
+def _committed_floor(
+    table: OfferTable,
+    request: QuoteRequest,
+    orders: tuple[np.ndarray, ...],
+    reached: list[int],
+    s_ref: float,
+) -> float:
+    """A floor under every committed offer read in neither order: the next offer's term in
+    the first (by one term's cost), the next offer's work on one instance in the second (by
+    the work's cost); inf where an order is read to its end (every offer was read)."""
+    by_term, by_work = orders
+    term_at, work_at = reached
+    if term_at >= by_term.size or work_at >= by_work.size:
+        return np.inf
+    term = float(table.term_cost[by_term[term_at]]) * request.rent_factor
+    work = job_on(table, request, by_work[work_at : work_at + 1], s_ref, NO_LIMITS).floor_usd
+    return max(term, float(work[0]))
 
 
 def _bar(totals: np.ndarray, top: int) -> float:

@@ -59,6 +59,10 @@ class Shortlist:
     # the same for the offers of the reference card itself: the same-card rental
     same_card: np.ndarray = field(default_factory=lambda: _EMPTY)
     same_card_candidates: int = 0
+    # Where each committed order (OfferTable.committed_orders) was read to: the position
+    # just past its last row in ``index`` (its length where every admitted row is there).
+    committed_next: tuple[int, ...] = ()
+    same_card_committed_next: tuple[int, ...] = ()
 
 
 class OfferTable:
@@ -122,9 +126,9 @@ class OfferTable:
         self.session_bound = np.array(
             [p == PricingModel.COMPUTE_UNITS for p in pricing], dtype=bool
         )
-        # A committed offer's term, paid whole (0: paid as used). Costs that round up to
-        # whole terms follow no cheapest-first order, so a question costs every committed
-        # offer it admits (few: a provider lists a term per instance type and region).
+        # A committed offer's term, paid whole (0: paid as used). A term's cost rounds up to
+        # whole terms, so no one order sorts committed offers by cost; two orders bound it
+        # from below (committed_orders), read as far as the bound needs.
         self.term_hours = np.array([TERM_HOURS.get(p, 0.0) for p in pricing], dtype=np.float64)
         self.committed_rows = np.flatnonzero(self.term_hours > 0)
         # Its pricing tier (pricing/tiers.py): what an answer's `tiers` block sorts by
@@ -149,6 +153,11 @@ class OfferTable:
         self.estimated: dict[Workload, np.ndarray] = {}
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
+        # Committed offers in two orders: by what one term costs (price x term hours) and by
+        # what an hour of work costs; a job on an offer costs at least both (one instance at
+        # least, one term at least; service/engine/cheapest.py reads them).
+        self.committed_orders: dict[Workload, tuple[np.ndarray, np.ndarray]] = {}
+        self.term_cost = self.price * self.term_hours
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
         self.walks: Lru[tuple[object, ...], Any] = Lru(SHORTLIST_CACHE)
@@ -185,6 +194,11 @@ class OfferTable:
             unit_cost = self.price * own_overhead / self.speed[k] if rows else self.price
             self.by_cost[k] = tuple(
                 group[np.argsort(unit_cost[group], kind="stable")] for group in groups
+            )
+            committed = self.committed_rows
+            self.committed_orders[k] = (
+                committed[np.argsort(self.term_cost[committed], kind="stable")],
+                committed[np.argsort(unit_cost[committed], kind="stable")],
             )
 
     def __len__(self) -> int:
@@ -228,23 +242,31 @@ class OfferTable:
         # the reference card's own offers, from the same scan: the same-card rental
         code = self.accelerators.get(request.reference)
         own = mask & (self.accelerator_code == code) if code is not None else None
+        first, committed_next = self._first(mask, request)
+        own_first, own_next = self._first(own, request) if own is not None else (_EMPTY, ())
         result = Shortlist(
-            self._first(mask, request),
+            first,
             int(np.count_nonzero(mask)),
             int(np.count_nonzero(filtered)) - int(np.count_nonzero(mask)),
-            self._first(own, request) if own is not None else _EMPTY,
+            own_first,
             int(np.count_nonzero(own)) if own is not None else 0,
+            committed_next,
+            own_next,
         )
         self._shortlists.put(key, result)
         return result
 
-    def _first(self, mask: np.ndarray, request: QuoteRequest) -> np.ndarray:
-        """The first ``top`` offers ``mask`` admits in each cheapest-first order, and every
-        committed offer it admits."""
-        orders = self.by_cost[request.workload]
-        committed = self.committed_rows[mask[self.committed_rows]]
-        return np.concatenate(
-            [*(_leading(order, mask, request.top) for order in orders), committed]
+    def _first(self, mask: np.ndarray, request: QuoteRequest) -> tuple[np.ndarray, tuple[int, ...]]:
+        """The first ``top`` offers ``mask`` admits in each cheapest-first order and in each
+        committed order, and where each committed order was read to."""
+        hourly = [_leading(order, mask, request.top)[0] for order in self.by_cost[request.workload]]
+        committed = [
+            _leading(order, mask, request.top) for order in self.committed_orders[request.workload]
+        ]
+        rows = np.concatenate([*hourly, *(found for found, _ in committed)])
+        # a committed offer early in both of its orders is listed once
+        return np.unique(rows) if self.committed_rows.size else rows, tuple(
+            end for _, end in committed
         )
 
     def candidates(self, request: QuoteRequest, rows: np.ndarray | None = None) -> np.ndarray:
@@ -346,19 +368,23 @@ def _offer_column(rows: Sequence[StoredOffer], name: str) -> list[Any]:
     return [getattr(s.offer, name) for s in rows]
 
 
-def _leading(order: np.ndarray, mask: np.ndarray, top: int) -> np.ndarray:
-    """The first ``top`` rows of ``order`` that ``mask`` admits. Read from the front a chunk
-    at a time, each eight times the last: the cheapest offers usually pass a question's
-    filters within the first chunk, so a quote rarely gathers the whole order."""
+def _leading(order: np.ndarray, mask: np.ndarray, top: int) -> tuple[np.ndarray, int]:
+    """The first ``top`` rows of ``order`` that ``mask`` admits, and the position in ``order``
+    just past the last of them (its length where fewer are admitted). Read from the front a
+    chunk at a time, each eight times the last: the cheapest offers usually pass a
+    question's filters within the first chunk, so a quote rarely gathers the whole order."""
     found: list[np.ndarray] = []
     start, size, wanted = 0, LEADING_CHUNK, top
+    end = order.size
     while start < order.size and wanted > 0:
         part = order[start : start + size]
-        hits = part[mask[part]][:wanted]
-        found.append(hits)
-        wanted -= hits.size
+        admitted = np.flatnonzero(mask[part])[:wanted]
+        found.append(part[admitted])
+        wanted -= admitted.size
+        if wanted == 0:
+            end = start + int(admitted[-1]) + 1
         start, size = start + size, size * 8
-    return np.concatenate(found) if found else _EMPTY
+    return (np.concatenate(found) if found else _EMPTY), end
 
 
 LEADING_CHUNK = 256  # rows of a cheapest-first order read first

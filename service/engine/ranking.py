@@ -149,7 +149,16 @@ def _rentals(
         probe = replace(probe, hours=request.hours, deadline_hours=request.deadline_hours)
         limits = Limits(request.deadline_hours, None, request.assumptions.max_instances)
         admitted = functools.partial(admitted_mask, table, probe, need)
-        found = costed(table, probe, index, s_ref, limits, admitted, request.top)
+        found = costed(
+            table,
+            probe,
+            index,
+            s_ref,
+            limits,
+            admitted,
+            request.top,
+            committed_next=shortlist.committed_next,
+        )
         index, job = found.index, found.job
         best = cheapest(index, job, request.top)
         return [
