@@ -7,6 +7,7 @@ agree on the cheapest offer before any figure is reported.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -14,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from hardware import Hardware, Workload, load_hardware
-from pricing.offer import INTERRUPTIBLE, Offer, PricingModel, StoredOffer
+from pricing.offer import COMMITTED, INTERRUPTIBLE, Offer, PricingModel, StoredOffer
 from service.engine.breakeven import QuoteRequest, quote
 from service.engine.offer_table import OfferTable
 from service.engine.work import from_transformer, from_vision
@@ -25,7 +26,16 @@ LOOPS = 5  # timed repetitions of the slow baseline
 SEED = 20261129
 REGIONS = ["us-east-1", "us-west-2", "eu-west-1", "us-central1", "europe-west4", "asia-east1"]
 PROVIDERS = ["aws", "gcp", "azure", "lambda", "colab", "custom"]
-PRICINGS = [PricingModel.ON_DEMAND, PricingModel.SPOT, PricingModel.COMPUTE_UNITS]
+# Committed terms as a catalog of live adapters lists them: each cloud instance type and
+# region has a 1-year and a 3-year term beside its hourly prices (AWS lists several purchase
+# options each), so they are two fifths of the rows.
+PRICINGS = [
+    PricingModel.ON_DEMAND,
+    PricingModel.SPOT,
+    PricingModel.COMPUTE_UNITS,
+    PricingModel.RESERVED_1Y,
+    PricingModel.RESERVED_3Y,
+]
 
 
 def synthetic_catalog(hardware: Hardware, size: int, seed: int = SEED) -> list[StoredOffer]:
@@ -35,16 +45,20 @@ def synthetic_catalog(hardware: Hardware, size: int, seed: int = SEED) -> list[S
     rows = []
     for i in range(size):
         count = rng.choice([1, 1, 1, 2, 4, 8])
+        pricing = rng.choice(PRICINGS)
+        committed = pricing in COMMITTED
         offer = Offer(
             provider=rng.choice(PROVIDERS),
             product=f"synthetic-{i}",
             region=rng.choice(REGIONS),
             accelerator=rng.choice(accelerators),
             count=count,
-            pricing=rng.choice(PRICINGS),
+            pricing=pricing,
             usd_per_hour=round(rng.uniform(0.1, 5.0) * count, 4),
             price_as_of="2026-11-29",
             source="synthetic",
+            purchase_option="no_upfront" if committed else "",
+            upfront_share=0.0 if committed else None,
         )
         rows.append(StoredOffer(offer, run_id=1, fetched_at=fetched))
     return rows
@@ -54,7 +68,8 @@ def loop_cheapest(
     catalog: list[StoredOffer], hardware: Hardware, request: QuoteRequest, deadline: float
 ) -> tuple[float, str]:
     """The baseline: per-offer Python arithmetic, no arrays. Each offer takes the fewest
-    instances, one more at a time, that finish by ``deadline``."""
+    instances, one more at a time, that finish by ``deadline``; a committed one pays whole
+    terms."""
     k = request.workload
     reference = hardware.registry[request.reference]
     need = reference.memory_gb
@@ -74,7 +89,10 @@ def loop_cheapest(
         for n in range(1, (most if fabric != "none" else 1) + 1):
             hours = busy / (n * hardware.fabrics.efficiency(fabric, n)) * (1 + share * n)
             if hours <= deadline * (1 + 1e-9):
-                total = n * hours * o.usd_per_hour
+                # a committed term is paid whole: whole terms of it on each instance
+                term = o.term_hours
+                paid = max(math.ceil(hours / term / (1 + 1e-9)), 1) * term if term else hours
+                total = n * paid * o.usd_per_hour
                 if total < best[0]:
                     best = (total, o.product)
                 break

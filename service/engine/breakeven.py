@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from hardware import Hardware, Throughput
-from pricing.offer import COMMITTED, StoredOffer, pricing_models
+from pricing.offer import TERM_HOURS, StoredOffer, pricing_models
 from pricing.tiers import TIERS, Tier
 from service.engine.assumptions import Assumptions
-from service.engine.cheapest import Costed, admitted_mask, cheapest, costed
+from service.engine.cheapest import Costed, admitted_mask, cheapest, costed, read_terms
 from service.engine.costs import (
     DEADLINE_TOLERANCE,
     HOURS_PER_YEAR,
@@ -590,6 +590,9 @@ def _same_card(
     return (found[0], shortlist.same_card_candidates) if found else None
 
 
+TERMS = tuple(TERM_HOURS)  # a term's position: its floor in Costed.term_floors
+
+
 def _tiers(
     table: OfferTable,
     request: QuoteRequest,
@@ -601,10 +604,13 @@ def _tiers(
 ) -> tuple[TierBest, ...]:
     """The best offer of each pricing tier for the same work and limits. A tier the question
     admits is read from its own costing; the others from one costing of the tiers it left
-    out (the interruptible ones, by default); a tier neither proves is asked on its own."""
+    out (the interruptible ones, by default). A term whose cheapest that costing does not
+    prove has its two orders read on until it does (cheapest.read_terms); an hourly tier it
+    does not prove is asked on its own."""
     asked = pricing_models(request.pricing)
     left = {tier.pricing for tier in TIERS} - asked
     other: Costed | None = None
+    wider = request
     if left:
         pricing = next(
             name for name in ("interruptible", "dependable", "any") if left <= pricing_models(name)
@@ -630,22 +636,37 @@ def _tiers(
         markets = _within(request.markets, tier.markets)
         best = None
         if markets is None or markets:  # None: every market
-            costing = main if tier.pricing in asked else other
-            committed = tier.pricing in COMMITTED
+            mine = tier.pricing in asked
+            costing, asking = (main, request) if mine else (other, wider)
+            term = TERMS.index(tier.pricing) if tier.pricing in TERM_HOURS else None
             kept = None if costing is None else table.tier_code[costing.index] == code
             if costing is not None and kept is not None:
-                position = costing.cheapest_of(kept, whole_orders=True, committed=committed)
+                position = costing.cheapest_of(kept, whole_orders=True, term=term)
+                if position is None and term is not None:
+                    # read the term's orders on until its own cheapest is proved
+                    admits = functools.partial(admitted_mask, table, asking, need)
+                    bar_of = functools.partial(_tier_bar, table, code)
+                    costing = read_terms(
+                        table, asking, costing, s_ref, limits, admits, bar_of, (term,)
+                    )
+                    kept = table.tier_code[costing.index] == code
+                    position = costing.cheapest_of(kept, whole_orders=True, term=term)
                 if position is not None:
                     (best,) = _options(table, request, model, costing, np.array([position]))
-            # ask the tier alone where the costing did not prove its cheapest: an hourly
-            # tier none of whose offers were costed has none (each order's first is costed);
-            # a term's offers share two orders with the other term's, so it proves nothing
-            if best is None and (kept is None or kept.any() or committed):
+            # an hourly tier none of whose offers were costed has none (each order's
+            # first is); one whose cheapest was not proved is asked alone
+            if best is None and term is None and (kept is None or kept.any()):
                 alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
                 single = _cheapest_of(table, alone, need, s_ref, model, limits)
                 best = None if single is None else single[0]
         found.append(TierBest(tier, best))
     return tuple(found)
+
+
+def _tier_bar(table: OfferTable, code: int, index: np.ndarray, totals: np.ndarray) -> float:
+    """The cheapest total of tier ``code`` among the offers costed (inf: none yet)."""
+    own = totals[table.tier_code[index] == code]
+    return float(own.min()) if own.size else np.inf
 
 
 def _within(asked: frozenset[str] | None, tier: frozenset[str] | None) -> frozenset[str] | None:

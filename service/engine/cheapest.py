@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from pricing.offer import TERM_HOURS
 from service.engine.costs import NO_LIMITS, JobCost, Limits, Rentals
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
@@ -59,12 +60,19 @@ class Costed:
     index: np.ndarray
     job: JobCost
     floor: float | None
-    # under every committed offer the question admits that was not costed (inf: all were;
-    # 0 until the committed orders are read: nothing is known of them)
-    committed_floor: float = 0.0
+    # Per term (TERM_HOURS order), a floor under every offer of it the question admits that
+    # was not costed (inf: all were); none until the committed orders are read. ``reached``:
+    # where each committed order was read to (OfferTable.committed_orders).
+    term_floors: tuple[float, ...] = ()
+    reached: tuple[int, ...] = ()
+
+    @property
+    def committed_floor(self) -> float:
+        """Under every committed offer the question admits that was not costed."""
+        return min(self.term_floors) if self.term_floors else 0.0
 
     def cheapest_of(
-        self, kept: np.ndarray, whole_orders: bool = False, committed: bool = False
+        self, kept: np.ndarray, whole_orders: bool = False, term: int | None = None
     ) -> int | None:
         """Position of the cheapest feasible offer among the ``kept`` (a mask over
         ``index``), where nothing uncosted can undercut it; None otherwise.
@@ -72,10 +80,10 @@ class Costed:
         ``whole_orders``: the kept are whole cheapest-first orders (an hourly pricing tier)
         of what the question admits. Where the shortlist sufficed (each order's first offers
         cost what their order sorts them by), the cheapest of an order is then its first.
-        ``committed``: the kept are committed offers (a term's tier), which the committed
-        floor bounds."""
-        if committed:
-            floor = self.committed_floor
+        ``term``: the kept are one term's committed offers (its position in TERM_HOURS),
+        which that term's floor bounds."""
+        if term is not None:
+            floor = self.term_floors[term] if self.term_floors else 0.0
         elif self.floor is None:
             if not whole_orders:
                 return None
@@ -143,7 +151,8 @@ def _hourly(
                 return Costed(walk.rows, job, floor)
     mask = admitted()
     if mask.dtype != bool:  # a few offers' rows: cost them all at once
-        return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf, np.inf)
+        every = (np.inf,) * len(TERM_HOURS)
+        return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf, every)
     orders = list(table.by_cost[request.workload])
     stops = [order.size for order in orders]
     reading = list(range(len(orders)))
@@ -192,67 +201,108 @@ def _with_committed(
     committed_next: tuple[int, ...],
     s_ref: float,
     limits: Limits,
-    admitted: Callable[[], np.ndarray],
+    admitted: Callable[..., np.ndarray],
     top: int,
 ) -> Costed:
     """``found`` with the committed offers that could be among the ``top`` cheapest costed.
 
     A job on a committed offer costs at least one term on one instance, and at least the
-    work at its rate on one instance: no fewer instances or terms exist. So an offer read in
-    neither committed order costs at least the larger of the two orders' next keys, and the
-    orders are read on, a chunk at a time, until that floor reaches the ``top``-th cheapest
-    found. A short job stops at once (a year's term outweighs it); a long one reads the
-    terms whose work is cheap."""
-    if found.committed_floor == np.inf:
+    work at its rate on one instance; by a deadline D shorter than a term T, at least T / D
+    times that (its N instances run b / N hours at the most, b the hours on one, each paid a
+    whole term: N x T x p >= b / D x T x p). So an offer of a term read in neither of that
+    term's orders costs at least the larger of their next keys, and the orders are read on,
+    a chunk at a time, until that floor reaches the ``top``-th cheapest found. A short job
+    stops at once (a year's term outweighs it); a long one reads the terms whose work is
+    cheap."""
+    if found.term_floors:
         return found  # every offer the question admits was costed
-    if not table.committed_rows.size:
-        return replace(found, committed_floor=np.inf)
-    orders = table.committed_orders[request.workload]
-    reached = list(committed_next) if committed_next else [0] * len(orders)
-    floor = _committed_floor(table, request, orders, reached, s_ref)
-    totals = found.job.total_usd
-    bar = _bar(totals, top) if totals.size >= top else np.inf
-    if floor >= bar:
-        return replace(found, committed_floor=floor)
-    mask = admitted()
-    rows, costs = [found.index], [found.job]
-    size = COSTED_CHUNK
-    while floor < bar:
-        chunks = []
-        for g, order in enumerate(orders):
-            part = order[reached[g] : reached[g] + size]
-            reached[g] += part.size
-            chunks.append(part[mask[part]] if mask.dtype == bool else part[np.isin(part, mask)])
-        batch = np.unique(np.concatenate(chunks))
-        batch = batch[~np.isin(batch, np.concatenate(rows))]
-        if batch.size:
-            rows.append(batch)
-            costs.append(job_on(table, request, batch, s_ref, limits))
-            totals = np.concatenate([c.total_usd for c in costs])
-            bar = _bar(totals, top) if totals.size >= top else np.inf
-        size *= 8
-        floor = _committed_floor(table, request, orders, reached, s_ref)
-    index, job = np.concatenate(rows), JobCost.joined(costs)
-    return Costed(index, job, found.floor, floor)
+    reached = committed_next or (0,) * len(table.committed_orders[request.workload])
+    started = replace(found, reached=tuple(reached))
+    started = replace(started, term_floors=_term_floors(table, request, started, s_ref, limits))
+
+    def bar_of(index: np.ndarray, totals: np.ndarray) -> float:
+        return _bar(totals, top) if totals.size >= top else np.inf
+
+    return read_terms(table, request, started, s_ref, limits, admitted, bar_of)
 
 
-def _committed_floor(
+def read_terms(
     table: OfferTable,
     request: QuoteRequest,
-    orders: tuple[np.ndarray, ...],
-    reached: list[int],
+    found: Costed,
     s_ref: float,
-) -> float:
-    """A floor under every committed offer read in neither order: the next offer's term in
-    the first (by one term's cost), the next offer's work on one instance in the second (by
-    the work's cost); inf where an order is read to its end (every offer was read)."""
-    by_term, by_work = orders
-    term_at, work_at = reached
-    if term_at >= by_term.size or work_at >= by_work.size:
-        return np.inf
-    term = float(table.term_cost[by_term[term_at]]) * request.rent_factor
-    work = job_on(table, request, by_work[work_at : work_at + 1], s_ref, NO_LIMITS).floor_usd
-    return max(term, float(work[0]))
+    limits: Limits,
+    admitted: Callable[..., np.ndarray],
+    bar_of: Callable[[np.ndarray, np.ndarray], float],
+    terms: tuple[int, ...] | None = None,
+) -> Costed:
+    """Read the committed orders of ``terms`` (all, by default) on from where ``found`` left
+    them, costing the offers the question admits (``admitted(rows)``: a filter of those rows
+    only, never a scan of the catalog), until each term's floor reaches ``bar_of`` the offers
+    costed and their totals so far: the ``top``-th cheapest, or a term's own cheapest, to
+    prove it."""
+    orders = table.committed_orders[request.workload]
+    chosen = range(len(found.term_floors)) if terms is None else terms
+    reached, floors = list(found.reached), list(found.term_floors)
+    rows, costs = [found.index], [found.job]
+    index, totals = found.index, found.job.total_usd
+    size = COSTED_CHUNK
+    costed: np.ndarray | None = None
+    while True:
+        bar = bar_of(index, totals)
+        reading = [t for t in chosen if floors[t] < bar]
+        if not reading:
+            break
+        if costed is None:
+            costed = np.zeros(len(table), dtype=bool)
+            costed[np.concatenate(rows)] = True
+        chunks = []
+        for t in reading:
+            for g in (2 * t, 2 * t + 1):
+                part = orders[g][reached[g] : reached[g] + size]
+                reached[g] += part.size
+                part = part[~costed[part]]
+                chunks.append(part[admitted(part)] if part.size else part)
+        batch = np.unique(np.concatenate(chunks))  # an offer early in both orders: once
+        if batch.size:
+            costed[batch] = True
+            rows.append(batch)
+            costs.append(job_on(table, request, batch, s_ref, limits))
+            index = np.concatenate(rows)
+            totals = np.concatenate([c.total_usd for c in costs])
+        size *= 8
+        found = replace(found, reached=tuple(reached))
+        floors = list(_term_floors(table, request, found, s_ref, limits))
+    if len(rows) == 1:
+        return replace(found, reached=tuple(reached), term_floors=tuple(floors))
+    return Costed(
+        np.concatenate(rows), JobCost.joined(costs), found.floor, tuple(floors), tuple(reached)
+    )
+
+
+def _term_floors(
+    table: OfferTable, request: QuoteRequest, found: Costed, s_ref: float, limits: Limits
+) -> tuple[float, ...]:
+    """Per term, a floor under every offer of it read in neither of its orders: the next
+    offer's term (by one term's cost), the next offer's work on one instance (by the work's
+    cost) times a term over the deadline where that is more than 1; inf where an order is
+    read to its end (every offer of the term was read)."""
+    orders = table.committed_orders[request.workload]
+    a, rf = request.assumptions, request.rent_factor
+    deadline = limits.deadline_hours
+    floors = []
+    for t, term_hours in enumerate(TERM_HOURS.values()):
+        by_term, by_work = orders[2 * t], orders[2 * t + 1]
+        term_at, work_at = found.reached[2 * t], found.reached[2 * t + 1]
+        if term_at >= by_term.size or work_at >= by_work.size:
+            floors.append(np.inf)
+            continue
+        term = float(table.term_cost[by_term[term_at]]) * rf
+        rentals = Rentals.of(table, by_work[work_at : work_at + 1], s_ref, request.workload)
+        work = float(rentals.floor_usd(request.hours, a.spot_overhead, rf)[0])
+        terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
+        floors.append(max(term, work * terms))
+    return tuple(floors)
 
 
 def _bar(totals: np.ndarray, top: int) -> float:
@@ -279,7 +329,10 @@ def job_on(
     return rentals.job(request.hours, a, request.rent_factor, request.session_hours, limits)
 
 
-def admitted_mask(table: OfferTable, request: QuoteRequest, need: MemoryNeed) -> np.ndarray:
-    """Mask of every offer ``request`` admits, clusters counted."""
-    held = table.holding(need, max_instances=request.assumptions.max_instances)
-    return table.candidates(request) & held
+def admitted_mask(
+    table: OfferTable, request: QuoteRequest, need: MemoryNeed, rows: np.ndarray | None = None
+) -> np.ndarray:
+    """Mask of every offer ``request`` admits, clusters counted: over the catalog, or over
+    ``rows`` only."""
+    held = table.holding(need, rows, max_instances=request.assumptions.max_instances)
+    return table.candidates(request, rows) & held

@@ -147,6 +147,11 @@ class Rentals:
         belong to a job). The job's own rate at N = 1, to the last bit."""
         return _per_reference_hour(self._per_work(rent_factor), self.share(spot_overhead), 1, 1.0)
 
+    def floor_usd(self, hours: float, spot_overhead: float, rent_factor: float) -> np.ndarray:
+        """``hours`` of the reference card's work on one instance of each offer, with no
+        deadline and restarts aside: no N, deadline or term costs less (JobCost.floor_usd)."""
+        return self._per_work(rent_factor) * (1.0 + self.share(spot_overhead)) * hours
+
     def _per_work(self, rent_factor: float) -> np.ndarray:
         """USD per hour of the reference card's work, before interruptions and clusters."""
         return self.usd_per_hour * self.reference_speed / self.speed * rent_factor
@@ -180,7 +185,7 @@ class Rentals:
         total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
         per_work = self._per_work(rent_factor)
         rate = _per_reference_hour(per_work, share, used, efficiency)
-        floor = per_work * (1.0 + share) * hours
+        floor = self.floor_usd(hours, assumptions.spot_overhead, rent_factor)
         return JobCost(
             hours=run,
             sessions=sessions,

@@ -153,10 +153,11 @@ class OfferTable:
         self.estimated: dict[Workload, np.ndarray] = {}
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
-        # Committed offers in two orders: by what one term costs (price x term hours) and by
-        # what an hour of work costs; a job on an offer costs at least both (one instance at
-        # least, one term at least; service/engine/cheapest.py reads them).
-        self.committed_orders: dict[Workload, tuple[np.ndarray, np.ndarray]] = {}
+        # Each term's committed offers in two orders: by what one term costs (price x term
+        # hours) and by what an hour of work costs; a job on an offer costs at least both (one
+        # instance at least, one term at least; service/engine/cheapest.py reads them). Per
+        # term, in TERM_HOURS order: (1-year by term, 1-year by work, 3-year by term, ...).
+        self.committed_orders: dict[Workload, tuple[np.ndarray, ...]] = {}
         self.term_cost = self.price * self.term_hours
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
@@ -195,10 +196,11 @@ class OfferTable:
             self.by_cost[k] = tuple(
                 group[np.argsort(unit_cost[group], kind="stable")] for group in groups
             )
-            committed = self.committed_rows
-            self.committed_orders[k] = (
-                committed[np.argsort(self.term_cost[committed], kind="stable")],
-                committed[np.argsort(unit_cost[committed], kind="stable")],
+            self.committed_orders[k] = tuple(
+                rows[np.argsort(key[rows], kind="stable")]
+                for term in TERM_HOURS.values()
+                for rows in (np.flatnonzero(self.term_hours == term),)
+                for key in (self.term_cost, unit_cost)
             )
 
     def __len__(self) -> int:
