@@ -13,6 +13,7 @@ then among the first offers of its own orders (service/engine/cheapest.py).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from pricing.offer import MARKETS, Offer, PricingModel
@@ -80,6 +81,7 @@ TIERS = (
 TIER_NAMES = tuple(tier.name for tier in TIERS)
 
 
+@functools.lru_cache(maxsize=64)  # a few (pricing, market) pairs; every rent line asks
 def tier_code(pricing: str, market: str) -> int:
     """An offer's position in TIERS; -1 where it is in none (a subscription)."""
     for code, tier in enumerate(TIERS):

@@ -616,7 +616,7 @@ def _tiers(
             name for name in ("interruptible", "dependable", "any") if left <= pricing_models(name)
         )
         wider = replace(request, pricing=pricing, top=1)
-        shortlist = table.shortlist(wider, need)
+        shortlist = table.shortlist(wider, need, own=False)
         if shortlist.candidates:
             admitted = functools.partial(admitted_mask, table, wider, need)
             key = table.filter_key(wider, need)
@@ -686,7 +686,7 @@ def _cheapest_of(
 ) -> tuple[RentOption, int] | None:
     """The cheapest offer a variant of the question admits (asked with top=1: a shortlist of
     one), and how many it admits; None where none does, or none meets the limits."""
-    shortlist = table.shortlist(asked, need)
+    shortlist = table.shortlist(asked, need, own=False)
     if shortlist.candidates == 0:
         return None
     admitted = functools.partial(admitted_mask, table, asked, need)

@@ -11,7 +11,7 @@ choose their rentals here.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -217,8 +217,8 @@ def _with_committed(
     if found.term_floors:
         return found  # every offer the question admits was costed
     reached = committed_next or (0,) * len(table.committed_orders[request.workload])
-    started = replace(found, reached=tuple(reached))
-    started = replace(started, term_floors=_term_floors(table, request, started, s_ref, limits))
+    floors = _term_floors(table, request, tuple(reached), s_ref, limits)
+    started = Costed(found.index, found.job, found.floor, floors, tuple(reached))
 
     def bar_of(index: np.ndarray, totals: np.ndarray) -> float:
         return _bar(totals, top) if totals.size >= top else np.inf
@@ -271,17 +271,19 @@ def read_terms(
             index = np.concatenate(rows)
             totals = np.concatenate([c.total_usd for c in costs])
         size *= 8
-        found = replace(found, reached=tuple(reached))
-        floors = list(_term_floors(table, request, found, s_ref, limits))
+        floors = list(_term_floors(table, request, tuple(reached), s_ref, limits))
     if len(rows) == 1:
-        return replace(found, reached=tuple(reached), term_floors=tuple(floors))
-    return Costed(
-        np.concatenate(rows), JobCost.joined(costs), found.floor, tuple(floors), tuple(reached)
-    )
+        return Costed(found.index, found.job, found.floor, tuple(floors), tuple(reached))
+    job = JobCost.joined(costs)
+    return Costed(np.concatenate(rows), job, found.floor, tuple(floors), tuple(reached))
 
 
 def _term_floors(
-    table: OfferTable, request: QuoteRequest, found: Costed, s_ref: float, limits: Limits
+    table: OfferTable,
+    request: QuoteRequest,
+    reached: tuple[int, ...],
+    s_ref: float,
+    limits: Limits,
 ) -> tuple[float, ...]:
     """Per term, a floor under every offer of it read in neither of its orders: the next
     offer's term (by one term's cost), the next offer's work on one instance (by the work's
@@ -293,7 +295,7 @@ def _term_floors(
     floors = []
     for t, term_hours in enumerate(TERM_HOURS.values()):
         by_term, by_work = orders[2 * t], orders[2 * t + 1]
-        term_at, work_at = found.reached[2 * t], found.reached[2 * t + 1]
+        term_at, work_at = reached[2 * t], reached[2 * t + 1]
         if term_at >= by_term.size or work_at >= by_work.size:
             floors.append(np.inf)
             continue

@@ -30,6 +30,7 @@ HOURLY_TIERS = ("spot", "interruptible", "compute_units")
 
 Key = TypeVar("Key", bound=Hashable)
 SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
+CANDIDATE_MASKS = 16  # catalog-wide filter masks remembered (a bool per offer each)
 _GENERATIONS = itertools.count(1)  # tells tables apart for caches keyed on "this catalog"
 
 
@@ -162,6 +163,8 @@ class OfferTable:
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
         self.walks: Lru[tuple[object, ...], Any] = Lru(SHORTLIST_CACHE)
+        self._candidates: Lru[tuple[object, ...], np.ndarray] = Lru(CANDIDATE_MASKS)
+        self._held: Lru[tuple[object, ...], np.ndarray] = Lru(CANDIDATE_MASKS)
         self._rows_of: dict[str, np.ndarray] = {}  # accelerator -> its rows, when asked
         # One order per hourly pricing tier (pricing/tiers.py), a cloud's spot split
         # by whether a band sets its overhead: a tier's cheapest is then among the first of
@@ -174,6 +177,15 @@ class OfferTable:
                 *((self.tier_code == TIER_NAMES.index(name)) & ~banded for name in HOURLY_TIERS),
                 banded,
             )
+        )
+        # The pricing models in each order (its tier's): a question that admits none of them
+        # skips the order instead of reading it to the end for nothing.
+        self._order_pricings = tuple(
+            frozenset(self.pricing_code[group].tolist()) for group in groups
+        ) + tuple(
+            frozenset(self.pricing_code[self.term_hours == term].tolist())
+            for term in TERM_HOURS.values()
+            for _ in range(2)
         )
         # Banded offers carry their own overhead, fixed by data: it orders them as it costs.
         own_overhead = 1.0 + np.where(banded, self.band_overhead, 0.0)
@@ -227,31 +239,32 @@ class OfferTable:
             request.assumptions.max_instances,
         )
 
-    def shortlist(self, request: QuoteRequest, need: MemoryNeed) -> Shortlist:
-        """The offers that can be cheapest, and how many passed the filters.
+    def shortlist(self, request: QuoteRequest, need: MemoryNeed, own: bool = True) -> Shortlist:
+        """The offers that can be cheapest, and how many passed the filters; with ``own``,
+        the same for the reference card's own offers (the same-card rental).
 
         The first ``top`` candidates of each cheapest-first order hold the ``top`` cheapest
         whatever the hours or assumptions, so the shortlist depends on the filters alone
         and is cached per filter set for the life of this catalog: a sweep over hours,
         cards or prices costs O(top) per quote after its first.
         """
-        key = self.filter_key(request, need)
+        key = (*self.filter_key(request, need), own)
         cached = self._shortlists.get(key)
         if cached is not None:
             return cached
         filtered = self.candidates(request)
         mask = filtered & self.holding(need, max_instances=request.assumptions.max_instances)
         # the reference card's own offers, from the same scan: the same-card rental
-        code = self.accelerators.get(request.reference)
-        own = mask & (self.accelerator_code == code) if code is not None else None
+        code = self.accelerators.get(request.reference) if own else None
+        mine = mask & (self.accelerator_code == code) if code is not None else None
         first, committed_next = self._first(mask, request)
-        own_first, own_next = self._first(own, request) if own is not None else (_EMPTY, ())
+        own_first, own_next = self._first(mine, request) if mine is not None else (_EMPTY, ())
         result = Shortlist(
             first,
             int(np.count_nonzero(mask)),
             int(np.count_nonzero(filtered)) - int(np.count_nonzero(mask)),
             own_first,
-            int(np.count_nonzero(own)) if own is not None else 0,
+            int(np.count_nonzero(mine)) if mine is not None else 0,
             committed_next,
             own_next,
         )
@@ -261,10 +274,21 @@ class OfferTable:
     def _first(self, mask: np.ndarray, request: QuoteRequest) -> tuple[np.ndarray, tuple[int, ...]]:
         """The first ``top`` offers ``mask`` admits in each cheapest-first order and in each
         committed order, and where each committed order was read to."""
-        hourly = [_leading(order, mask, request.top)[0] for order in self.by_cost[request.workload]]
-        committed = [
-            _leading(order, mask, request.top) for order in self.committed_orders[request.workload]
+        wanted = {
+            self.pricings[str(p)]
+            for p in pricing_models(request.pricing)
+            if str(p) in self.pricings
+        }
+        orders = (*self.by_cost[request.workload], *self.committed_orders[request.workload])
+        read = [
+            _leading(order, mask, request.top)
+            if wanted & pricings
+            else (_EMPTY, order.size)  # none admitted: read to its end at once
+            for order, pricings in zip(orders, self._order_pricings, strict=True)
         ]
+        hours_orders = len(self.by_cost[request.workload])
+        hourly = [found for found, _ in read[:hours_orders]]
+        committed = read[hours_orders:]
         rows = np.concatenate([*hourly, *(found for found, _ in committed)])
         # a committed offer early in both of its orders is listed once
         return np.unique(rows) if self.committed_rows.size else rows, tuple(
@@ -273,7 +297,26 @@ class OfferTable:
 
     def candidates(self, request: QuoteRequest, rows: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask of offers the request may rent, memory aside: over the catalog, or
-        over ``rows`` only."""
+        over ``rows`` only. The catalog's masks are remembered for the last few filter sets
+        (read them, never write them): a question's tiers and a sweep over memory needs ask
+        the same filters again."""
+        if rows is None:
+            key = (
+                request.pricing,
+                request.providers,
+                request.platforms,
+                (request.region or "").lower(),
+                request.markets,
+                request.workload if request.measured_only else None,
+            )
+            found = self._candidates.get(key)
+            if found is None:
+                found = self._candidates_over(request, None)
+                self._candidates.put(key, found)
+            return found
+        return self._candidates_over(request, rows)
+
+    def _candidates_over(self, request: QuoteRequest, rows: np.ndarray | None) -> np.ndarray:
         mask = self.matching(
             pricings={str(p) for p in pricing_models(request.pricing)},
             providers=request.providers,
@@ -304,7 +347,20 @@ class OfferTable:
     ) -> np.ndarray:
         """Boolean mask of offers with the memory the job needs (over ``rows`` if given): a
         sharded job's total on one instance, or on up to ``max_instances`` of them where the
-        offer's fabric shards across machines."""
+        offer's fabric shards across machines. The catalog's masks are remembered for the
+        last few needs (read them, never write them): a question and its tiers share one."""
+        if rows is None:
+            key = (need, max_instances if need.total_gb is not None else 1)
+            found = self._held.get(key)
+            if found is None:
+                found = self._holding_over(need, None, max_instances)
+                self._held.put(key, found)
+            return found
+        return self._holding_over(need, rows, max_instances)
+
+    def _holding_over(
+        self, need: MemoryNeed, rows: np.ndarray | None, max_instances: int
+    ) -> np.ndarray:
         mask = np.ones(len(self.rows) if rows is None else rows.size, dtype=bool)
         if need.per_accelerator_gb is not None:
             mask &= _at(self.memory, rows) >= need.per_accelerator_gb

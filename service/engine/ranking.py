@@ -139,7 +139,7 @@ def _rentals(
         pricing=request.pricing,
     )
     need = MemoryNeed(per_accelerator_gb=request.memory_gb)
-    shortlist = table.shortlist(probe, need)
+    shortlist = table.shortlist(probe, need, own=False)
     index, candidates = shortlist.index, shortlist.candidates
     if index.size == 0:
         return [], candidates
