@@ -110,7 +110,14 @@ class OfferTable:
         program = [registry[a].program_memory_gb for a in accelerator]
         self.memory = np.fmin(chip, np.array(program, dtype=np.float64))  # nan: no cap
         self.total_memory = chip * np.array(count, dtype=np.float64)
-        self.interruptible = np.array([p in INTERRUPTIBLE for p in pricing], dtype=bool)
+        # Pricing and market as codes first: what follows from them is looked up per code
+        # (a handful) and gathered, not worked out per offer.
+        self.pricings, self.pricing_code = _codes(str(p) for p in pricing)
+        self.markets, self.market_code = _codes(column("market"))
+        by_pricing = [PricingModel(name) for name in self.pricings]
+        self.interruptible = np.array([p in INTERRUPTIBLE for p in by_pricing], dtype=bool)[
+            self.pricing_code
+        ]
         # The overhead a published interruption band sets (AWS spot); NaN: none published,
         # so the spot_overhead assumption applies (service/engine/interruption.py).
         self.band_overhead = np.array([band_overhead(b) for b in interruption], dtype=np.float64)
@@ -125,18 +132,20 @@ class OfferTable:
         )
         # Runtimes that end after a session's maximum (Colab): long jobs restart from a checkpoint
         self.session_bound = np.array(
-            [p == PricingModel.COMPUTE_UNITS for p in pricing], dtype=bool
-        )
+            [p == PricingModel.COMPUTE_UNITS for p in by_pricing], dtype=bool
+        )[self.pricing_code]
         # A committed offer's term, paid whole (0: paid as used). A term's cost rounds up to
         # whole terms, so no one order sorts committed offers by cost; two orders bound it
         # from below (committed_orders), read as far as the bound needs.
-        self.term_hours = np.array([TERM_HOURS.get(p, 0.0) for p in pricing], dtype=np.float64)
+        self.term_hours = np.array([TERM_HOURS.get(p, 0.0) for p in by_pricing], dtype=np.float64)[
+            self.pricing_code
+        ]
         self.committed_rows = np.flatnonzero(self.term_hours > 0)
         # Its pricing tier (pricing/tiers.py): what an answer's `tiers` block sorts by
-        self.tier_code = np.array(
-            [tier_code(str(p), m) for p, m in zip(pricing, column("market"), strict=True)],
-            dtype=np.intp,
-        )
+        tiers = [[tier_code(p, m) for m in self.markets] for p in self.pricings]
+        self.tier_code = np.array(tiers, dtype=np.intp).reshape(
+            len(self.pricings), len(self.markets)
+        )[self.pricing_code, self.market_code]
         self.accelerators, self.accelerator_code = _codes(accelerator)
         self.platforms, self.platform_code = _codes(registry[a].platform for a in accelerator)
         self.providers, self.provider_code = _codes(provider)
@@ -148,8 +157,6 @@ class OfferTable:
             dtype=np.intp,
         )
         self.regions, self.region_code = _codes(r.lower() for r in column("region"))
-        self.pricings, self.pricing_code = _codes(str(p) for p in pricing)
-        self.markets, self.market_code = _codes(column("market"))
         self.speed: dict[Workload, np.ndarray] = {}
         self.estimated: dict[Workload, np.ndarray] = {}
         self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
