@@ -58,9 +58,11 @@ def main() -> int:
         "## Engine: one quote over 100,000 offers",
         "",
         "Synthetic catalog (`bench/engine.py`, seeded): every accelerator in the registry, "
-        "1-8 per offer, on-demand, spot and compute-unit pricing, six regions; gpu=rtx3090, "
-        "hours=500, transformer. The baseline is a plain-Python loop over the same offers in "
-        "the same process; both must pick the same cheapest offer before figures count.",
+        "1-8 per offer, on-demand, spot, compute-unit and committed (1- and 3-year) pricing "
+        "in equal shares, six regions; gpu=rtx3090, hours=500, transformer; every quote with "
+        "its tiers. The baseline is a plain-Python loop over the same offers in the same "
+        "process (a committed offer paying whole terms); both must pick the same cheapest "
+        "offer before figures count.",
         "",
         "| figure | value | budget |",
         "|---|---|---|",
