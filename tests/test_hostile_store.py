@@ -321,3 +321,35 @@ def test_migration_0005_rekeys_listed_offers_so_the_next_run_writes_nothing(
     assert {s.offer.notes for s in store.current_offers("aws")} == {"machine 9"}
     store.dispose()
     engine.dispose()
+
+
+# -- migration 0007: committed terms, listing keys unchanged -----------------------------------
+
+
+def test_migration_0007_keeps_the_keys_of_listed_offers_so_the_next_run_writes_nothing(
+    database_url: str,
+) -> None:
+    """A store from before committed terms (revision 0006) keeps its listings' keys: the
+    same offers read again after the upgrade find their listings and write no listing and
+    no change, and a committed offer beside them is a listing of its own."""
+    engine = sa.create_engine(database_url)
+    schema.upgrade(engine, "head")
+    old = [offer(provider="aws", product=f"p{i}", usd_per_hour=1.0 + i) for i in range(4)]
+    Store(database_url).record_run("aws", old, utcnow())
+    downgrade(engine, "0006")  # the store as 0006 left it: no purchase_option column
+    schema.upgrade(engine, "head")
+    store = Store(database_url)
+    store.record_run("aws", old, utcnow())
+    assert _rows_of(store, "aws") == (4, 4)  # one listing and one first price each
+    term = offer(
+        provider="aws",
+        product="p0",
+        pricing=PricingModel.RESERVED_1Y,
+        usd_per_hour=0.6,
+        purchase_option="no_upfront",
+        upfront_share=0.0,
+    )
+    store.record_run("aws", [*old, term], utcnow())
+    assert _rows_of(store, "aws") == (5, 5)
+    (stored,) = [s for s in store.current_offers("aws") if s.offer.pricing != "on_demand"]
+    assert (stored.offer.purchase_option, stored.offer.upfront_share) == ("no_upfront", 0.0)
