@@ -213,6 +213,32 @@ def test_committed_a2_machine_is_priced_whole_from_commitment_skus() -> None:
     assert 1 - one_year.usd_per_hour / on_demand.usd_per_hour == pytest.approx(0.37, abs=0.005)
 
 
+def test_cloud_tpu_commitments_are_offered_per_chip_like_on_demand() -> None:
+    """A Cloud TPU commitment SKU ("Commitment v1: TpuV6e in Americas for 1 Year") is read as
+    its on-demand twin is: per chip, the smallest slice, in its term's tier. Figures: the
+    v6e chip-hour 2.70 on demand and 1.89 / 1.22 for 1 and 3 years (the secondary, undated
+    table the peers review cites: 30 % and 55 % off; no dated primary was found, so none is
+    bundled)."""
+    east = ["us-east1"]
+    book = _book(
+        sku("TpuV6e running in Americas", 2.70, east, group="TPU"),
+        sku("Commitment v1: TpuV6e in Americas for 1 Year", 1.89, east, "Commit1Yr", "TPU"),
+        sku("Commitment v1: TpuV6e in Americas for 3 Years", 1.22, east, "Commit3Yr", "TPU"),
+    )
+    offers = {o.pricing: o for o in build_offers(book, TABLES, None, TODAY, skip_report())}
+    assert set(offers) == {
+        PricingModel.ON_DEMAND,
+        PricingModel.RESERVED_1Y,
+        PricingModel.RESERVED_3Y,
+    }
+    for pricing, usd in ((PricingModel.RESERVED_1Y, 1.89), (PricingModel.RESERVED_3Y, 1.22)):
+        term = offers[pricing]
+        assert (term.product, term.accelerator, term.count) == ("v6e-1", "tpu-v6e", 1)
+        assert term.usd_per_hour == pytest.approx(usd)
+        assert (term.purchase_option, term.upfront_share) == ("commitment", 0.0)
+        assert term.service == "Cloud TPU"
+
+
 def test_attached_gpus_include_their_n1_host_up_to_the_zone_limit() -> None:
     availability = {"nvidia-tesla-t4": {"us-central1": 4}}
     offers = [
