@@ -94,3 +94,52 @@ def test_imported_offer_is_quoted_by_breakeven(tmp_path, env) -> None:  # type: 
     )
     assert result.exit_code == 0, result.output
     assert '"product": "colo"' in result.output
+
+
+def test_a_negotiated_term_is_imported_and_hostile_term_cells_are_refused(
+    tmp_path,
+    env,
+    settings,  # type: ignore[no-untyped-def]
+) -> None:
+    """A committed row names its purchase option and upfront share; an hourly row may carry
+    neither (a term's price read as hourly would undercut every rate); the share is a plain
+    number from 0 to 1."""
+    path = tmp_path / "terms.csv"
+    header = "product,region,accelerator,count,pricing,usd_per_hour,purchase_option,upfront_share\n"
+    good = "colo-h100,us,h100-sxm,8,reserved_3y,14.5,all_upfront,1\n"
+    path.write_text(header + good)
+    result = CliRunner().invoke(cli, ["offers", "import", str(path)], env=env)
+    assert result.exit_code == 0, result.output
+    (stored,) = open_runtime(settings).store.current_offers(CUSTOM)
+    offer = stored.offer
+    assert (offer.pricing, offer.purchase_option, offer.upfront_share) == (
+        "reserved_3y",
+        "all_upfront",
+        1.0,
+    )
+    bad = (
+        "hourly-with-term,us,rtx3090,1,on_demand,0.35,no_upfront,\n"
+        "hourly-with-share,us,rtx3090,1,spot,0.2,,0.5\n"
+        "no-option,us,rtx3090,1,reserved_1y,0.3,,\n"
+        "odd-option,us,rtx3090,1,reserved_1y,0.3,lease_to_own,0\n"
+        "nan-share,us,rtx3090,1,reserved_1y,0.3,no_upfront,nan\n"
+        "big-share,us,rtx3090,1,reserved_1y,0.3,partial_upfront,1e400\n"
+        "negative-share,us,rtx3090,1,reserved_1y,0.3,partial_upfront,-0.1\n"
+        "control,us,rtx3090,1,reserved_1y,0.3,no_upfront\x1b[31m,0\n"
+    )
+    path.write_text(header + bad)
+    result = CliRunner().invoke(cli, ["offers", "import", str(path), "--replace"], env=env)
+    assert result.exit_code == 1
+    for expected in (
+        "line 2, purchase_option: only a committed row",
+        "line 3, upfront_share: only a committed row",
+        "line 4, purchase_option: must be one of",
+        "line 5, purchase_option: must be one of",
+        "line 6, upfront_share: must be a number from 0 to 1",
+        "line 7, upfront_share: must be a number from 0 to 1",
+        "line 8, upfront_share: must be a number from 0 to 1",
+        "line 9, purchase_option",
+    ):
+        assert expected in result.output, (expected, result.output)
+    assert "nothing imported" in result.output
+    assert _custom(settings) == [("colo-h100", 14.5)]  # the earlier import is untouched
