@@ -572,9 +572,12 @@ def _same_card(
     if found is not None:
         return found, shortlist.same_card_candidates
 
-    def admitted() -> np.ndarray:  # one card's offers: few enough to cost at once
+    def admitted(rows: np.ndarray | None = None) -> np.ndarray:
+        """One card's offers, few enough to cost at once: their row numbers; or which of
+        ``rows`` are among them (a committed order read on, cheapest._with_committed)."""
         most = request.assumptions.max_instances
-        return table.comparable(request.reference, request, need, most)
+        own = table.comparable(request.reference, request, need, most)
+        return own if rows is None else np.isin(rows, own)
 
     found, _ = _rent_options(
         table,
@@ -631,36 +634,41 @@ def _tiers(
                 key,
                 shortlist.committed_next,
             )
-    found = []
+    best: list[RentOption | None] = [None] * len(TIERS)
+    # the tiers each costing proves, rendered together: one pass over its chosen rows
+    proven: dict[int, tuple[Costed, list[tuple[int, int]]]] = {}
     for code, tier in enumerate(TIERS):
         markets = _within(request.markets, tier.markets)
-        best = None
-        if markets is None or markets:  # None: every market
-            mine = tier.pricing in asked
-            costing, asking = (main, request) if mine else (other, wider)
-            term = TERMS.index(tier.pricing) if tier.pricing in TERM_HOURS else None
-            kept = None if costing is None else table.tier_code[costing.index] == code
-            if costing is not None and kept is not None:
+        if markets is not None and not markets:
+            continue  # the question admits none of the tier's markets
+        mine = tier.pricing in asked
+        costing, asking = (main, request) if mine else (other, wider)
+        term = TERMS.index(tier.pricing) if tier.pricing in TERM_HOURS else None
+        kept = None if costing is None else table.tier_code[costing.index] == code
+        position = None
+        if costing is not None and kept is not None:
+            position = costing.cheapest_of(kept, whole_orders=True, term=term)
+            if position is None and term is not None:
+                # read the term's orders on until its own cheapest is proved
+                admits = functools.partial(admitted_mask, table, asking, need)
+                bar_of = functools.partial(_tier_bar, table, code)
+                costing = read_terms(table, asking, costing, s_ref, limits, admits, bar_of, (term,))
+                kept = table.tier_code[costing.index] == code
                 position = costing.cheapest_of(kept, whole_orders=True, term=term)
-                if position is None and term is not None:
-                    # read the term's orders on until its own cheapest is proved
-                    admits = functools.partial(admitted_mask, table, asking, need)
-                    bar_of = functools.partial(_tier_bar, table, code)
-                    costing = read_terms(
-                        table, asking, costing, s_ref, limits, admits, bar_of, (term,)
-                    )
-                    kept = table.tier_code[costing.index] == code
-                    position = costing.cheapest_of(kept, whole_orders=True, term=term)
-                if position is not None:
-                    (best,) = _options(table, request, model, costing, np.array([position]))
-            # an hourly tier none of whose offers were costed has none (each order's
-            # first is); one whose cheapest was not proved is asked alone
-            if best is None and term is None and (kept is None or kept.any()):
-                alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
-                single = _cheapest_of(table, alone, need, s_ref, model, limits)
-                best = None if single is None else single[0]
-        found.append(TierBest(tier, best))
-    return tuple(found)
+        if position is not None:
+            proven.setdefault(id(costing), (costing, []))[1].append((code, position))
+        # an hourly tier none of whose offers were costed has none (each order's first
+        # is); one whose cheapest was not proved is asked alone
+        elif term is None and (kept is None or kept.any()):
+            alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
+            single = _cheapest_of(table, alone, need, s_ref, model, limits)
+            best[code] = None if single is None else single[0]
+    for costing, chosen in proven.values():
+        positions = np.array([position for _, position in chosen])
+        options = _options(table, request, model, costing, positions)
+        for (code, _), option in zip(chosen, options, strict=True):
+            best[code] = option
+    return tuple(TierBest(tier, option) for tier, option in zip(TIERS, best, strict=True))
 
 
 def _tier_bar(table: OfferTable, code: int, index: np.ndarray, totals: np.ndarray) -> float:
