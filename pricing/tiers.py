@@ -90,7 +90,13 @@ def tier_code(pricing: str, market: str) -> int:
     return -1
 
 
-def tier_of(offer: Offer) -> str | None:
-    """The name of the tier an offer is in; None where it is in none (a subscription)."""
+def tier_for(offer: Offer) -> Tier | None:
+    """The tier an offer is in; None where it is in none (a subscription)."""
     code = tier_code(str(offer.pricing), offer.market)
-    return TIERS[code].name if code >= 0 else None
+    return TIERS[code] if code >= 0 else None
+
+
+def tier_of(offer: Offer) -> str | None:
+    """The name of the tier an offer is in (an offer row's `tier`)."""
+    tier = tier_for(offer)
+    return None if tier is None else tier.name

@@ -11,7 +11,7 @@ from hardware import Throughput, Workload
 from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
-from pricing.tiers import TIERS, tier_code
+from pricing.tiers import tier_for
 from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -37,7 +37,7 @@ from service.engine.breakeven import (
     TierBest,
     quote,
 )
-from service.engine.costs import bought_speed
+from service.engine.costs import bought_speed, verdict
 from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH
 from service.engine.interruption import overhead_basis
 from service.engine.offer_table import OfferTable
@@ -279,8 +279,8 @@ def _quote_document(
 
 def _compared_with(result: Quote) -> dict[str, Any]:
     """Which rentals the headline weighed buying against, and the tier of the one it chose."""
-    cheapest = result.rent[0].stored.offer
-    chosen = TIERS[tier_code(str(cheapest.pricing), cheapest.market)]
+    chosen = tier_for(result.rent[0].stored.offer)
+    assert chosen is not None  # a subscription is never rented: pricing admits none
     return {
         "pricing": result.request.pricing,
         "admits": sorted(str(p) for p in pricing_models(result.request.pricing)),
@@ -302,7 +302,7 @@ def _tier(found: TierBest, result: Quote, colab: SessionTerms | None) -> dict[st
         "best": line,
         "total_usd": None if best is None else best.total_usd,
         "wall_clock_hours": None if best is None else best.hours,
-        "verdict": None if best is None else ("buy" if buy < best.total_usd else "rent"),
+        "verdict": None if best is None else verdict(buy, best.total_usd),
         "savings_usd": None if best is None else abs(best.total_usd - buy),
     }
 
@@ -370,17 +370,19 @@ def _commitment(option: RentOption) -> dict[str, Any] | None:
     paid = option.paid_hours * option.instances
     used = option.hours * option.instances
     hourly = offer.usd_per_hour
+    terms = round(option.paid_hours / term)
+    # shares of the engine's total (rent_factor and all), not prices worked out again
     return {
         "term_hours": term,
-        "terms": round(option.paid_hours / term),
+        "terms": terms,
         "purchase_option": offer.purchase_option,
         "upfront_share": offer.upfront_share,
-        "upfront_usd": (offer.upfront_share or 0.0) * hourly * term * option.instances,
+        "upfront_usd": (offer.upfront_share or 0.0) * option.total_usd / terms,
         "paid_instance_hours": paid,
         "used_instance_hours": used,
-        "unused_usd": (paid - used) * hourly,
+        "unused_usd": option.total_usd * (paid - used) / paid,
         "note": (
-            f"{option.instances} instance(s) x {round(option.paid_hours / term)} term(s) of "
+            f"{option.instances} instance(s) x {terms} term(s) of "
             f"{term:,.0f} h paid at {hourly:g} USD/h (upfront spread over the term): "
             f"{paid:,.0f} instance-hours paid, {used:,.0f} used"
         ),

@@ -33,6 +33,7 @@ from service.engine.costs import (
     buy_model,
     calendar_hours,
     crossing_hours,
+    verdict,
 )
 from service.engine.hours import HOURS_PER_DAY
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
@@ -251,7 +252,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     if not rent:
         raise _missed(request, shortlist.candidates, deadline)
     cheapest = rent[0]
-    verdict = "buy" if buy_total < cheapest.total_usd else "rent"
+    answer = verdict(buy_total, cheapest.total_usd)
     days = None
     if cheapest.breakeven_hours is not None:
         calendar = calendar_hours(cheapest.breakeven_hours, local_speed, a.utilization)
@@ -263,7 +264,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         buy=buy,
         rent=rent,
         candidates=shortlist.candidates,
-        verdict=verdict,
+        verdict=answer,
         savings_usd=abs(cheapest.total_usd - buy_total),
         breakeven_hours=cheapest.breakeven_hours,
         breakeven_days=days,

@@ -256,6 +256,12 @@ def sessions_needed(work_hours: np.ndarray, session_hours: float) -> np.ndarray:
     return np.maximum(np.ceil(work_hours / session_hours), 1.0)
 
 
+def verdict(buy_usd: float, rent_usd: float) -> str:
+    """Which side a question's answer names: buying only where it costs less (a tie rents:
+    nothing is bought for no saving)."""
+    return "buy" if buy_usd < rent_usd else "rent"
+
+
 # -- buying ------------------------------------------------------------------------------------
 
 

@@ -30,6 +30,7 @@ from service.engine.costs import (
     buy_model,
     calendar_hours,
     crossing,
+    verdict,
 )
 from service.engine.offer_table import OfferTable
 from service.engine.request import QUESTION_BOUNDS
@@ -145,7 +146,7 @@ class Flip:
 def case_verdict(case: Case) -> tuple[str, float, float]:
     """(verdict, buy total, rent total)."""
     buy, rent = case.buy(), case.rent()
-    return ("buy" if buy < rent else "rent"), buy, rent
+    return verdict(buy, rent), buy, rent
 
 
 def sensitivity(case: Case, parameters: tuple[str, ...] = PARAMETERS) -> list[Flip]:
@@ -182,8 +183,8 @@ def _steps(case: Case, name: str, bounds: tuple[float, float]) -> tuple[Swing, S
 
 def _swing(case: Case, name: str, value: float) -> Swing:
     moved = case.moved(name, value)
-    verdict, buy, rent = case_verdict(moved)
-    return Swing(value, verdict, abs(rent - buy), crossing(moved.buy_model(), rent / moved.hours))
+    side, buy, rent = case_verdict(moved)
+    return Swing(value, side, abs(rent - buy), crossing(moved.buy_model(), rent / moved.hours))
 
 
 def _step_text(name: str) -> str:
@@ -193,9 +194,9 @@ def _step_text(name: str) -> str:
 
 def _side(case: Case, name: str, flip: float | None, bounds: tuple[float, float]) -> str:
     """Where buying wins: above or below the flip; always or never without one."""
-    verdict, _, _ = case_verdict(case)
+    now, _, _ = case_verdict(case)
     if flip is None:
-        return "always" if verdict == "buy" else "never"
+        return "always" if now == "buy" else "never"
     probe = flip + (bounds[1] - flip) * 1e-3 if flip < bounds[1] else flip
     above, _, _ = case_verdict(case.moved(name, probe))
     return "above" if above == "buy" else "below"
@@ -369,7 +370,7 @@ def sentence(flip: Flip) -> str:
         side = "more" if flip.buy_wins == "above" else "less"
         return f"Buying wins if {subject} {side} than {show(flip.flip)} ({now})."
     low, high = flip.bounds
-    verdict = "Buying wins" if flip.buy_wins == "always" else "Renting wins"
+    winner = "Buying wins" if flip.buy_wins == "always" else "Renting wins"
     within = f"from {show(low)} to {show(high)}"
     reason = f": {flip.note}" if flip.note else ""
-    return f"{verdict} whatever {subject}, {within} ({now}){reason}."
+    return f"{winner} whatever {subject}, {within} ({now}){reason}."
