@@ -136,12 +136,13 @@ def _hourly(
     key: Hashable | None,
 ) -> Costed:
     """The shortlist costed, and the hourly orders read on where it does not hold."""
-    job = job_on(table, request, shortlist, s_ref, limits)
-    # committed offers are all in the shortlist (offer_table._first): only the hourly ones
-    # bound the rest, and only where each is what its order sorted it by
+    shortlisted = job_on(table, request, shortlist, s_ref, limits)
+    # the shortlist's committed offers (the first of each committed order, read on in
+    # _with_committed) bound nothing here: only the hourly ones bound the rest, and only
+    # where each costs what its order sorted it by
     committed = table.term_hours[shortlist] > 0
-    if np.all((job.instances == 1) | committed):
-        return Costed(shortlist, job, None)
+    if np.all((shortlisted.instances == 1) | committed):
+        return Costed(shortlist, shortlisted, None)
     if key is not None:
         walk = table.walks.get(key)
         if walk is not None:
@@ -157,9 +158,9 @@ def _hourly(
     stops = [order.size for order in orders]
     reading = list(range(len(orders)))
     start, size = 0, COSTED_CHUNK
-    # the committed offers the question admits, costed as the shortlist costed them
+    # the shortlist's committed offers, as it costed them
     rows: list[np.ndarray] = [shortlist[committed]]
-    costs: list[JobCost] = [job_on(table, request, shortlist[committed], s_ref, limits)]
+    costs: list[JobCost] = [shortlisted.take(committed)]
     found = costs[0].total_usd
     bar = _bar(found, top) if found.size >= top else np.inf  # the top-th cheapest so far
     while reading:
@@ -186,8 +187,6 @@ def _hourly(
                 stops[g] = min(start, orders[g].size)
         reading = still
     floor = _floor(table, request, tuple(stops), s_ref)
-    if not rows:
-        return Costed(shortlist[:0], job_on(table, request, shortlist[:0], s_ref, limits), floor)
     index, job = np.concatenate(rows), JobCost.joined(costs)
     if key is not None:
         table.walks.put(key, Walk(index, tuple(stops)))

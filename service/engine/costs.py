@@ -99,6 +99,10 @@ class JobCost:
         """Several sets of rentals' costs, end to end."""
         return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
 
+    def take(self, kept: np.ndarray) -> JobCost:
+        """The costs of the rentals at ``kept`` (a mask or positions)."""
+        return JobCost(*(getattr(self, f.name)[kept] for f in fields(self)))
+
 
 @dataclass(frozen=True)
 class Rentals:
