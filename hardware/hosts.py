@@ -15,6 +15,7 @@ from dataclasses import dataclass
 class Host:
     name: str  # desktop, workstation or server
     max_cards: int
+    site: str  # where such a host runs by default (hardware/ownership.py SITES)
     price_usd: float  # without the cards
     watts: float  # draw under training load, without the cards
     price_kind: str

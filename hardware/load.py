@@ -16,6 +16,7 @@ from hardware.cards import BASES, Card, CardPrice, ResaleCurve
 from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.hosts import Host, HostChoice, host_for
 from hardware.jobs import Method, Model
+from hardware.ownership import Ownership, sourced, system
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 
@@ -28,7 +29,8 @@ class Hardware:
     scaling: Scaling
     fabrics: Fabrics  # between machines: clusters of rentals, bought nodes
     hosts: tuple[Host, ...]
-    resale: ResaleCurve  # consumer cards; no datacenter curve is sourced
+    resale: ResaleCurve  # consumer cards' used-price curve; datacenter cards' is in ownership
+    ownership: Ownership  # sites, systems, network, selling, money over time
     models: dict[str, Model]
     methods: dict[str, Method]
 
@@ -124,9 +126,19 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         fabrics=fabrics,
         hosts=hosts,
         resale=resale,
+        ownership=_ownership(folder, registry),
         models={row["id"]: _model(row) for row in _rows(folder / "models.csv")},
         methods={row["method"]: _method(row) for row in _rows(folder / "methods.csv")},
     )
+
+
+def _ownership(folder: Path, registry: Registry) -> Ownership:
+    items = {row["item"]: sourced(row) for row in _rows(folder / "ownership.csv")}
+    systems = {row["accelerator"]: system(row) for row in _rows(folder / "systems.csv")}
+    unknown = {a for a in systems if a not in registry}
+    if unknown:
+        raise ValueError(f"systems.csv names unknown accelerators {sorted(unknown)}")
+    return Ownership(items, systems)
 
 
 def _rows(path: Path) -> Iterator[dict[str, str]]:
@@ -178,6 +190,7 @@ def _host(row: dict[str, str]) -> Host:
     return Host(
         name=row["host"],
         max_cards=int(row["max_cards"]),
+        site=row["site"],
         price_usd=float(row["price_usd"]),
         watts=float(row["watts"]),
         price_kind=row["price_kind"],

@@ -21,6 +21,7 @@ from hardware import (
     Workload,
 )
 from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
+from hardware.ownership import SITE_PARAMETERS, SITES, Ownership, Sourced
 from hardware.throughput import ScalingPoint
 from pricing.offer import Offer, PricingModel, StoredOffer
 from pricing.store import Run, Store, runs
@@ -112,6 +113,7 @@ def toy_hardware() -> Hardware:
         TOY_FABRICS,
         TOY_HOSTS,
         TOY_RESALE,
+        TOY_OWNERSHIP,
         models={},
         methods={},
     )
@@ -126,12 +128,36 @@ def toy_card(accelerator: str, usd: float, basis: str = "new") -> Card:
 # Hosts: desktop 1-2 cards 500 USD 100 W; workstation 4 cards 2,000 USD 200 W; server 8
 # cards 5,000 USD 500 W. Used cards lose 20 % a year (b = -ln 0.8).
 TOY_HOSTS = tuple(
-    Host(name, cards, usd, watts, "toy", "2026-01", "toy", "toy", "toy")
-    for name, cards, usd, watts in [
-        ("desktop", 2, 500.0, 100.0),
-        ("workstation", 4, 2000.0, 200.0),
-        ("server", 8, 5000.0, 500.0),
+    Host(name, cards, site, usd, watts, "toy", "2026-01", "toy", "toy", "toy")
+    for name, cards, site, usd, watts in [
+        ("desktop", 2, "home", 500.0, 100.0),
+        ("workstation", 4, "office", 2000.0, 200.0),
+        ("server", 8, "colo", 5000.0, 500.0),
     ]
+)
+# Owning in the toy world costs the cards, the host and power at 0.165 USD/kWh, nothing
+# else: no site costs, network, fees, first-owner drop or discounting, so toy arithmetic
+# stays hand-checkable; tests of those costs set them (tests/test_ownership.py).
+TOY_OWNERSHIP = Ownership(
+    {
+        item: Sourced(item, value, None, None, "toy", "2026-01", "estimated", "toy")
+        for item, value in {
+            **{f"site.{s}.{p}": 0.0 for s in SITES for p in SITE_PARAMETERS},
+            **{f"site.{s}.electricity": 0.165 for s in SITES},
+            **{f"site.{s}.pue": 1.0 for s in SITES},
+            "resale.consumer.first_owner_drop": 0.0,
+            "resale.datacenter.first_owner_drop": 1.0,
+            "resale.datacenter.yearly_loss": 0.2,
+            "selling.card.share": 0.0,
+            "selling.card.share_above": 0.0,
+            "selling.card.above_usd": 0.0,
+            "selling.card.per_order_usd": 0.0,
+            "selling.system.share": 0.0,
+            "network.up_to_1000000": 0.0,
+            "money.discount_rate": 0.0,
+        }.items()
+    },
+    {},
 )
 # Between machines: every RDMA fabric 0.9 at 2 nodes, 0.8 at 8; plain Ethernet 0.8 and 0.6.
 # Any provider's product named ib-... is on InfiniBand, eth-... on Ethernet; the rest on none.

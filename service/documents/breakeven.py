@@ -144,6 +144,7 @@ def _answer(
         reference_speed=measured.relative if measured is not None else None,
         session_hours=runtime.colab.session_hours if runtime.colab else None,
         deadline_hours=deadline,
+        site=query.site,
     )
     try:
         result = quote(table, runtime.hardware, request)
@@ -231,6 +232,7 @@ def _quote_document(
         "platforms": sorted(request.platforms) if request.platforms is not None else "all",
         "market": sorted(request.markets) if request.markets is not None else "all",
         "pricing": request.pricing,
+        "site": result.buy.site,
         "region": request.region or "all",
         "top": request.top,
         "price": result.buy.purchase_usd / request.gpus,
@@ -270,10 +272,28 @@ def _quote_document(
         "deadline": _deadline(result),
         "verdict": result.verdict,
         "compared_with": _compared_with(result),
+        "money": _money(result),
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
         "tiers": [_tier(best, result, colab) for best in result.tiers],
         "prices": _prices([r.stored for r in result.rent], stale_after_hours),
+    }
+
+
+def _money(result: Quote) -> dict[str, Any]:
+    """How money over time entered the verdict: the rate, and both sides with and without."""
+    rate = result.assumptions.discount_rate
+    cheapest = result.rent[0]
+    return {
+        "discount_rate": rate,
+        "basis": result.buy.sources.get("discount_rate", "discount_rate= as given"),
+        "how": "present values: the purchase now; power, the site and rentals as the work "
+        "is done (a committed term as it is billed); the resale when the work is done. "
+        "Rentals are listed by their undiscounted totals",
+        "buy_present_usd": result.buy.present_usd,
+        "rent_present_usd": cheapest.present_usd,
+        "buy_undiscounted_usd": result.buy.total_usd,
+        "rent_undiscounted_usd": cheapest.total_usd,
     }
 
 
@@ -294,16 +314,17 @@ def _tier(found: TierBest, result: Quote, colab: SessionTerms | None) -> dict[st
     """One tier's best offer for the same work, and its own verdict against buying."""
     tier, best = found.tier, found.best
     line = None if best is None else _rent_line(best, result, colab)
-    buy = result.buy.total_usd
+    buy = result.buy.present_usd
     return {
         "tier": tier.name,
         "description": tier.description,
         "interruptible": tier.interruptible,
         "best": line,
         "total_usd": None if best is None else best.total_usd,
+        "present_usd": None if best is None else best.present_usd,
         "wall_clock_hours": None if best is None else best.hours,
-        "verdict": None if best is None else verdict(buy, best.total_usd),
-        "savings_usd": None if best is None else abs(best.total_usd - buy),
+        "verdict": None if best is None else verdict(buy, best.present_usd),
+        "savings_usd": None if best is None else abs(best.present_usd - buy),
     }
 
 
@@ -350,6 +371,7 @@ def _rent_line(option: RentOption, result: Quote, colab: SessionTerms | None) ->
         "fabric": option.fabric,
         "cluster_efficiency": option.cluster_efficiency,
         "total_usd": option.total_usd,
+        "present_usd": option.present_usd,
         "usd_per_reference_hour": option.usd_per_reference_hour,
         "breakeven_hours": option.breakeven_hours,
         "throughput_estimated": option.throughput_estimated,

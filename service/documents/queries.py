@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from hardware import PLATFORMS, Workload
+from hardware.ownership import SITES
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import MAX_USD, bounds, overrides_model
 from service.engine.hours import HOURS_PER_MONTH
@@ -209,6 +210,18 @@ def competing_platforms(platforms: str | None, own: str) -> frozenset[str] | Non
 DeadlineDays = Annotated[float | None, Field(gt=0, le=MAX_DEADLINE_DAYS)]
 
 
+Site = Annotated[
+    Literal[SITES] | None,  # type: ignore[valid-type]
+    Field(
+        description="Where bought hardware runs: home (residential power, no rack rent), "
+        "office (commercial power) or colo (colocation: rent per kW, PUE, industrial power, "
+        "support, staff); each site's figures are sourced in hardware/data/ownership.csv "
+        "(default: where the host class runs: a desktop at home, a workstation in an office, "
+        "a server or whole system in colo).",
+    ),
+]
+
+
 class _StatedWork(Query):
     """The work, in exactly one of four ways (service/documents/work.py says which)."""
 
@@ -312,10 +325,20 @@ class _BreakevenQuestion(_StatedWork):
         **QUESTION_BOUNDS["price"],
         description="Purchase price per card, USD (default: the sourced price at `price_basis`).",
     )
-    price_basis: Literal["new", "used", "launch"] | None = Field(
+    price_basis: Literal["new", "used", "launch", "system"] | None = Field(
         None,
-        description="Which sourced price to buy at: new, used or launch (default: new where "
-        "sold new, else used, else launch; /gpus/<id> lists them).",
+        description="Which sourced price to buy at: new, used, launch, or system (a card sold "
+        "only in whole servers, hardware/data/systems.csv: its share of one) (default: system "
+        "where the card is sold so, else new where sold new, else used, else launch; "
+        "/gpus/<id> lists them).",
+    )
+    site: Site = None
+    own: str | None = Field(
+        None,
+        max_length=100,
+        description="A card you own already (any alias): the answer adds the upgrade "
+        "question: keep it and do the work on it, sell it now at its used price and buy, or "
+        "sell it and rent; each path's cost counts the owned card's sale.",
     )
     watts: float | None = Field(
         None, gt=0, le=10_000, description="Power per card, W (default: the card's board power)."
@@ -360,6 +383,7 @@ BreakevenQuery = overrides_model(
 
 
 class _RankQuestion(_StatedWork):
+    site: Site = None
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
     gpu: str = Field(
         "rtx3090", max_length=100, description="The card the work is stated in hours of."

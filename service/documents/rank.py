@@ -46,6 +46,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         markets=market_tiers(query.market),
         pricing=query.pricing,
         deadline_hours=deadline,
+        site=query.site,
     )
     ranking = rank(runtime.hardware, runtime.catalog.table(), request)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)

@@ -6,20 +6,21 @@ parameters (:func:`overrides_model`), the CLI options generated from those queri
 and the README's table (``python -m service.docs``). A test checks that they agree.
 
 Defaults and why:
-- electricity 0.165 USD/kWh: US average residential price 2024, 16.5 cents/kWh
-  (EIA Electric Power Monthly, table 5.3). Set your own tariff.
-- pue 1.0: a desk or home office has no data-centre cooling overhead; use 1.3-1.6 for
-  a server room.
+- electricity, pue, colo_usd_per_kw_month, support_share, staff_usd_per_node_year: unset,
+  the site's (`site`: home, office or colo; by default where the host class runs: a
+  desktop at home, a workstation in an office, a server in colo), each sourced in
+  hardware/data/ownership.csv. network_usd: by the number of bought nodes, same file.
+- discount_rate 0.10 a year (ownership.csv): both sides are present values.
 - load 1.0: cards are priced at their full board power while training (an upper bound).
 - host_cost and host_watts: unset, the host is sized by card count from
   hardware/data/hosts.csv (desktop 1-2 cards, workstation 4, server 8; sourced price and
   draw); host_cost=0 if the host exists already.
 - utilization 0.5: the cards train half of all calendar hours; sets depreciation time
   and calendar days.
-- resale and depreciation: unset, consumer cards follow the used-price curve of
-  hardware/data/resale.csv (observed used prices against launch prices by age: sold for the
-  price paid less 17.3 % a year); datacenter cards, with no sourced used prices, resell for
-  0. resale=0 turns resale off; resale=0.5 with depreciation=0.2 models a card sold at half
+- resale, depreciation and selling_fee: unset, a new card starts at its used price of the
+  same month (the first-owner drop), less the seller's fees, then loses value as used cards
+  do (consumer cards: resale.csv's curve; datacenter cards: ownership.csv's measured median).
+  resale=0 turns resale off; resale=0.5 with depreciation=0.2 models a card sold at half
   price, losing 20 % a year.
 - spot_overhead 0.10: lost work, restarts and checkpoints on interruptible offers
   (design section 3).
@@ -52,14 +53,20 @@ MIN_UTILIZATION = 0.001  # under 9 hours a year
 class Assumptions:
     """Cost assumptions of the buy side and of interruptible rentals."""
 
-    electricity: float = Field(
-        0.165,
+    electricity: float | None = Field(
+        None,
         ge=0,
         le=100,
-        description="Electricity price, USD per kWh (default: US residential average 2024, EIA).",
+        description="Electricity price, USD per kWh (default: the site's tariff, "
+        "hardware/data/ownership.csv: US residential at home, commercial in an office, "
+        "industrial in colocation; EIA).",
     )
-    pue: float = Field(
-        1.0, ge=1, le=5, description="Power usage effectiveness (1.3-1.6 for a server room)."
+    pue: float | None = Field(
+        None,
+        ge=1,
+        le=5,
+        description="Power usage effectiveness: facility power over IT power (default: the "
+        "site's: 1 at home and in an office, the 2025 survey average 1.54 in colocation).",
     )
     load: float = Field(
         1.0, gt=0, le=1, description="Share of board power drawn while training (1 = upper bound)."
@@ -77,6 +84,49 @@ class Assumptions:
         le=10_000_000,  # 4,096 8-card servers at 1-2 kW: the most cards a quote buys
         description="Host power draw, W (default: the sized host's, hosts.csv).",
     )
+    colo_usd_per_kw_month: float | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="Colocation rent per kW of the nodes' nameplate draw per month (default: "
+        "the site's: 0 at home or in an office, CBRE's 2025 North America rate in colo).",
+    )
+    support_share: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Support and maintenance per year, as a share of the purchase (default: "
+        "the site's: 0 under a maker's warranty at home or in an office, 0.10 in colo).",
+    )
+    staff_usd_per_node_year: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_USD,
+        description="Staff who run the nodes, USD per node-year (default: the site's: 0 at "
+        "home or in an office; a fleet's share of an administrator in colo).",
+    )
+    network_usd: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_USD,
+        description="Network between bought nodes, USD per node (default: none for one node; "
+        "InfiniBand cables and switches by cluster size for datacenter nodes, "
+        "hardware/data/ownership.csv; none for Ethernet-linked desktops).",
+    )
+    discount_rate: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Cost of capital per year: both sides are present values of their cash "
+        "flows at this rate (default 0.10, hardware/data/ownership.csv; 0 = undiscounted).",
+    )
+    selling_fee: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Share of the sale price lost to selling the cards on (default: eBay's fee "
+        "schedule for a card, a broker's discount for a whole server; ownership.csv).",
+    )
     utilization: float = Field(
         0.5,
         ge=MIN_UTILIZATION,
@@ -87,15 +137,17 @@ class Assumptions:
         None,
         ge=0,
         le=1,
-        description="Resale value as a share of the price paid, before depreciation (0 = off; "
-        "default: 1 for consumer cards, from the used-price curve of hardware/data/resale.csv; "
-        "0 for datacenter cards, which have no sourced used prices).",
+        description="What the cards fetch when sold, as a share of the price paid, before "
+        "depreciation, after selling fees (0 = off; default: the used price of the same "
+        "month over the new price, from hardware/data/prices.csv where sourced, else the "
+        "first-owner drop of ownership.csv, less selling_fee).",
     )
     depreciation: float | None = Field(
         None,
         ge=0,
         lt=1,
-        description="Yearly loss of resale value (default: the used-price curve's, resale.csv).",
+        description="Yearly loss of resale value (default: consumer cards the used-price "
+        "curve's, resale.csv; datacenter cards the measured median of ownership.csv).",
     )
     spot_overhead: float = Field(
         0.10,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hardware import Hardware, Throughput
+from hardware.ownership import System
 from pricing.offer import TERM_HOURS, StoredOffer, pricing_models
 from pricing.tiers import TIERS, Tier
 from service.engine.assumptions import Assumptions
@@ -25,6 +26,7 @@ from service.engine.cheapest import Costed, admitted_mask, cheapest, costed, rea
 from service.engine.costs import (
     DEADLINE_TOLERANCE,
     HOURS_PER_YEAR,
+    BuyBasis,
     BuyModel,
     Limits,
     bought_fabric,
@@ -33,6 +35,7 @@ from service.engine.costs import (
     buy_model,
     calendar_hours,
     crossing_hours,
+    site_parts,
     verdict,
 )
 from service.engine.hours import HOURS_PER_DAY
@@ -87,6 +90,16 @@ class BuyCost:
     host_source: str  # where its price and draw come from
     resale_basis: str  # where the resale share and its yearly loss come from
     watts: float
+    site: str  # home, office or colo: where the cards run
+    site_basis: str  # given, or where their host class runs by default
+    colo_usd: float  # rack space on the nodes' nameplate draw, over the calendar time
+    support_usd: float  # support and maintenance on the purchase, over the calendar time
+    staff_usd: float  # the people who run the nodes, over the calendar time
+    network_usd: float  # the fabric between nodes, bought with them
+    site_usd: float  # colo + support + staff
+    present_usd: float  # total_usd's cash flows discounted to now: the figure weighed
+    sources: dict[str, str]  # each default from data: where its value came from
+    system: str | None  # the whole system bought where the card is sold only in one
 
 
 @dataclass(frozen=True)
@@ -96,7 +109,8 @@ class RentOption:
     instances: int  # of the offer, as one cluster
     fabric: str  # the network between instances (hardware/fabrics.py)
     cluster_efficiency: float  # e(instances) on that fabric; 1 for one instance
-    total_usd: float
+    total_usd: float  # cash, whenever paid
+    present_usd: float  # the same paid as it falls due, discounted to now: the figure weighed
     usd_per_reference_hour: float  # total over the work, in hours of the reference card
     breakeven_hours: float | None  # reference-card hours where buying gets cheaper
     throughput: Throughput  # how the accelerator's speed is known
@@ -175,11 +189,20 @@ class Priced:
 
 
 def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
-    a, basis = buy_assumptions(request.assumptions, hardware, request.reference, request.gpus)
     ref = hardware.registry[request.reference]
     k = request.workload
     n = request.gpus
-    price, price_basis, price_source = _purchase_price(hardware, request)
+    price, price_basis, price_source, system = _purchase_price(hardware, request)
+    a, basis = buy_assumptions(
+        request.assumptions,
+        hardware,
+        request.reference,
+        n,
+        request.site,
+        price_basis,
+        price,
+        system,
+    )
     watts = request.watts if request.watts is not None else ref.board_power_w
     if watts is None:
         raise QuoteError("watts", f"no sourced board power for {ref.id}; pass watts=W")
@@ -208,28 +231,17 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
             [("deadline_days", "the bought cards miss it"), ("gpus", "too few to make it")],
         )
     limits = Limits(deadline, need.total_gb, a.max_instances)
-    model = buy_model(price, watts, n, local_speed, a)
-    resale = model.resale(request.hours)
-    energy = model.energy_usd_per_hour * request.hours
-    buy_total = model.cost(request.hours)
-    buy = BuyCost(
-        gpu=ref.id,
-        gpus=n,
-        purchase_usd=n * price,
-        host_usd=a.host_cost,
-        energy_usd=energy,
-        resale_usd=resale,
-        total_usd=buy_total,
+    nodes = hardware.host(n).count
+    model = buy_model(price, watts, n, local_speed, a, nodes, request.deadline_hours)
+    buy = _buy_cost(request, model, a, basis, price, watts, nodes)
+    buy = replace(
+        buy,
         hours=busy_hours,
         wall_clock_hours=wall_clock,
-        nodes=hardware.host(n).count,
-        fabric=bought_fabric(hardware, ref.id) if hardware.host(n).count > 1 else "none",
         price_basis=price_basis,
         price_source=price_source,
-        host=basis.host,
-        host_source=basis.host_source,
-        resale_basis=basis.resale,
-        watts=watts,
+        fabric=bought_fabric(hardware, ref.id) if nodes > 1 else "none",
+        system=None if system is None else f"{nodes} x {system.cards}-card {ref.id} system",
     )
 
     # Rent: the shortlist of possible cheapest offers, costed and merged.
@@ -252,7 +264,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     if not rent:
         raise _missed(request, shortlist.candidates, deadline)
     cheapest = rent[0]
-    answer = verdict(buy_total, cheapest.total_usd)
+    answer = verdict(buy.present_usd, cheapest.present_usd)
     days = None
     if cheapest.breakeven_hours is not None:
         calendar = calendar_hours(cheapest.breakeven_hours, local_speed, a.utilization)
@@ -265,7 +277,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         rent=rent,
         candidates=shortlist.candidates,
         verdict=answer,
-        savings_usd=abs(cheapest.total_usd - buy_total),
+        savings_usd=abs(cheapest.present_usd - buy.present_usd),
         breakeven_hours=cheapest.breakeven_hours,
         breakeven_days=days,
         deadline_hours=deadline,
@@ -284,17 +296,78 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     )
 
 
-def _purchase_price(hardware: Hardware, request: QuoteRequest) -> tuple[float, str, str]:
-    """(USD per card, basis, where from): price= wins; else the card's price of the basis
-    asked for, or of its default basis (new where sold new, else used, else launch)."""
+def _buy_cost(
+    request: QuoteRequest,
+    model: BuyModel,
+    a: Assumptions,
+    basis: BuyBasis,
+    price: float,
+    watts: float,
+    nodes: int,
+) -> BuyCost:
+    """The buy side itemized: what is paid now, what running and the site cost over the
+    calendar time, what selling fetches; cash and present value."""
+    hours = request.hours
+    calendar = hours * model.calendar_per_hour
+    parts = {
+        name: usd * calendar
+        for name, usd in site_parts(price, watts, request.gpus, a, nodes).items()
+    }
+    return BuyCost(
+        gpu=request.reference,
+        gpus=request.gpus,
+        purchase_usd=request.gpus * price,
+        host_usd=a.host_cost,
+        energy_usd=model.energy_usd_per_hour * hours,
+        resale_usd=model.resale(hours),
+        total_usd=model.cash(hours),
+        hours=0.0,
+        wall_clock_hours=calendar,
+        nodes=nodes,
+        fabric="none",
+        price_basis="",
+        price_source="",
+        host=basis.host,
+        host_source=basis.host_source,
+        resale_basis=basis.resale,
+        watts=watts,
+        site=basis.site,
+        site_basis=basis.site_basis,
+        network_usd=nodes * a.network_usd,
+        site_usd=sum(parts.values()),
+        present_usd=model.cost(hours),
+        sources=basis.sources,
+        system=None,
+        **parts,
+    )
+
+
+def _purchase_price(
+    hardware: Hardware, request: QuoteRequest
+) -> tuple[float, str, str, System | None]:
+    """(USD per card, basis, where from, the system bought whole): price= wins; else a
+    card sold only in whole systems is priced as its share of one (bought new); else the
+    card's price of the basis asked for, or of its default basis (new where sold new, else
+    used, else launch)."""
     if request.price_usd is not None:
-        return request.price_usd, "given", "price= parameter"
+        return request.price_usd, "given", "price= parameter", None
+    system = hardware.ownership.systems.get(request.reference)
+    if system is not None and request.price_basis in (None, "new", "system"):
+        spread = ""
+        if system.usd_low is not None or system.usd_high is not None:
+            spread = f", range {system.usd_low or system.usd:,.0f}-"
+            spread += f"{system.usd_high or system.usd:,.0f} USD"
+        source = (
+            f"a whole {system.cards}-card system at {system.usd:,.0f} USD ({system.kind}"
+            f"{spread}) as of {system.as_of}, per card: {system.source}"
+        )
+        return system.usd / system.cards, "system", source, system
     card = hardware.cards.get(request.reference)
     if card is None:
         raise QuoteError(
             "price", f"no sourced purchase price for {request.reference}; pass price=USD"
         )
-    found = card.price(request.price_basis)
+    found = card.price(None if request.price_basis == "system" else request.price_basis)
     if found is None:
         raise QuoteError(
             "price_basis",
@@ -305,7 +378,7 @@ def _purchase_price(hardware: Hardware, request: QuoteRequest) -> tuple[float, s
     if found.usd_low is not None or found.usd_high is not None:
         spread = f", range {found.usd_low or found.usd:g}-{found.usd_high or found.usd:g} USD"
     source = f"{found.basis} price ({found.kind}{spread}) as of {found.as_of}: {found.source}"
-    return found.usd, found.basis, source
+    return found.usd, found.basis, source, None
 
 
 def memory_need(request: QuoteRequest, device_memory_gb: float) -> MemoryNeed:
@@ -463,24 +536,29 @@ def _options(
         crossings.tolist(),
         job.sessions[best].tolist(),
         job.paid_hours[best].tolist(),
+        table.term_hours[chosen].tolist(),
         strict=True,
     )
     clusters = table.clusters
+    work = request.hours
     return [
         RentOption(
-            stored=table.rows[row],
+            stored=(stored := table.rows[row]),
             hours=hours,
             instances=instances,
             fabric=clusters.names[fabric],
             cluster_efficiency=float(clusters.efficiency[fabric, instances - 1]),
             total_usd=total,
+            present_usd=model.rent_present(
+                total, work, paid, term, stored.offer.upfront_share or 0.0
+            ),
             usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
             throughput=table.throughput(row, request.workload),
             sessions=int(count),
             paid_hours=paid,
         )
-        for row, fabric, hours, instances, total, rate, crossing, count, paid in columns
+        for row, fabric, hours, instances, total, rate, crossing, count, paid, term in columns
     ]
 
 

@@ -44,17 +44,20 @@ from typing import Any
 
 import numpy as np
 
-from hardware import Hardware, Workload
+from hardware import Card, CardPrice, Hardware, Workload
+from hardware.ownership import System
 from service.engine.assumptions import Assumptions
 from service.engine.clusters import DEADLINE_TOLERANCE, Clusters
-from service.engine.hours import HOURS_PER_YEAR
+from service.engine.hours import HOURS_PER_MONTH, HOURS_PER_YEAR
 from service.engine.interruption import class_shares
 from service.engine.offer_table import OfferTable
+from service.engine.work import MAX_HOURS
 
 NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 # A step this small, relative to the crossing (or to one hour below it), ends the search:
 # far below a displayed figure, and above the rounding of hours up to the 1e7 cap.
 NEWTON_TOLERANCE = 1e-12
+BRACKET_STEPS = 200  # a cap on a discounted crossing's steps: Newton's, or halvings of its bracket
 
 
 # -- renting -----------------------------------------------------------------------------------
@@ -269,42 +272,169 @@ def verdict(buy_usd: float, rent_usd: float) -> str:
 # -- buying ------------------------------------------------------------------------------------
 
 
+def present_share(discount_per_hour: float, hours: float) -> float:
+    """What money paid evenly over ``hours`` of calendar time is worth now, per unit: 1 for
+    no discount or no time, (1 - exp(-rho T)) / (rho T) with rho the continuous rate."""
+    x = discount_per_hour * hours
+    return 1.0 if x < 1e-12 else -math.expm1(-x) / x
+
+
+def _stream(kappa: float, hours: float) -> float:
+    """The present value of one USD per hour of work paid as ``hours`` of work are done,
+    the calendar running kappa's rate per hour of work: hours x present_share."""
+    x = kappa * hours
+    return hours if x < 1e-12 else -math.expm1(-x) / kappa
+
+
 @dataclass(frozen=True)
 class BuyModel:
-    """Buying as a function of workload H (reference-card hours), for charts and crossings:
-    cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H."""
+    """Owning the cards as a function of workload H (reference-card hours), and the clock
+    both sides pay on. The cards are bought now and sold when the work is done; power and
+    the site are paid as the work goes, over the bought cards' calendar time. At the
+    continuous discount rate kappa per hour of work, their present value is
 
-    capex_usd: float
-    energy_usd_per_hour: float
-    resale_start_usd: float
+        cost(H) = capex + (energy + site) x (1 - exp(-kappa H)) / kappa
+                  - resale_start x exp(-(decay + kappa) H)
+
+    (kappa = 0: capex + (energy + site) x H - resale_start x exp(-decay H), the cash).
+    Rentals are paid as the work is done: over the same calendar, or evenly over a deadline
+    the question sets (``deadline_hours``)."""
+
+    capex_usd: float  # paid now: cards, host or whole systems, network between nodes
+    energy_usd_per_hour: float  # per hour of work: power at the site's tariff and PUE
+    site_usd_per_hour: float  # per hour of work: colocation, support, staff
+    resale_start_usd: float  # what selling them would fetch at once, fees paid
     resale_decay_per_hour: float
+    discount_per_calendar_hour: float = 0.0  # ln(1 + discount_rate) / hours a year
+    calendar_per_hour: float = 1.0  # calendar hours the bought cards take per hour of work
+    deadline_hours: float | None = None  # None: rentals paid over the cards' calendar
+
+    @property
+    def discount_per_hour(self) -> float:
+        """kappa: the discount rate per hour of work, on the bought cards' calendar."""
+        return self.discount_per_calendar_hour * self.calendar_per_hour
 
     def resale(self, hours: float) -> float:
+        """Cash from selling the cards after ``hours`` of work."""
         return self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
 
+    def cash(self, hours: float) -> float:
+        """Undiscounted: what owning costs in money paid and received, whenever."""
+        running = (self.energy_usd_per_hour + self.site_usd_per_hour) * hours
+        return self.capex_usd + running - self.resale(hours)
+
     def cost(self, hours: float) -> float:
-        return self.capex_usd - self.resale(hours) + self.energy_usd_per_hour * hours
+        """The present value of owning for ``hours`` of work: the figure a verdict weighs."""
+        return self.capex_usd + self.running_present(hours) - self.resale_present(hours)
+
+    def running_present(self, hours: float) -> float:
+        return (self.energy_usd_per_hour + self.site_usd_per_hour) * _stream(
+            self.discount_per_hour, hours
+        )
+
+    def resale_present(self, hours: float) -> float:
+        return self.resale(hours) * math.exp(-self.discount_per_hour * hours)
+
+    def present_of(self, cash: float, hours: float) -> float:
+        """The present value of ``cash`` spent on a running cost over ``hours`` of work."""
+        return cash * self.running_share(hours)
+
+    def running_share(self, hours: float) -> float:
+        return present_share(self.discount_per_calendar_hour, hours * self.calendar_per_hour)
+
+    def rent_share(self, hours: float) -> float:
+        """Present value per USD of rent for ``hours`` of work paid as the work is done."""
+        if self.deadline_hours is not None:
+            return present_share(self.discount_per_calendar_hour, self.deadline_hours)
+        return self.running_share(hours)
+
+    def rent_present(
+        self,
+        cash: float,
+        hours: float,
+        paid_hours: float = 0.0,
+        term_hours: float = 0.0,
+        upfront_share: float = 0.0,
+    ) -> float:
+        """The present value of a rental's ``cash`` total for ``hours`` of work. A committed
+        offer is paid over its whole terms (``paid_hours`` of ``term_hours`` each), its upfront
+        share at each term's start, the rest monthly; any other as the work is done."""
+        if term_hours <= 0:
+            return cash * self.rent_share(hours)
+        rho = self.discount_per_calendar_hour
+        terms = max(round(paid_hours / term_hours), 1)
+        starts = sum(math.exp(-rho * k * term_hours) for k in range(terms)) / terms
+        spread = present_share(rho, terms * term_hours)
+        return cash * (upfront_share * starts + (1.0 - upfront_share) * spread)
 
 
-def buy_model(price_usd: float, watts: float, cards: int, speed: float, a: Assumptions) -> BuyModel:
-    """What owning ``cards`` cards costs per hour of work, in hours of the reference card.
+def buy_model(
+    price_usd: float,
+    watts: float,
+    cards: int,
+    speed: float,
+    a: Assumptions,
+    nodes: int = 1,
+    deadline_hours: float | None = None,
+) -> BuyModel:
+    """What owning ``cards`` cards in ``nodes`` nodes costs per hour of work, in hours of the
+    reference card, with every default filled (:func:`buy_assumptions`).
 
     ``speed`` is how many reference-card hours of work the cards do per busy hour (n x eta
     for n reference cards; S(card) / S(ref) for another card).
     """
-    if a.host_cost is None or a.host_watts is None or a.resale is None or a.depreciation is None:
-        raise ValueError("buy_model needs the defaults from data filled: buy_assumptions()")
+    missing = [name for name in FILLED if getattr(a, name) is None]
+    if missing:
+        raise ValueError(f"buy_model needs {missing} filled: buy_assumptions()")
+    parts = site_parts(price_usd, watts, cards, a, nodes)
     energy_per_busy_hour = (cards * watts * a.load + a.host_watts) / 1000 * a.pue
     energy_per_busy_hour *= a.electricity
+    calendar = 1.0 / (speed * a.utilization)  # calendar hours per hour of work
     # resale(H) = resale_start * exp(-decay * H): value lost with calendar time, which is
     # busy time (H / speed) over utilization
-    decay = -math.log1p(-a.depreciation) / (speed * a.utilization * HOURS_PER_YEAR)
+    decay = -math.log1p(-a.depreciation) * calendar / HOURS_PER_YEAR
     return BuyModel(
-        capex_usd=cards * price_usd + a.host_cost,
+        capex_usd=cards * price_usd + a.host_cost + nodes * a.network_usd,
         energy_usd_per_hour=energy_per_busy_hour / speed,
+        site_usd_per_hour=sum(parts.values()) * calendar,
         resale_start_usd=cards * price_usd * a.resale,
         resale_decay_per_hour=decay,
+        discount_per_calendar_hour=math.log1p(a.discount_rate) / HOURS_PER_YEAR,
+        calendar_per_hour=calendar,
+        deadline_hours=deadline_hours,
     )
+
+
+# The buy side's assumptions whose defaults come from data: buy_model needs them all.
+FILLED = (
+    "electricity",
+    "pue",
+    "host_cost",
+    "host_watts",
+    "colo_usd_per_kw_month",
+    "support_share",
+    "staff_usd_per_node_year",
+    "network_usd",
+    "discount_rate",
+    "selling_fee",
+    "resale",
+    "depreciation",
+)
+
+
+def site_parts(
+    price_usd: float, watts: float, cards: int, a: Assumptions, nodes: int
+) -> dict[str, float]:
+    """The site's running costs per calendar hour: colocation on the nodes' nameplate
+    draw (cards at board power and the hosts: what a rack is provisioned for), support on
+    the purchase, staff per node."""
+    nameplate_kw = (cards * watts + a.host_watts) / 1000
+    purchase = cards * price_usd + a.host_cost
+    return {
+        "colo_usd": a.colo_usd_per_kw_month * nameplate_kw / HOURS_PER_MONTH,
+        "support_usd": a.support_share * purchase / HOURS_PER_YEAR,
+        "staff_usd": a.staff_usd_per_node_year * nodes / HOURS_PER_YEAR,
+    }
 
 
 def calendar_hours(work_hours: float, speed: float, utilization: float) -> float:
@@ -339,49 +469,130 @@ class BuyBasis:
     host: str
     host_source: str
     resale: str
+    site: str  # home, office or colo
+    site_basis: str  # given, or the host class's
+    sources: dict[str, str]  # assumption -> where its value came from
 
 
 def buy_assumptions(
-    a: Assumptions, hardware: Hardware, reference: str, cards: int
+    a: Assumptions,
+    hardware: Hardware,
+    reference: str,
+    cards: int,
+    site: str | None = None,
+    price_basis: str = "new",
+    price_usd: float | None = None,
+    system: System | None = None,
 ) -> tuple[Assumptions, BuyBasis]:
     """``a`` with every unset buy-side assumption filled from the hardware data: the host
-    sized for ``cards`` (hosts.csv) and the used-price curve (resale.csv)."""
+    sized for ``cards`` (hosts.csv) or the whole systems they come in (systems.csv), the
+    site's costs, the network, the discount rate, and resale as the seller gets it."""
+    own = hardware.ownership
     filled: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    choice = hardware.host(cards)
+    h = choice.host
     host, host_source = "as given", "host_cost= and host_watts="
     if a.host_cost is None or a.host_watts is None:
-        choice = hardware.host(cards)
-        h = choice.host
         host = h.name if choice.count == 1 else f"{choice.count} x {h.name}"
         host_source = (
             f"{host} for {cards} card(s) (hosts.csv): price {h.price_usd:g} USD each "
             f"({h.price_kind}, {h.price_as_of}: {h.price_source}); draw {h.watts:g} W each "
             f"({h.watts_kind}: {h.watts_source})"
         )
+        if system is not None:
+            host = f"{choice.count} x {system.cards}-card system"
+            host_source = (
+                f"the host is in the system's price (systems.csv); draw {h.watts:g} W per "
+                f"node besides the cards ({h.watts_kind}: {h.watts_source})"
+            )
         if a.host_cost is None:
-            filled["host_cost"] = choice.price_usd
+            filled["host_cost"] = 0.0 if system is not None else choice.price_usd
         if a.host_watts is None:
             filled["host_watts"] = choice.watts
-    curve = hardware.resale
-    if a.depreciation is None:
-        filled["depreciation"] = curve.yearly_loss
+    where = site or h.site
+    site_basis = "given (site=)" if site else f"where a {h.name} runs by default (hosts.csv)"
+    for name, value in own.site(where).items():
+        if getattr(a, name) is None:
+            filled[name] = value.value
+            sources[name] = f"site {where}: {value.cite()}"
+    if a.network_usd is None:
+        card = hardware.cards.get(reference)
+        if card is not None and card.consumer and choice.count > 1:
+            filled["network_usd"] = 0.0
+            sources["network_usd"] = "Ethernet between desktops: no sourced cost, 0"
+        else:
+            network = own.network_per_node(choice.count)
+            filled["network_usd"] = network.value
+            sources["network_usd"] = f"{choice.count} node(s): {network.cite()}"
+    if a.discount_rate is None:
+        filled["discount_rate"] = own.discount_rate.value
+        sources["discount_rate"] = own.discount_rate.cite()
+    resale = _resale_defaults(
+        a, hardware, reference, price_basis, price_usd, system, filled, sources
+    )
+    return replace(a, **filled), BuyBasis(host, host_source, resale, where, site_basis, sources)
+
+
+def _resale_defaults(
+    a: Assumptions,
+    hardware: Hardware,
+    reference: str,
+    price_basis: str,
+    price_usd: float | None,
+    system: System | None,
+    filled: dict[str, float],
+    sources: dict[str, str],
+) -> str:
+    """Fill resale, depreciation and selling_fee; returns how the resale was set."""
+    own = hardware.ownership
     card = hardware.cards.get(reference)
+    consumer = card is not None and card.consumer
+    if a.depreciation is None:
+        if consumer:
+            filled["depreciation"] = hardware.resale.yearly_loss
+            sources["depreciation"] = f"used-price curve (resale.csv): {hardware.resale.source}"
+        else:
+            loss = own.datacenter_yearly_loss
+            filled["depreciation"] = max(loss.value, 0.0)
+            sources["depreciation"] = loss.cite()
     if a.resale is not None:
-        resale = "resale= as given"
-    elif card is not None and card.consumer:
-        filled["resale"] = 1.0
-        resale = (
-            f"used-price curve (hardware/data/resale.csv): sold for the price paid less "
-            f"{curve.yearly_loss:.1%} a year of ownership; {curve.source}"
-        )
+        if a.selling_fee is None:
+            filled["selling_fee"] = 0.0
+        return "resale= as given (net of any selling fee)"
+    # the share of the price paid the cards fetch on the used market now
+    if price_basis == "used":
+        kept, how = 1.0, "bought used: worth what was paid, less time"
     else:
-        filled["resale"] = 0.0
-        resale = (
-            "no sourced used prices for datacenter cards: resale 0 (pass resale= and "
-            "depreciation= to model one)"
-        )
-    if a.depreciation is not None and a.resale is not None:
-        resale = "resale= and depreciation= as given"
-    return replace(a, **filled), BuyBasis(host, host_source, resale)
+        pair = _own_pair(card)
+        if pair is not None:
+            new, used = pair
+            kept = min(used.usd / new.usd, 1.0)
+            how = (
+                f"used {used.usd:g} USD ({used.as_of}: {used.source}) over new {new.usd:g} USD "
+                f"({new.as_of}: {new.source}): {1 - kept:.1%} below new"
+            )
+        else:
+            drop = own.first_owner_drop(consumer)
+            kept = 1.0 - drop.value
+            how = f"first-owner drop {drop.value:.1%} ({drop.cite()})"
+    paid = price_usd if price_usd is not None else (card.purchase_usd if card else 0.0)
+    fee = a.selling_fee
+    if fee is None:
+        fee = own.selling_fee(paid * kept, system is not None)
+        filled["selling_fee"] = fee
+        channel = "a broker's discount on a whole server" if system else "eBay's fee schedule"
+        sources["selling_fee"] = f"{channel} at {paid * kept:,.0f} USD a card (ownership.csv)"
+    filled["resale"] = kept * (1.0 - fee)
+    return f"{how}; then less selling fees of {fee:.1%}"
+
+
+def _own_pair(card: Card | None) -> tuple[CardPrice, CardPrice] | None:
+    """A card's newest new price and its newest used price where both are sourced."""
+    if card is None:
+        return None
+    new, used = card.price("new"), card.price("used")
+    return None if new is None or used is None else (new, used)
 
 
 # -- where they cross --------------------------------------------------------------------------
@@ -391,12 +602,14 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
     """Workload H at which buying stops being dearer than renting at each of
     ``rent_per_hour`` USD per reference hour; inf where it never does.
 
-    Buying costs capex - resale_start * exp(-decay * H) + energy_per_hour * H, renting
-    rent_per_hour * H. Their difference f(H) is convex with f(0) = resale_start - capex <= 0,
-    so there is one crossing, inside [0, capex / margin]: closed form without resale,
-    Newton's method from capex / margin with it (bisection took 100 steps, a millisecond per
-    quote once resale is on). A quote solves it for its listed rentals only (``top``, at most
-    100), where a loop over floats beats numpy's per-call overhead several times over.
+    Undiscounted, buying costs capex - resale_start * exp(-decay * H) + running * H and
+    renting rent_per_hour * H: their difference f(H) is convex with f(0) = capex -
+    resale_start >= 0, so there is one crossing, inside [0, capex / margin]: closed form
+    without resale, Newton's method from capex / margin with it. Discounted, f has at most
+    one turning point (f' = 0 where exp((decay) H) meets a constant), so it still crosses
+    zero once from above: Newton's method kept inside a bracket that halves when a step
+    leaves it. A quote solves it for its listed rentals only (``top``, at most 100), where a
+    loop over floats beats numpy's per-call overhead several times over.
     """
     rates = np.asarray(rent_per_hour, dtype=np.float64).tolist()
     return np.array([_crossing(model, rate) for rate in rates], dtype=np.float64)
@@ -404,13 +617,16 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
 
 def _crossing(model: BuyModel, rate: float) -> float:
     """:func:`crossing_hours` for one rate, in floats: inf where buying never gets cheaper."""
-    margin = rate - model.energy_usd_per_hour
+    running = model.energy_usd_per_hour + model.site_usd_per_hour
+    margin = rate - running
     capex, start = model.capex_usd, model.resale_start_usd
     decay = model.resale_decay_per_hour
     if margin <= 0:
         return math.inf
     if start >= capex:
         return 0.0
+    if model.discount_per_calendar_hour > 0:
+        return _discounted_crossing(model, rate)
     if start == 0 or decay == 0:
         return (capex - start) / margin
     # Newton from the right: f(capex / margin) = resale left > 0, and f is convex, so each
@@ -423,6 +639,53 @@ def _crossing(model: BuyModel, rate: float) -> float:
         if abs(step) <= NEWTON_TOLERANCE * max(hours, 1.0):
             break
     return hours
+
+
+def _discounted_crossing(model: BuyModel, rate: float) -> float:
+    """The crossing of present values: f(H) = cost(H) - rate x H x rent_share(H), by
+    Newton's method inside a bracket [low, high] with f(low) > 0 >= f(high), bisecting where
+    a step would leave it (f need not be convex once discounted)."""
+    kappa = model.discount_per_hour
+    running = _running(model)
+    start, lost = model.resale_start_usd, model.resale_decay_per_hour + kappa
+    fixed = model.deadline_hours is not None
+    share = model.rent_share(0.0) if fixed else 1.0
+
+    def f(hours: float) -> tuple[float, float]:
+        """f and its slope at ``hours``."""
+        now = math.exp(-kappa * hours)
+        resale = start * math.exp(-lost * hours)
+        value = model.capex_usd + running * _stream(kappa, hours) - resale
+        value -= rate * hours * share if fixed else rate * _stream(kappa, hours)
+        slope = running * now + lost * resale - (rate * share if fixed else rate * now)
+        return value, slope
+
+    low, high = 0.0, (model.capex_usd - start) / (rate - running)
+    while f(high)[0] > 0:  # the bracket's right end: past the crossing, or none within the cap
+        if high >= MAX_HOURS:
+            return math.inf
+        low, high = high, min(high * 2, MAX_HOURS)
+    hours = high
+    for _ in range(BRACKET_STEPS):
+        value, slope = f(hours)
+        if value > 0:
+            low = hours
+        else:
+            high = hours
+        step = value / slope if slope != 0 else math.inf
+        guess = hours - step
+        if not low < guess < high:
+            guess = (low + high) / 2
+        if abs(guess - hours) <= NEWTON_TOLERANCE * max(guess, 1.0) or high - low <= (
+            NEWTON_TOLERANCE * max(high, 1.0)
+        ):
+            return guess
+        hours = guess
+    return hours
+
+
+def _running(model: BuyModel) -> float:
+    return model.energy_usd_per_hour + model.site_usd_per_hour
 
 
 def crossing(model: BuyModel, rent_per_hour: float) -> float | None:

@@ -72,16 +72,18 @@ def ranges(quote: Quote, table: OfferTable, reference: Throughput) -> Ranges:
         request.hours, quote.assumptions, request.rent_factor, request.session_hours, limits
     )
     totals = job.total_usd[job.feasible]  # those that finish in time: the cheapest does
+    # present values, as the verdict weighs them: paid as the work is done
+    totals = totals * quote.buy_model.rent_share(request.hours)
     p10, p50, p90 = (float(v) for v in np.percentile(totals, PERCENTILES))
     offers = OfferSpread(accelerator, int(totals.size), p10, p50, p90)
 
     methods = (reference.method, cheapest.throughput.method)
     spread = math.hypot(*(SPEED_SPREAD.get(m, SPEED_SPREAD["estimated"]) for m in methods))
     spread = min(spread, 0.9)  # a speed cannot be off by its whole value
-    total = cheapest.total_usd
+    total = cheapest.present_usd
     speed = SpeedSpread(methods, spread, total / (1 + spread), total / (1 - spread))
 
-    buy = quote.buy.total_usd
+    buy = quote.buy.present_usd
     inside = [
         name
         for name, low, high in (

@@ -40,6 +40,7 @@ class RankRequest:
     pricing: str = "any"  # a pricing.offer.PRICING_CHOICES name: the tiers whose rentals compete
     # with `hours`: wall-clock hours the work must be done in; None: no deadline
     deadline_hours: float | None = None
+    site: str | None = None  # where bought cards run; None: where their host class runs
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,9 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
     tco = per_usd = None
     if request.hours is not None:
         # one card doing `hours` of the reference card's work, at its own speed
-        assumptions, _ = buy_assumptions(request.assumptions, hardware, acc.id, 1)
+        assumptions, _ = buy_assumptions(
+            request.assumptions, hardware, acc.id, 1, request.site, price_usd=card.purchase_usd
+        )
         model = buy_model(
             card.purchase_usd, acc.board_power_w or 0.0, 1, speed.relative / s_ref, assumptions
         )

@@ -49,3 +49,4 @@ class QuoteRequest:
     rent_factor: float = 1.0  # every rental price times this: a what-if (1.2 = 20 % dearer)
     # wall-clock hours every rental must finish in; None: the bought cards' own calendar time
     deadline_hours: float | None = None
+    site: str | None = None  # home, office or colo; None: where the host class runs

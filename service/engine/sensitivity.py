@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from service.engine.assumptions import Assumptions, bounds
+from service.engine.assumptions import MIN_UTILIZATION, Assumptions, bounds
 from service.engine.breakeven import Quote
 from service.engine.costs import (
     HOURS_PER_YEAR,
@@ -81,6 +81,7 @@ class Case:
     # together when hours or utilization move (like for like)
     limits: Limits = NO_LIMITS
     deadline_given: bool = True
+    nodes: int = 1  # the hosts or systems the cards fill
     # the rent side at rent_factor 1, by the inputs it depends on: most what-ifs move only
     # the buy side, so a question prices its rentals a handful of times, not once per input
     _rents: dict[tuple[float, float, float, float], float] = field(
@@ -98,13 +99,29 @@ class Case:
         return replace(self, assumptions=replace(self.assumptions, **{name: value}))
 
     def buy_model(self) -> BuyModel:
-        return buy_model(self.price, self.watts, self.cards, self.local_speed, self.assumptions)
+        deadline = self.limits.deadline_hours if self.deadline_given else None
+        if deadline is not None and not math.isfinite(deadline):
+            deadline = None
+        return buy_model(
+            self.price,
+            self.watts,
+            self.cards,
+            self.local_speed,
+            self.assumptions,
+            self.nodes,
+            deadline,
+        )
 
     def buy(self) -> float:
+        """Owning's present value for the work."""
         return self.buy_model().cost(self.hours)
 
     def rent(self) -> float:
-        """The cheapest rental's total for the work."""
+        """The cheapest rental's present value for the work, paid as the work is done."""
+        return self.rent_cash() * self.buy_model().rent_share(self.hours)
+
+    def rent_cash(self) -> float:
+        """The cheapest rental's undiscounted total for the work."""
         a = self.assumptions
         key = (self.hours, a.spot_overhead, a.restart_hours, a.utilization)
         if key not in self._rents:
@@ -184,7 +201,8 @@ def _steps(case: Case, name: str, bounds: tuple[float, float]) -> tuple[Swing, S
 def _swing(case: Case, name: str, value: float) -> Swing:
     moved = case.moved(name, value)
     side, buy, rent = case_verdict(moved)
-    return Swing(value, side, abs(rent - buy), crossing(moved.buy_model(), rent / moved.hours))
+    rate = moved.rent_cash() / moved.hours
+    return Swing(value, side, abs(rent - buy), crossing(moved.buy_model(), rate))
 
 
 def _step_text(name: str) -> str:
@@ -205,61 +223,56 @@ def _side(case: Case, name: str, flip: float | None, bounds: tuple[float, float]
 # -- the solvers: each input's flip, or None and why ----------------------------------------
 
 
-def _parts(case: Case) -> tuple[float, float, float, float, float]:
-    """(capex, resale start, resale left after the work D, energy, rent)."""
-    model = case.buy_model()
-    left = math.exp(-model.resale_decay_per_hour * case.hours)
-    energy = model.energy_usd_per_hour * case.hours
-    return model.capex_usd, model.resale_start_usd, left, energy, case.rent()
+# Why an input whose cost is linear cannot move the verdict, where it cannot.
+STILL = {
+    "electricity": "energy costs nothing at electricity={value:g}: it cannot move the verdict",
+    "pue": "energy costs nothing at pue={value:g}: it cannot move the verdict",
+    "price": "the card resells for what it cost: its price cannot move the verdict",
+    "resale": "nothing resold after the work: resale cannot move the verdict",
+}
 
 
-def _linear_energy(name: str) -> Callable[[Case], tuple[float | None, str]]:
-    """Electricity and PUE: energy is proportional to each."""
+def _linear(name: str) -> Callable[[Case], tuple[float | None, str]]:
+    """An input the buy side's present value is linear in, the rent side not at all
+    (electricity, PUE, the price paid: its support and resale move with it, and the resale
+    share): the flip is where the line through two prices of it meets the rent."""
 
     def solve(case: Case) -> tuple[float | None, str]:
-        capex, start, left, energy, rent = _parts(case)
         value = case.value(name)
-        if energy == 0 or value == 0:
-            return None, f"energy costs nothing at {name}={value:g}: it cannot move the verdict"
-        per_unit = energy / value
-        return (rent - capex + start * left) / per_unit, ""
+        buy, rent = case.buy(), case.rent()
+        probe = value + 1.0
+        slope = case.moved(name, probe).buy() - buy
+        if abs(slope) <= 1e-12 * max(abs(buy), 1.0):
+            return None, STILL[name].format(value=value)
+        return value + (rent - buy) / slope, ""
 
     return solve
 
 
-def _price(case: Case) -> tuple[float | None, str]:
-    capex, _, left, energy, rent = _parts(case)
-    a = case.assumptions
-    host = capex - case.cards * case.price
-    share = 1.0 - (a.resale or 0.0) * left  # of the price paid, what the work consumes
-    if share <= 0:
-        return None, "the card resells for what it cost: its price cannot move the verdict"
-    return (rent - host - energy) / (case.cards * share), ""
-
-
-def _resale(case: Case) -> tuple[float | None, str]:
-    capex, _, left, energy, rent = _parts(case)
-    paid = case.cards * case.price
-    if paid * left == 0:
-        return None, "nothing resold after the work: resale cannot move the verdict"
-    return (capex + energy - rent) / (paid * left), ""
-
-
 def _utilization(case: Case) -> tuple[float | None, str]:
-    capex, start, _, energy, rent = _parts(case)
-    a = case.assumptions
-    if start == 0 or not a.depreciation:
-        return None, "no resale value is lost with time: utilization cannot move the verdict"
-    needed = (capex + energy - rent) / start  # resale left that makes buying break even
-    if not 0 < needed < 1:
-        return None, "no utilization leaves the resale that would turn the verdict"
-    # left = exp(-k / u), with k the value-loss rate times the work's busy years at u = 1
-    k = -math.log1p(-a.depreciation) * case.hours / (case.local_speed * HOURS_PER_YEAR)
-    return -k / math.log(needed), ""
+    """Utilization moves the resale's decay, the site's costs per hour of work, the
+    discounting and the rentals' deadline at once: bisection between its bounds, where the
+    verdict differs at the two."""
+    low, high = _bounds("utilization")
+    low = max(low, MIN_UTILIZATION)
+
+    def buy_wins(value: float) -> bool:
+        moved = case.moved("utilization", value)
+        return moved.buy() < moved.rent()
+
+    if buy_wins(low) == buy_wins(high):
+        return None, "no utilization within its bounds turns the verdict"
+    for _ in range(BISECTION_STEPS):
+        middle = (low + high) / 2
+        if buy_wins(middle) == buy_wins(high):
+            high = middle
+        else:
+            low = middle
+    return high, ""
 
 
 def _hours(case: Case) -> tuple[float | None, str]:
-    hours = crossing(case.buy_model(), case.rent() / case.hours)
+    hours = crossing(case.buy_model(), case.rent_cash() / case.hours)
     if hours is None:
         return None, "renting costs less per hour than the cards' electricity: never"
     return hours, ""
@@ -286,6 +299,7 @@ def _spot_overhead(case: Case) -> tuple[float | None, str]:
         # at no assumed overhead: the banded and on-demand offers' costs are final, the
         # assumed-overhead offers' grow as A x (1 + overhead)
         base = case.hours * rentals.rate(0.0, case.rent_factor)
+        base = base * case.buy_model().rent_share(case.hours)
         others = base[~unbanded]
         if others.size and float(np.min(others)) <= buy:
             return None, "a rental without the assumed overhead costs less than buying"
@@ -304,7 +318,7 @@ def _spot_overhead(case: Case) -> tuple[float | None, str]:
 
 
 def _lifetime(case: Case) -> tuple[float | None, str]:
-    hours = crossing(case.buy_model(), case.rent() / case.hours)
+    hours = crossing(case.buy_model(), case.rent_cash() / case.hours)
     note = "the verdict for this work does not depend on the useful life"
     if hours is not None:
         a = case.assumptions
@@ -315,14 +329,14 @@ def _lifetime(case: Case) -> tuple[float | None, str]:
 
 SOLVERS: dict[str, Callable[[Case], tuple[float | None, str]]] = {
     "utilization": _utilization,
-    "electricity": _linear_energy("electricity"),
-    "price": _price,
+    "electricity": _linear("electricity"),
+    "price": _linear("price"),
     "rent_factor": _rent_factor,
     "hours": _hours,
     "lifetime_years": _lifetime,
-    "resale": _resale,
+    "resale": _linear("resale"),
     "spot_overhead": _spot_overhead,
-    "pue": _linear_energy("pue"),
+    "pue": _linear("pue"),
 }
 
 
@@ -346,6 +360,7 @@ def case_of(quote: Quote, table: OfferTable) -> Case:
         session_hours=request.session_hours,
         limits=priced.limits,
         deadline_given=quote.deadline_given,
+        nodes=quote.buy.nodes,
     )
 
 
