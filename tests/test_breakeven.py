@@ -168,11 +168,11 @@ def test_breakeven_with_resale_solves_the_cost_equation() -> None:
 
 def test_breakeven_hours_function_edges() -> None:
     rates = np.array([0.5, 0.06, 0.01])
-    out = crossing_hours(BuyModel(1000.0, 0.06, 0.0, 0.0), rates)
+    out = crossing_hours(BuyModel(1000.0, 0.06, 0.0, 0.0, 0.0), rates)
     assert out[0] == pytest.approx(1000 / 0.44)
     assert math.isinf(out[1]) and math.isinf(out[2])
     # resale worth more than the capex: buying is cheaper from the first hour
-    assert crossing_hours(BuyModel(100.0, 0.0, 200.0, 0.001), np.array([1.0]))[0] == 0
+    assert crossing_hours(BuyModel(100.0, 0.0, 0.0, 200.0, 0.001), np.array([1.0]))[0] == 0
 
 
 def test_rentals_sorted_cheapest_first_and_cut_to_top() -> None:

@@ -98,19 +98,22 @@ def test_resale_follows_the_used_price_curve_by_default() -> None:
     result = run(hours=8760.0)
     assert result.assumptions.resale == 1.0 and result.assumptions.depreciation == 0.2
     assert result.buy.resale_usd == pytest.approx(640.0)
-    assert result.buy.resale_basis.startswith("used-price curve")
+    assert result.buy.resale_basis.startswith("first-owner drop 0.0%")
+    assert result.buy.sources["depreciation"].startswith("used-price curve")
 
 
 def test_resale_zero_still_turns_it_off() -> None:
     result = run(hours=8760.0, assumptions=replace(FROM_DATA, resale=0.0))
     assert result.buy.resale_usd == 0.0
-    assert result.buy.resale_basis == "resale= as given"
+    assert result.buy.resale_basis.startswith("resale= as given")
 
 
-def test_a_datacenter_card_has_no_curve_so_no_default_resale() -> None:
+def test_a_datacenter_card_resells_at_its_segments_first_owner_drop() -> None:
+    """The toy world's datacenter drop is 100 %: nothing resold, at the segment's loss."""
     hw = replace(HW, cards={"ref": replace(HW.cards["ref"], consumer=False)})
     a, basis = buy_assumptions(FROM_DATA, hw, "ref", 1)
-    assert a.resale == 0.0 and "datacenter" in basis.resale
+    assert a.resale == 0.0 and "first-owner drop 100.0%" in basis.resale
+    assert basis.sources["depreciation"].startswith("0.2 toy")
 
 
 def test_the_shipped_curve_loses_17_percent_a_year(hardware: Hardware) -> None:
@@ -126,8 +129,8 @@ def test_the_shipped_curve_loses_17_percent_a_year(hardware: Hardware) -> None:
 def test_the_shipped_hosts_grow_with_the_cards(hardware: Hardware) -> None:
     sizes = [(n, hardware.host(n).host.name, hardware.host(n).price_usd) for n in (1, 2, 4, 8)]
     assert sizes == [
-        (1, "desktop", 972.0),
-        (2, "desktop", 972.0),
+        (1, "desktop", 695.0),
+        (2, "desktop", 695.0),
         (4, "workstation", 7000.0),
         (8, "server", 15780.0),
     ]

@@ -7,9 +7,9 @@ from urllib.parse import parse_qsl, urlencode
 
 import pytest
 
-# Near its break-even: an RTX 4090 for 8,000 h of CNN training rents (2,335 USD against
-# 2,493), and six inputs can turn it within their bounds.
-NEAR = "/breakeven?gpu=rtx4090&hours=8000&workload=cnn"
+# Near its break-even: an RTX 4090 for 12,000 h of CNN training rents (present values 3,083
+# USD against 3,253), and six inputs can turn it within their bounds.
+NEAR = "/breakeven?gpu=rtx4090&hours=12000&workload=cnn"
 # The query parameter each input is asked again with.
 PARAMETER = {"price": "price", "rent_factor": "rent_factor", "hours": "hours"}
 
@@ -34,11 +34,11 @@ def _verdict(client, query: str, name: str, value: float) -> str:  # type: ignor
     ("query", "must_turn"),
     [
         (NEAR, {"utilization", "electricity", "price", "rent_factor", "hours"}),
-        # spot only, with time to spare (the default deadline, the bought card's own 667
-        # days, leaves out the slower spot cards that were cheapest): the cheapest rental
-        # pays the assumed 10 % overhead, and less turns it
+        # spot only, with time to spare (the default deadline, the bought card's own
+        # calendar, leaves out the slower spot cards that were cheapest): the cheapest
+        # rental pays the assumed 10 % overhead, and less turns it
         (f"{NEAR}&pricing=spot&deadline_days=3650", {"spot_overhead", "utilization", "hours"}),
-        # rentals 10 % dearer: buying wins, and resale (0.94) and PUE (1.08) turn it back
+        # rentals 10 % dearer: buying wins, and resale (0.55) and PUE (1.11) turn it back
         (f"{NEAR}&rent_factor=1.1", {"resale", "pue", "electricity", "price", "utilization"}),
     ],
 )
@@ -58,12 +58,13 @@ def test_every_reported_flip_turns_the_verdict_either_side_of_it(
 
 
 def test_the_closed_forms_by_hand(client) -> None:  # type: ignore[no-untyped-def]
-    """Buy = cards + host + energy - resale; rent = R, the cheapest rental's total.
+    """Undiscounted (discount_rate=0), at home (no site costs): buy = cards + host + energy
+    - resale; rent = R, the cheapest rental's total.
     electricity: energy is proportional to it, so the flip is where energy = R - cards -
     host + resale: e* = (R - cards - host + resale) / (energy / electricity).
     price: cards and resale are proportional to it: p* = (R - host - energy) / (1 - resale
     / cards). rent_factor: R scales: f* = buy / R. hours: the break-even crossing."""
-    answer = _sensitivity(client)
+    answer = _sensitivity(client, f"{NEAR}&discount_rate=0")
     buy, rent = answer["buy"], answer["rent"][0]["total_usd"]
     flips = {p["parameter"]: p["flip"] for p in answer["sensitivity"]["parameters"]}
     electricity = answer["assumptions"]["electricity"]
@@ -74,6 +75,11 @@ def test_the_closed_forms_by_hand(client) -> None:  # type: ignore[no-untyped-de
     assert flips["price"] == pytest.approx((rent - buy["host_usd"] - buy["energy_usd"]) / share)
     assert flips["rent_factor"] == pytest.approx(buy["total_usd"] / rent)
     assert flips["hours"] == pytest.approx(answer["breakeven"]["hours"], rel=1e-6)
+    # discounted, rent_factor scales the rent's present value alike
+    discounted = _sensitivity(client)
+    flips = {p["parameter"]: p["flip"] for p in discounted["sensitivity"]["parameters"]}
+    present = discounted["buy"]["present_usd"] / discounted["rent"][0]["present_usd"]
+    assert flips["rent_factor"] == pytest.approx(present)
 
 
 def test_the_tornado_moves_each_input_by_its_stated_step(client) -> None:  # type: ignore[no-untyped-def]
@@ -81,28 +87,29 @@ def test_the_tornado_moves_each_input_by_its_stated_step(client) -> None:  # typ
     flips = {p["parameter"]: p for p in answer["sensitivity"]["parameters"]}
     hours = flips["hours"]
     assert (hours["low"]["value"], hours["high"]["value"], hours["step"]) == (
-        4000,
-        16000,
+        6000,
+        24000,
         "/2 / x2",
     )
     assert hours["high"]["verdict"] == "buy" and hours["low"]["verdict"] == "rent"
-    again = client.get(NEAR.replace("hours=8000", "hours=16000")).get_json()
+    again = client.get(NEAR.replace("hours=12000", "hours=24000")).get_json()
     assert hours["high"]["savings_usd"] == pytest.approx(again["savings_usd"])
     utilization = flips["utilization"]
     assert (utilization["low"]["value"], utilization["high"]["value"]) == pytest.approx((0.3, 0.7))
     # clipped to the bounds: resale 1 + 0.25 stays 1
-    assert flips["resale"]["high"]["value"] == 1.0
+    clipped = _sensitivity(client, f"{NEAR}&resale=0.9")["sensitivity"]["parameters"]
+    assert {p["parameter"]: p for p in clipped}["resale"]["high"]["value"] == 1.0
 
 
 def test_an_input_that_cannot_turn_it_says_so(client) -> None:  # type: ignore[no-untyped-def]
     """The useful life decides whether the break-even falls within it, never the verdict
-    for the work asked; the resale share would have to pass 100 %."""
+    for the work asked; the PUE would have to fall below 1."""
     flips = {p["parameter"]: p for p in _sensitivity(client)["sensitivity"]["parameters"]}
     life = flips["lifetime_years"]
     assert life["flip"] is None and life["buy_wins"] == "never"
     assert "does not depend on the useful life" in life["note"]
     assert life["low"]["savings_usd"] == life["high"]["savings_usd"]
-    assert flips["resale"]["flip"] is None and "outside 0..1" in flips["resale"]["note"]
+    assert flips["pue"]["flip"] is None and "outside 1..5" in flips["pue"]["note"]
 
 
 def test_the_sentences_a_person_reads(client) -> None:  # type: ignore[no-untyped-def]
@@ -142,17 +149,18 @@ def test_bad_sensitivity_requests_are_a_400_naming_the_parameter(
 
 
 def test_ranges_spread_the_rent_side_and_say_when_the_verdict_is_close(client) -> None:  # type: ignore[no-untyped-def]
-    """NEAR is 6 % from its break-even: buying (2,493 USD) sits inside the cheapest
-    rental's speed spread (measured RTX 4090 and rental, 15 % each: +-21 % in quadrature)."""
+    """NEAR is 5 % from its break-even: buying (3,253 USD now) sits inside the cheapest
+    rental's speed spread (measured RTX 4090 and rental, 15 % each: +-21 % in quadrature).
+    The ranges are present values, as the verdict weighs them."""
     answer = _sensitivity(client)
     r = answer["ranges"]
     cheapest = answer["rent"][0]
     assert r["offers"]["accelerator"] == cheapest["accelerator"]
     assert r["offers"]["p10_usd"] <= r["offers"]["p50_usd"] <= r["offers"]["p90_usd"]
-    assert r["offers"]["p10_usd"] <= cheapest["total_usd"] * 1.000001
+    assert r["offers"]["p10_usd"] <= cheapest["present_usd"] * 1.000001
     spread = r["speed"]["spread"]
-    assert r["speed"]["low_usd"] == pytest.approx(cheapest["total_usd"] / (1 + spread))
-    assert r["speed"]["high_usd"] == pytest.approx(cheapest["total_usd"] / (1 - spread))
+    assert r["speed"]["low_usd"] == pytest.approx(cheapest["present_usd"] / (1 + spread))
+    assert r["speed"]["high_usd"] == pytest.approx(cheapest["present_usd"] / (1 - spread))
     assert r["close"] and "close" in r["note"]
     far = _sensitivity(client, "/breakeven?gpu=rtx3090&hours=500")["ranges"]
     assert not far["close"] and far["note"].startswith("clear")
@@ -170,7 +178,7 @@ def test_quote_explain_says_what_would_have_to_be_true(settings, client) -> None
     from service.cli import cli
 
     env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
-    args = ["quote", "--gpu", "rtx4090", "--hours", "8000", "--workload", "cnn"]
+    args = ["quote", "--gpu", "rtx4090", "--hours", "12000", "--workload", "cnn"]
     result = CliRunner().invoke(cli, [*args, "--explain"], env=env)
     assert result.exit_code == 0, result.output
     sentences = _sensitivity(client)["sensitivity"]["sentences"]

@@ -52,8 +52,12 @@ from service.engine.sizing import (
     SizingError,
     purchase,
 )
+from service.engine.upgrade import Upgrade, upgrade
 from service.engine.work import Work
 from service.runtime import Runtime
+
+# The most cards a desktop holds: an upgrade of up to this many goes in the owned card's box.
+DESKTOP_CARDS = 2
 
 # Why the headline compares with what it does, per `pricing` choice.
 PRICING_WHY = {
@@ -123,6 +127,10 @@ def _answer(
         raise Unanswerable("cannot-quote", str(exc), exc.parameter, "no purchase does it") from exc
     if bought.utilization is not None:  # steady work sets its own
         assumptions = replace(assumptions, utilization=max(bought.utilization, MIN_UTILIZATION))
+    owned = None if query.own is None else resolve_gpu(runtime.hardware, query.own, "own").id
+    if owned is not None and assumptions.host_cost is None and bought.cards <= DESKTOP_CARDS:
+        # an upgrade goes into the owned card's box: no host to buy (host_cost= overrides)
+        assumptions = replace(assumptions, host_cost=0.0)
     request = QuoteRequest(
         platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
         markets=market_tiers(query.market),
@@ -154,6 +162,11 @@ def _answer(
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
     document = _quote_document(result, runtime.settings.stale_after_hours, runtime.colab)
     document["throughput"] = _throughput_used(runtime, request, measured)
+    if owned is not None:
+        try:
+            document["own"] = _own(upgrade(runtime.hardware, result, owned))
+        except QuoteError as exc:
+            raise Unanswerable("cannot-quote", str(exc), "own", str(exc)) from exc
     asked = sensitivity_parameters(query.sensitivity)
     if asked:
         reference = runtime.hardware.speed(request.reference, request.workload)
@@ -277,6 +290,20 @@ def _quote_document(
         "breakeven": breakeven,
         "tiers": [_tier(best, result, colab) for best in result.tiers],
         "prices": _prices([r.stored for r in result.rent], stale_after_hours),
+    }
+
+
+def _own(found: Upgrade) -> dict[str, Any]:
+    """The upgrade question: each path's cost, counting the owned card's sale."""
+    return {
+        "gpu": found.owned,
+        "value_usd": found.value_usd,
+        "value_source": found.value_source,
+        "sale_usd": found.sale_usd,
+        "paths": [_fields(path) for path in found.paths],
+        "best": found.best,
+        "how": "each path from now until the work is done and every card is sold, the owned "
+        "one included; compared by present value",
     }
 
 

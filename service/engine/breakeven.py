@@ -232,7 +232,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         )
     limits = Limits(deadline, need.total_gb, a.max_instances)
     nodes = hardware.host(n).count
-    model = buy_model(price, watts, n, local_speed, a, nodes, request.deadline_hours)
+    model = buy_model(price, watts, n, local_speed, a, nodes)
     buy = _buy_cost(request, model, a, basis, price, watts, nodes)
     buy = replace(
         buy,

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from hardware import Card, CardPrice, Hardware, Workload
+from hardware import BASES, Card, CardPrice, Hardware, Workload
 from hardware.ownership import System
 from service.engine.assumptions import Assumptions
 from service.engine.clusters import DEADLINE_TOLERANCE, Clusters
@@ -297,8 +297,9 @@ class BuyModel:
                   - resale_start x exp(-(decay + kappa) H)
 
     (kappa = 0: capex + (energy + site) x H - resale_start x exp(-decay H), the cash).
-    Rentals are paid as the work is done: over the same calendar, or evenly over a deadline
-    the question sets (``deadline_hours``)."""
+    Rentals are paid as the work is done, at the pace the bought cards would do it: over
+    the same calendar (a deadline only bounds it: the cards finish within it), so neither
+    side gains from paying later."""
 
     capex_usd: float  # paid now: cards, host or whole systems, network between nodes
     energy_usd_per_hour: float  # per hour of work: power at the site's tariff and PUE
@@ -307,7 +308,6 @@ class BuyModel:
     resale_decay_per_hour: float
     discount_per_calendar_hour: float = 0.0  # ln(1 + discount_rate) / hours a year
     calendar_per_hour: float = 1.0  # calendar hours the bought cards take per hour of work
-    deadline_hours: float | None = None  # None: rentals paid over the cards' calendar
 
     @property
     def discount_per_hour(self) -> float:
@@ -344,8 +344,6 @@ class BuyModel:
 
     def rent_share(self, hours: float) -> float:
         """Present value per USD of rent for ``hours`` of work paid as the work is done."""
-        if self.deadline_hours is not None:
-            return present_share(self.discount_per_calendar_hour, self.deadline_hours)
         return self.running_share(hours)
 
     def rent_present(
@@ -375,7 +373,6 @@ def buy_model(
     speed: float,
     a: Assumptions,
     nodes: int = 1,
-    deadline_hours: float | None = None,
 ) -> BuyModel:
     """What owning ``cards`` cards in ``nodes`` nodes costs per hour of work, in hours of the
     reference card, with every default filled (:func:`buy_assumptions`).
@@ -401,7 +398,6 @@ def buy_model(
         resale_decay_per_hour=decay,
         discount_per_calendar_hour=math.log1p(a.discount_rate) / HOURS_PER_YEAR,
         calendar_per_hour=calendar,
-        deadline_hours=deadline_hours,
     )
 
 
@@ -576,7 +572,12 @@ def _resale_defaults(
             drop = own.first_owner_drop(consumer)
             kept = 1.0 - drop.value
             how = f"first-owner drop {drop.value:.1%} ({drop.cite()})"
-    paid = price_usd if price_usd is not None else (card.purchase_usd if card else 0.0)
+    # the fee on what the card fetches on the market, whatever was paid for it (price=
+    # moves what is paid, not what a used card sells for): the resale share stays linear
+    market = card.price(price_basis) if card is not None and price_basis in BASES else None
+    if market is None and card is not None and price_basis == "given":
+        market = card.price()
+    paid = market.usd if market is not None else (price_usd or 0.0)
     fee = a.selling_fee
     if fee is None:
         fee = own.selling_fee(paid * kept, system is not None)
@@ -642,25 +643,24 @@ def _crossing(model: BuyModel, rate: float) -> float:
 
 
 def _discounted_crossing(model: BuyModel, rate: float) -> float:
-    """The crossing of present values: f(H) = cost(H) - rate x H x rent_share(H), by
-    Newton's method inside a bracket [low, high] with f(low) > 0 >= f(high), bisecting where
-    a step would leave it (f need not be convex once discounted)."""
+    """The crossing of present values: f(H) = capex - resale_start x exp(-(decay + kappa) H)
+    - margin x (1 - exp(-kappa H)) / kappa, both sides' running costs on one calendar. Its
+    slope is zero at most once (exp(decay H) meets a constant), so from f(0) > 0 it crosses
+    zero at most once: Newton's method inside a bracket [low, high] with f(low) > 0 >=
+    f(high), bisecting where a step would leave it (f need not be convex)."""
     kappa = model.discount_per_hour
-    running = _running(model)
+    margin = rate - _running(model)
     start, lost = model.resale_start_usd, model.resale_decay_per_hour + kappa
-    fixed = model.deadline_hours is not None
-    share = model.rent_share(0.0) if fixed else 1.0
 
     def f(hours: float) -> tuple[float, float]:
         """f and its slope at ``hours``."""
-        now = math.exp(-kappa * hours)
         resale = start * math.exp(-lost * hours)
-        value = model.capex_usd + running * _stream(kappa, hours) - resale
-        value -= rate * hours * share if fixed else rate * _stream(kappa, hours)
-        slope = running * now + lost * resale - (rate * share if fixed else rate * now)
-        return value, slope
+        value = model.capex_usd - resale - margin * _stream(kappa, hours)
+        return value, lost * resale - margin * math.exp(-kappa * hours)
 
-    low, high = 0.0, (model.capex_usd - start) / (rate - running)
+    if model.capex_usd - margin / kappa > 0:
+        return math.inf  # renting forever is worth less now than buying: no crossing
+    low, high = 0.0, (model.capex_usd - start) / margin
     while f(high)[0] > 0:  # the bracket's right end: past the crossing, or none within the cap
         if high >= MAX_HOURS:
             return math.inf
@@ -672,13 +672,10 @@ def _discounted_crossing(model: BuyModel, rate: float) -> float:
             low = hours
         else:
             high = hours
-        step = value / slope if slope != 0 else math.inf
-        guess = hours - step
+        guess = hours - value / slope if slope != 0 else math.inf
         if not low < guess < high:
             guess = (low + high) / 2
-        if abs(guess - hours) <= NEWTON_TOLERANCE * max(guess, 1.0) or high - low <= (
-            NEWTON_TOLERANCE * max(high, 1.0)
-        ):
+        if abs(guess - hours) <= NEWTON_TOLERANCE * max(guess, 1.0):
             return guess
         hours = guess
     return hours

@@ -99,17 +99,8 @@ class Case:
         return replace(self, assumptions=replace(self.assumptions, **{name: value}))
 
     def buy_model(self) -> BuyModel:
-        deadline = self.limits.deadline_hours if self.deadline_given else None
-        if deadline is not None and not math.isfinite(deadline):
-            deadline = None
         return buy_model(
-            self.price,
-            self.watts,
-            self.cards,
-            self.local_speed,
-            self.assumptions,
-            self.nodes,
-            deadline,
+            self.price, self.watts, self.cards, self.local_speed, self.assumptions, self.nodes
         )
 
     def buy(self) -> float:
@@ -240,8 +231,10 @@ def _linear(name: str) -> Callable[[Case], tuple[float | None, str]]:
     def solve(case: Case) -> tuple[float | None, str]:
         value = case.value(name)
         buy, rent = case.buy(), case.rent()
-        probe = value + 1.0
-        slope = case.moved(name, probe).buy() - buy
+        low, high = _bounds(name)
+        step = (high - low) / 2  # a probe within the bounds: the line is the same anywhere
+        probe = value + step if value + step <= high else value - step
+        slope = (case.moved(name, probe).buy() - buy) / (probe - value)
         if abs(slope) <= 1e-12 * max(abs(buy), 1.0):
             return None, STILL[name].format(value=value)
         return value + (rent - buy) / slope, ""
