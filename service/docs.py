@@ -279,12 +279,37 @@ def settings_table() -> str:
     return table(("variable", "default", "meaning"), settings_rows())
 
 
+def ownership_table() -> str:
+    """Every default of owning (hardware/data/ownership.csv, systems.csv) with its date,
+    kind and source: what an answer's `buy.sources` cites."""
+    from hardware import load_hardware
+
+    own = load_hardware().ownership
+    lines = ["| item | value | range | as of | kind | source |", "|---|---|---|---|---|---|"]
+    for item in own.items.values():
+        spread = "" if item.low is None and item.high is None else f"{item.low:g}-{item.high:g}"
+        lines.append(
+            f"| `{item.item}` | {item.value:g} {_cell(item.unit)} | {spread} | {item.as_of} "
+            f"| {item.kind} | {_cell(item.source)} |"
+        )
+    for system in own.systems.values():
+        spread = ""
+        if system.usd_low is not None and system.usd_high is not None:
+            spread = f"{system.usd_low:,.0f}-{system.usd_high:,.0f}"
+        lines.append(
+            f"| `system.{system.accelerator}` | {system.usd:,.0f} USD per {system.cards}-card "
+            f"node | {spread} | {system.as_of} | {system.kind} | {_cell(system.source)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "breakeven-parameters": breakeven_parameters,
     "breakeven-answer": lambda: answer(BreakevenAnswer),
     "rank-parameters": rank_parameters,
     "rank-answer": lambda: answer(RankAnswer),
     "settings": settings_table,
+    "ownership-defaults": ownership_table,
 }
 
 

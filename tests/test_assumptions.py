@@ -54,6 +54,12 @@ def test_the_definition_is_complete() -> None:
         "load",
         "host_cost",
         "host_watts",
+        "colo_usd_per_kw_month",
+        "support_share",
+        "staff_usd_per_node_year",
+        "network_usd",
+        "discount_rate",
+        "selling_fee",
         "utilization",
         "resale",
         "depreciation",
@@ -123,21 +129,34 @@ def test_cli_options_are_the_query_fields(command: str) -> None:
 
 
 def test_answers_echo_every_assumption_at_its_default(client, hardware) -> None:  # type: ignore[no-untyped-def]
-    """Defaults set from data are echoed as the values used: one RTX 3090 sits in a desktop
-    (hosts.csv) and resells along the consumer used-price curve (resale.csv)."""
+    """Defaults set from data are echoed as the values used: one RTX 3090 (bought used, at
+    650 USD) sits in a desktop (hosts.csv) at home (residential power, no site costs),
+    resells for what it cost less eBay's fee and along the consumer used-price curve
+    (resale.csv), discounted at 10 % a year (ownership.csv)."""
     answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
     echoed = answer["assumptions"]
+    fee = (0.136 * 650 + 0.40) / 650
     from_data = {
-        "host_cost": 972.0,
+        "electricity": 0.1648,
+        "pue": 1.0,
+        "host_cost": 695.0,
         "host_watts": 280.0,
-        "resale": 1.0,
+        "colo_usd_per_kw_month": 0.0,
+        "support_share": 0.0,
+        "staff_usd_per_node_year": 0.0,
+        "network_usd": 0.0,
+        "discount_rate": 0.10,
+        "selling_fee": pytest.approx(fee),
+        "resale": pytest.approx(1 - fee),
         "depreciation": hardware.resale.yearly_loss,
     }
     expected = {n: from_data.get(n, getattr(DEFAULT_ASSUMPTIONS, n)) for n in NAMES}
     assert {n: echoed[n] for n in NAMES} == expected
+    assert answer["assumptions"]["site"] == "home" and answer["buy"]["site"] == "home"
     assert answer["buy"]["host"] == "desktop"
     assert "hosts.csv" in answer["buy"]["host_source"]
-    assert answer["buy"]["resale_basis"].startswith("used-price curve")
+    assert answer["buy"]["resale_basis"].startswith("bought used")
+    assert answer["buy"]["sources"]["electricity"].startswith("site home: 0.1648 USD per kWh")
 
 
 def test_a_setting_moves_the_default_and_a_query_moves_it_again(tmp_path: Path) -> None:

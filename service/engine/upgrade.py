@@ -67,9 +67,7 @@ def upgrade(hardware: Hardware, quote: Quote, owned: str) -> Upgrade:
         f"{cheapest.stored.offer.product}",
     )
     paths = (keep, upgrade_path, rent)
-    best = min(
-        (p for p in paths if p.present_usd is not None), key=lambda p: p.present_usd or 0.0
-    )
+    best = min((p for p in paths if p.present_usd is not None), key=lambda p: p.present_usd or 0.0)
     source = f"used price ({used.kind}) as of {used.as_of}: {used.source}"
     return Upgrade(owned, used.usd, source, sale, paths, best.name)
 
@@ -84,13 +82,20 @@ def _keep(
     need = quote.memory_gb
     if need is not None and acc.device_memory_gb < need:
         return UpgradePath(
-            "keep", None, None, None, f"the {owned} holds {acc.memory_gb:g} GB, the job needs "
-            f"{need:g} GB per card"
+            "keep",
+            None,
+            None,
+            None,
+            f"the {owned} holds {acc.memory_gb:g} GB, the job needs {need:g} GB per card",
         )
     if request.total_memory_gb is not None and acc.memory_gb < request.total_memory_gb:
         return UpgradePath(
-            "keep", None, None, None, f"the {owned} holds {acc.memory_gb:g} GB, the job "
-            f"needs {request.total_memory_gb:g} GB in all"
+            "keep",
+            None,
+            None,
+            None,
+            f"the {owned} holds {acc.memory_gb:g} GB, the job "
+            f"needs {request.total_memory_gb:g} GB in all",
         )
     reference = quote.priced.reference_speed if quote.priced else 1.0
     speed = hardware.speed(owned, request.workload).relative / reference
@@ -101,8 +106,12 @@ def _keep(
     calendar = calendar_hours(request.hours, speed, a.utilization)
     if quote.deadline_given and calendar > quote.deadline_hours * (1 + 1e-9):
         return UpgradePath(
-            "keep", None, None, calendar, f"the {owned} takes {calendar:,.0f} h of calendar "
-            f"time, past the deadline of {quote.deadline_hours:,.0f} h"
+            "keep",
+            None,
+            None,
+            calendar,
+            f"the {owned} takes {calendar:,.0f} h of calendar "
+            f"time, past the deadline of {quote.deadline_hours:,.0f} h",
         )
     # the model buys the card at its value now; keeping it forgoes its sale instead
     total = model.cash(request.hours) - value_usd + sale_usd

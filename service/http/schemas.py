@@ -114,16 +114,53 @@ def _model_of(
 BuyModelOut = _model_of(
     BuyModel,
     "BuyModelOut",
-    "cost(H) = capex - resale_start * exp(-resale_decay * H) + energy_per_hour * H, for H "
-    "hours of the reference card's work.",
+    "For H hours of the reference card's work, kappa = discount_per_calendar_hour x "
+    "calendar_per_hour: cost(H) = capex + (energy + site) x (1 - exp(-kappa H)) / kappa - "
+    "resale_start x exp(-(resale_decay + kappa) H), the present value (kappa = 0: capex + "
+    "(energy + site) x H - resale_start x exp(-resale_decay x H)).",
 )
 BuyOut = _model_of(
     BuyCost,
     "BuyOut",
-    "What buying costs over the work: cards, host, energy, less resale.",
+    "What buying costs over the work, itemized: cards (or whole systems), host, network, "
+    "energy, the site (colo, support, staff), less resale; `total_usd` in cash, "
+    "`present_usd` discounted to now at `discount_rate`.",
     drop=("watts",),  # echoed under assumptions instead
     model=(BuyModelOut, ...),
 )
+
+
+class MoneyOut(_Out):
+    """How money over time entered the verdict (`discount_rate`)."""
+
+    discount_rate: float = Field(description="Cost of capital per year.")
+    basis: str = Field(description="Where the rate came from.")
+    how: str
+    buy_present_usd: float
+    rent_present_usd: float = Field(description="The cheapest rental, discounted.")
+    buy_undiscounted_usd: float
+    rent_undiscounted_usd: float
+
+
+class UpgradePathOut(_Out):
+    name: Literal["keep", "upgrade", "rent"]
+    total_usd: float | None = Field(description="Cash; null: this path cannot do the work.")
+    present_usd: float | None
+    wall_clock_hours: float | None
+    note: str
+
+
+class OwnOut(_Out):
+    """The upgrade question (`own`): keep the owned card, sell it and buy, or sell it and
+    rent; each path valued with the owned card at what selling it now brings."""
+
+    gpu: str
+    value_usd: float = Field(description="Its used price now, before fees.")
+    value_source: str
+    sale_usd: float = Field(description="What selling it now brings, fees paid.")
+    paths: list[UpgradePathOut]
+    best: Literal["keep", "upgrade", "rent"]
+    how: str
 
 
 def _offer_model(
@@ -222,7 +259,14 @@ RentOut = _offer_model(
         float,
         Field(description="Work of the instances / (instances x one's), by fabric; 1 alone."),
     ),
-    total_usd=(float, ...),
+    total_usd=(float, Field(description="The job's cost in cash, whenever paid.")),
+    present_usd=(
+        float,
+        Field(
+            description="total_usd paid as the work is done (a committed term as billed), "
+            "discounted to now at `discount_rate`: the figure the verdict weighs."
+        ),
+    ),
     usd_per_reference_hour=(float, Field(description=USD_PER_REFERENCE_HOUR)),
     breakeven_hours=(float | None, ...),
     throughput_estimated=(bool, ...),
@@ -253,6 +297,7 @@ class TierOut(_Out):
     interruptible: bool = Field(description="The provider may take the capacity back mid-run.")
     best: RentOut | None = Field(description="Its cheapest rental; null: none does the work.")
     total_usd: float | None
+    present_usd: float | None
     wall_clock_hours: float | None
     verdict: Literal["buy", "rent"] | None = Field(description="Buying against this tier.")
     savings_usd: float | None
@@ -431,7 +476,11 @@ class BreakevenAnswer(_Out):
     compared_with: ComparedWithOut = Field(
         description="The rentals the verdict weighs, and the tier of the one it chose."
     )
-    savings_usd: float = Field(description="What the cheaper side saves, USD.")
+    money: MoneyOut = Field(description="Both sides as present values at `discount_rate`.")
+    own: OwnOut | None = Field(
+        None, description="With `own=`: keep the owned card, upgrade, or rent."
+    )
+    savings_usd: float = Field(description="What the cheaper side saves, present value, USD.")
     breakeven: BreakevenPoint | None = Field(
         description="Where buying stops being dearer than the cheapest rental; null: never."
     )
