@@ -80,8 +80,9 @@ def test_two_years_of_eight_h100s_on_each_tier_and_bought() -> None:
     - a 1-year term, renewed once: 2 x 8,760 h x 61.384 = 1,075,447.68 USD, all hours used;
     - a 3-year term: 26,280 h x 38.864 = 1,021,345.92 USD, 8,760 h of it unused;
     - bought (price 30,000 a card given, a 20,000 USD host of 1,000 W, 700 W a card at full
-      load, PUE 1, 0.10 USD/kWh, no resale, site costs or discounting): 8 x 30,000 + 20,000 + (8 x 700 + 1,000) / 1,000
-      x 0.10 x 17,520 h = 260,000 + 11,563.20 = 271,563.20 USD.
+      load, PUE 1, 0.10 USD/kWh, no resale, site costs or discounting): 8 x 30,000 +
+      20,000 + (8 x 700 + 1,000) / 1,000 x 0.10 x 17,520 h = 260,000 + 11,563.20 =
+      271,563.20 USD.
     """
     gpus, hours_span = 8, 2 * YEAR
     local = bought_speed(REAL, "h100-sxm", Workload.TRANSFORMER, gpus)
