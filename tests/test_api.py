@@ -35,14 +35,19 @@ def test_breakeven_answers_from_the_bundled_snapshot(client) -> None:  # type: i
     assert assumptions["memory"] == 24.0
     buy = body["buy"]
     assert buy["total_usd"] == pytest.approx(
-        buy["purchase_usd"] + buy["host_usd"] + buy["energy_usd"] - buy["resale_usd"]
+        buy["purchase_usd"]
+        + buy["host_usd"]
+        + buy["network_usd"]
+        + buy["energy_usd"]
+        + buy["site_usd"]
+        - buy["resale_usd"]
     )
     totals = [r["total_usd"] for r in body["rent"]]
     assert totals == sorted(totals) and 0 < len(totals) <= 10
     for row in body["rent"]:
         assert row["source"] and row["price_as_of"] and row["wall_clock_hours"] > 0
-    cheapest = body["rent"][0]["total_usd"]
-    assert body["savings_usd"] == pytest.approx(abs(cheapest - buy["total_usd"]))
+    cheapest = body["rent"][0]["present_usd"]
+    assert body["savings_usd"] == pytest.approx(abs(cheapest - buy["present_usd"]))
     assert body["prices"]["stale"] is True  # the snapshot's prices are months old
 
 

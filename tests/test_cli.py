@@ -44,7 +44,9 @@ def test_quote_table_says_the_verdict_and_assumptions(invoke) -> None:  # type: 
     result = invoke("quote", "--gpu", "rtx4090", "--hours", "20000", "--workload", "cnn")
     assert result.exit_code == 0, result.output
     assert "VERDICT:" in result.output and "BUY" in result.output
-    assert "electricity=0.165" in result.output
+    assert "electricity=0.1648" in result.output
+    assert "in today's money at discount_rate 0.1" in result.output
+    assert "+ site 0.00" in result.output and "home)" in result.output  # a desktop at home
 
 
 def test_quote_bad_input_names_the_option(invoke) -> None:  # type: ignore[no-untyped-def]

@@ -167,7 +167,7 @@ def test_csv_headers_are_what_the_loader_reads() -> None:
         "mem_bw_gbps,interconnect,platform,spec_source",
         "cards.csv": "id,consumer",
         "prices.csv": "id,basis,usd,usd_low,usd_high,as_of,kind,source,notes",
-        "hosts.csv": "host,max_cards,price_usd,watts,price_kind,price_as_of,price_source,"
+        "hosts.csv": "host,max_cards,site,price_usd,watts,price_kind,price_as_of,price_source,"
         "watts_kind,watts_source",
         "resale.csv": "segment,a,b,yearly_loss,points,source",
         "throughput.csv": "id,workload,relative,method,source",

@@ -68,6 +68,7 @@ def test_the_readmes_first_example_is_what_the_service_answers(client) -> None: 
     assert a["compared_with"]["tier"] == "on_demand" and cheapest["market"] == "verified"
     quoted = {
         f"costs {a['buy']['total_usd']:,.0f} USD": "buy total",
+        f"({a['buy']['present_usd']:,.0f} USD in today's money)": "buy present value",
         f"2026 used price ({a['assumptions']['price']:,.0f} USD": "used price",
         f"({a['buy']['host_usd']:,.0f} USD, {a['assumptions']['host_watts']:g} W": "host",
         f"{a['buy']['energy_usd']:,.0f} USD of electricity": "energy",

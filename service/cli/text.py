@@ -12,6 +12,20 @@ from typing import Any
 from pricing.controls import escape_controls
 
 
+def _own_lines(own: dict[str, Any] | None) -> list[str]:
+    """own=: keep the owned card, upgrade or rent, each path's cost."""
+    if own is None:
+        return []
+    lines = [
+        f"OWN {own['gpu']}: sells now for {own['sale_usd']:,.2f} USD after fees; "
+        f"best: {own['best']}"
+    ]
+    for path in own["paths"]:
+        cost = "cannot" if path["present_usd"] is None else f"{path['present_usd']:,.2f} USD"
+        lines.append(f"  {path['name']:<8} {cost:>14}  {path['note']}")
+    return lines
+
+
 def describe_quote(d: dict[str, Any]) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
     buy, a = d["buy"], d["assumptions"]
@@ -20,9 +34,13 @@ def describe_quote(d: dict[str, Any]) -> str:
     lines += [
         "",
         f"BUY   {buy['total_usd']:>12,.2f} USD  = cards {buy['purchase_usd']:,.2f}"
-        f" + host {buy['host_usd']:,.2f} + energy {buy['energy_usd']:,.2f}"
+        f" + host {buy['host_usd']:,.2f} + network {buy['network_usd']:,.2f}"
+        f" + energy {buy['energy_usd']:,.2f} + site {buy['site_usd']:,.2f}"
         f" - resale {buy['resale_usd']:,.2f}  ({buy['hours']:,.1f} busy h,"
-        f" {buy['wall_clock_hours']:,.0f} h of calendar time)",
+        f" {buy['wall_clock_hours']:,.0f} h of calendar time, {buy['site']})",
+        f"      {buy['present_usd']:>12,.2f} USD  in today's money at discount_rate "
+        f"{a['discount_rate']:g} (site: colo {buy['colo_usd']:,.2f}, support "
+        f"{buy['support_usd']:,.2f}, staff {buy['staff_usd']:,.2f})",
     ]
     deadline = d["deadline"]
     if deadline["hours"] is not None:
@@ -58,9 +76,10 @@ def describe_quote(d: dict[str, Any]) -> str:
     ]
     verdict = d["verdict"].upper()
     lines.append(
-        f"VERDICT: {verdict}, saving {d['savings_usd']:,.2f} USD "
+        f"VERDICT: {verdict}, saving {d['savings_usd']:,.2f} USD in today's money "
         f"(against the cheapest {compared['tier']} rental)"
     )
+    lines += _own_lines(d.get("own"))
     be = d["breakeven"]
     if be and be["within_life"]:
         lines.append(

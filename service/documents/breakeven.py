@@ -49,6 +49,7 @@ from service.engine.sizing import (
     GIVEN,
     ONE,
     STEADY,
+    Purchase,
     SizingError,
     purchase,
 )
@@ -125,6 +126,7 @@ def _answer(
         )
     except SizingError as exc:  # a valid question no purchase can answer
         raise Unanswerable("cannot-quote", str(exc), exc.parameter, "no purchase does it") from exc
+    bought, whole = _whole_systems(query, runtime, gpu, bought)
     if bought.utilization is not None:  # steady work sets its own
         assumptions = replace(assumptions, utilization=max(bought.utilization, MIN_UTILIZATION))
     owned = None if query.own is None else resolve_gpu(runtime.hardware, query.own, "own").id
@@ -181,9 +183,29 @@ def _answer(
         )
     document["work"] = {
         **work_document(work, gpu),
-        "cards_bought": CARDS_BOUGHT[bought.basis].format(cards=bought.cards),
+        "cards_bought": CARDS_BOUGHT[bought.basis].format(cards=bought.cards) + whole,
     }
     return document, [option.stored for option in result.rent]
+
+
+def _whole_systems(
+    query: BreakevenQuery, runtime: Runtime, gpu: str, bought: Purchase
+) -> tuple[Purchase, str]:
+    """A card sold only in whole systems (hardware/data/systems.csv) is bought by the node:
+    the cards a question needs round up to whole nodes; a count given that is none is a
+    400 naming `gpus`. Returns the purchase and what the answer adds to `cards_bought`."""
+    system = runtime.hardware.ownership.systems.get(gpu)
+    priced_whole = query.price is None and query.price_basis in (None, "new", "system")
+    if system is None or not priced_whole or bought.cards % system.cards == 0:
+        return bought, ""
+    if query.gpus is not None:
+        raise InvalidQuestion(
+            "gpus",
+            f"{gpu} is sold in whole {system.cards}-card systems (systems.csv): ask gpus="
+            f"{system.cards}, {2 * system.cards}, ... (or price= per card, or price_basis=used)",
+        )
+    cards = math.ceil(bought.cards / system.cards) * system.cards
+    return replace(bought, cards=cards), f", rounded up to whole {system.cards}-card systems"
 
 
 def _deadline_hours(query: BreakevenQuery, work: Work) -> float | None:

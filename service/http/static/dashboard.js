@@ -16,6 +16,8 @@ const CALC_FIELDS = [
   "depreciation", "spot_overhead", "restart_hours", "platforms", "lifetime_years", "total_memory",
   "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs", "market",
   "hours_per_month", "months", "deadline_days", "max_instances",
+  "site", "own", "discount_rate", "colo_usd_per_kw_month", "support_share",
+  "staff_usd_per_node_year", "network_usd", "selling_fee",
 ];
 // The ways to state the work (service/documents/work.py): the parameter that marks each in a
 // shared link, so a reload opens the form the way it was filled.
@@ -377,10 +379,15 @@ function renderAnswer(a) {
   renderTiers(a);
 
   const rows = [
-    ["Buy: cards", usd(a.buy.purchase_usd, 2)], ["Buy: host", usd(a.buy.host_usd, 2)],
-    ["Buy: electricity", usd(a.buy.energy_usd, 2)], ["Buy: resale", `−${usd(a.buy.resale_usd, 2)}`],
+    [a.buy.system ? `Buy: ${a.buy.system}` : "Buy: cards", usd(a.buy.purchase_usd, 2)],
+    ["Buy: host", usd(a.buy.host_usd, 2)], ["Buy: network", usd(a.buy.network_usd, 2)],
+    ["Buy: electricity", usd(a.buy.energy_usd, 2)],
+    [`Buy: site (${a.buy.site}): colo, support, staff`, usd(a.buy.site_usd, 2)],
+    ["Buy: resale", `−${usd(a.buy.resale_usd, 2)}`],
     ["Buy: total", usd(a.buy.total_usd, 2)],
-    ...a.rent.slice(0, 3).map((r) => [`Rent: ${r.instances > 1 ? `${r.instances} x ` : ""}${r.provider} ${r.product} (${r.pricing}), ${r.wall_clock_hours.toFixed(1)} h`, usd(r.total_usd, 2)]),
+    [`Buy: in today's money (discount rate ${a.money.discount_rate})`, usd(a.buy.present_usd, 2)],
+    ...a.rent.slice(0, 3).map((r) => [`Rent: ${r.instances > 1 ? `${r.instances} x ` : ""}${r.provider} ${r.product} (${r.pricing}), ${r.wall_clock_hours.toFixed(1)} h`, `${usd(r.total_usd, 2)} (today ${usd(r.present_usd, 2)})`]),
+    ...(a.own ? a.own.paths.map((p) => [`You own a ${a.own.gpu}: ${p.name}`, p.present_usd === null ? "cannot" : usd(p.present_usd, 2)]) : []),
   ];
   $("#breakdown").replaceChildren(
     ...rows.map(([label, value]) => {
