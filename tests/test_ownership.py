@@ -178,3 +178,18 @@ def test_a_site_moves_the_tariff_and_the_running_costs(client) -> None:  # type:
     )
     assert (home["buy"]["colo_usd"], colo["assumptions"]["pue"]) == (0, 1.54)
     assert colo["buy"]["colo_usd"] > 0 and colo["buy"]["site_basis"] == "given (site=)"
+
+
+def test_rank_owns_a_system_only_card_by_the_node(client) -> None:  # type: ignore[no-untyped-def]
+    """An H100 SXM at 30,000 USD a card fits a 50,000 USD budget; the node it is sold in,
+    317,000 USD, does not. Its cost over the work is the node's doing it, in colo."""
+    answer = client.get("/rank?workload=transformer&hours=1000&budget=50000").get_json()
+    cards = {card["id"]: card for card in answer["cards"] + answer["too_small"]}
+    h100 = cards["h100-sxm"]
+    assert h100["purchase_usd"] == 30_000 and h100["within_budget"] is False
+    assert h100["tco_usd"] > 100_000  # a node, not one card
+    assert cards["a100-80gb"]["within_budget"] is True  # sold as a card: its own price
+    colo = client.get("/rank?workload=transformer&hours=1000&site=colo").get_json()
+    home = client.get("/rank?workload=transformer&hours=1000&site=home").get_json()
+    tco = {a["id"]: a["tco_usd"] for a in home["cards"]}
+    assert {a["id"]: a["tco_usd"] for a in colo["cards"]}["rtx3090"] > tco["rtx3090"]

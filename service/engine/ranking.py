@@ -19,7 +19,7 @@ from hardware import Accelerator, Card, Hardware, Workload
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from service.engine.cheapest import admitted_mask, cheapest, costed
-from service.engine.costs import Limits, Rentals, buy_assumptions, buy_model
+from service.engine.costs import Limits, Rentals, bought_speed, buy_assumptions, buy_model
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
@@ -100,19 +100,34 @@ def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking
 
 
 def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) -> RankedCard:
+    """One card's place. A card sold only in whole systems (systems.csv) is owned by the
+    node: its cost over the work, and the budget, are a whole node's doing it."""
     acc = hardware.registry[card.accelerator]
     speed = hardware.speed(acc.id, request.workload)
+    system = hardware.ownership.systems.get(acc.id)
+    cards, price, basis = 1, card.purchase_usd, "new"
+    if system is not None:
+        cards, price, basis = system.cards, system.usd / system.cards, "system"
     tco = per_usd = None
     if request.hours is not None:
-        # one card doing `hours` of the reference card's work, at its own speed
+        # the cards doing `hours` of the reference card's work, at their own speed
         assumptions, _ = buy_assumptions(
-            request.assumptions, hardware, acc.id, 1, request.site, price_usd=card.purchase_usd
+            request.assumptions, hardware, acc.id, cards, request.site, basis, price, system
         )
+        work_speed = speed.relative / s_ref
+        if cards > 1:
+            work_speed *= bought_speed(hardware, acc.id, request.workload, cards)
         model = buy_model(
-            card.purchase_usd, acc.board_power_w or 0.0, 1, speed.relative / s_ref, assumptions
+            price,
+            acc.board_power_w or 0.0,
+            cards,
+            work_speed,
+            assumptions,
+            hardware.host(cards).count,
         )
         tco = model.cost(request.hours)
         per_usd = request.hours / tco if tco > 0 else None  # tco=0 divided by zero: a 500
+    within = request.budget_usd is None or cards * price <= request.budget_usd
     return RankedCard(
         accelerator=acc,
         card=card,
@@ -120,7 +135,7 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
         method=speed.method,
         source=speed.source,
         fits=request.memory_gb is None or acc.device_memory_gb >= request.memory_gb,
-        within_budget=request.budget_usd is None or card.purchase_usd <= request.budget_usd,
+        within_budget=within,
         throughput_per_1000_usd=speed.relative / card.purchase_usd * PER_DOLLARS,
         tco_usd=tco,
         reference_hours_per_usd=per_usd,
