@@ -482,10 +482,18 @@ def test_vanishing_hours_and_utilization_are_refused(client) -> None:  # type: i
     for query in ("hours=5e-324", "hours=500&utilization=5e-324"):
         response = client.get(f"/breakeven?gpu=rtx3090&{query}")
         assert response.status_code == 400, query
-    tiny = client.get("/breakeven?gpu=rtx3090&hours=0.001&utilization=0.001").get_json()
-    usual = client.get("/breakeven?gpu=rtx3090&hours=500&utilization=0.001").get_json()
+    # undiscounted: 0.1 % utilization stretches the calendar 1,000-fold, and the crossing
+    # is the same whatever the question's hours
+    slow = "/breakeven?gpu=rtx3090&utilization=0.001&discount_rate=0"
+    tiny = client.get(f"{slow}&hours=0.001").get_json()
+    usual = client.get(f"{slow}&hours=500").get_json()
     assert tiny["breakeven"]["hours"] == pytest.approx(usual["breakeven"]["hours"])
     assert tiny["breakeven"]["days"] == pytest.approx(usual["breakeven"]["days"])
+    # discounted at 10 % over that calendar, renting for ever is worth less now than buying:
+    # never, whatever the hours
+    slow = slow.replace("discount_rate=0", "discount_rate=0.1")
+    for hours in ("0.001", "500"):
+        assert client.get(f"{slow}&hours={hours}").get_json()["breakeven"] is None
 
 
 def test_refresh_refuses_before_reading_its_parameters(settings) -> None:  # type: ignore[no-untyped-def]
@@ -519,7 +527,10 @@ def test_metrics_and_csv_answer_what_the_spec_says(client) -> None:  # type: ign
 def test_rank_survives_free_ownership_and_vanishing_utilization(client) -> None:  # type: ignore[no-untyped-def]
     # full resale, no host and no power made the TCO 0, and hours / TCO a 500; so did
     # utilization=5e-324, through the resale decay
-    free = "hours=500&resale=1&depreciation=0&host_cost=0&electricity=0"
+    free = (
+        "hours=500&resale=1&depreciation=0&host_cost=0&electricity=0&discount_rate=0"
+        "&site=home"  # no rack, support or staff (a whole node's site costs otherwise)
+    )
     response = client.get(f"/rank?{free}")
     assert response.status_code == 200
     cards = response.get_json()["cards"]
