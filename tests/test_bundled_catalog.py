@@ -34,10 +34,75 @@ def test_snapshot_is_what_build_snapshot_writes(tmp_path: Path) -> None:
     (tmp_path / "hardware" / "data").mkdir(parents=True)
     shutil.copy(ACCELERATORS, tmp_path / "hardware" / "data" / "accelerators.csv")
     (data / "snapshot.csv").unlink()
+    (data / "crosscheck.csv").unlink()
     subprocess.run([sys.executable, str(data / "build_snapshot.py"), "-q"], check=True)
-    assert filecmp.cmp(data / "snapshot.csv", DATA / "snapshot.csv", shallow=False), (
-        "snapshot.csv is stale: run python pricing/data/build_snapshot.py"
+    for name in ("snapshot.csv", "crosscheck.csv"):
+        assert filecmp.cmp(data / name, DATA / name, shallow=False), (
+            f"{name} is stale: run python pricing/data/build_snapshot.py"
+        )
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with (DATA / name).open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_gcp_half_price_rows_the_catalog_gave_are_replaced_by_the_list_price() -> None:
+    """The raw input: skypilot's GCP catalog prices the H100 GPU line in us-central1 at
+    4.20076 USD/h a GPU against 9.79655 in us-east4 (its fetcher took an OnDemand-typed DWS
+    SKU; the Cloud Billing on-demand SKU is 9.7966). The snapshot's a3-highgpu-8g
+    us-central1 is the Cloud Billing list price (88.49, 2026-07-30), not the catalog's sum
+    (9.46006 + 8 x 4.20076 = 43.07)."""
+    lines = _rows("catalogs/gcp_accel_vms.csv")
+    h100 = {
+        line["AvailabilityZone"]: float(line["Price"])
+        for line in lines
+        if line["AcceleratorName"] == "H100" and line["AcceleratorCount"] == "1"
+    }
+    assert h100["us-central1-a"] == 4.20076 and h100["us-east4-a"] == 9.79655
+    vm = next(
+        float(line["Price"])
+        for line in lines
+        if line["InstanceType"] == "a3-highgpu-8g" and line["AvailabilityZone"] == "us-central1-a"
     )
+    assert vm + 8 * h100["us-central1-a"] == pytest.approx(43.06614)
+    (row,) = [
+        r
+        for r in _rows("snapshot.csv")
+        if (r["product"], r["region"], r["pricing"])
+        == ("a3-highgpu-8g", "us-central1", "on_demand")
+    ]
+    assert float(row["usd_per_hour"]) == pytest.approx(88.49, rel=0.10)  # the audit's ~88
+    assert (row["price_as_of"], row["confidence"]) == ("2026-07-30", "high")
+    assert "pricing.yml@fd66b26" in row["source"] and "(-51%)" in row["notes"]
+
+
+def test_a_dws_priced_gpu_line_without_a_list_price_is_left_out() -> None:
+    """The H200 line is 74.49 USD/h for 8 in three regions and 36.60 (DWS) in six; with no
+    dated list price for a3-ultragpu-8g, the six are not offers."""
+    h200 = {
+        line["Region"]: float(line["Price"])
+        for line in _rows("catalogs/gcp_accel_vms.csv")
+        if line["AcceleratorName"] == "H200" and line["AcceleratorCount"] == "8"
+    }
+    assert h200["asia-south1"] / h200["us-central1"] < 0.6
+    regions = {
+        r["region"]
+        for r in _rows("snapshot.csv")
+        if r["product"] == "a3-ultragpu-8g" and r["pricing"] == "on_demand"
+    }
+    assert regions == {region for region, usd in h200.items() if usd == max(h200.values())}
+
+
+def test_the_crosscheck_lists_every_row_its_second_source_disagrees_with() -> None:
+    listed = {(r["product"], r["region"], r["pricing"]) for r in _rows("crosscheck.csv")}
+    assert ("a3-highgpu-8g", "us-central1", "on_demand") in listed
+    for row in _rows("snapshot.csv"):
+        said = row["notes"].split("; ")[0]
+        if said.startswith("the skypilot catalog's sum is"):
+            off = float(said.split("(")[1].split("%")[0]) / 100
+            key = (row["product"], row["region"], row["pricing"])
+            assert (key in listed) == (abs(off) > 0.25), key
 
 
 def test_every_adapter_cloud_is_present(offers: list[Offer]) -> None:
@@ -103,11 +168,13 @@ def test_a_generated_row_matches_its_catalog_lines_by_hand() -> None:
         provider="aws", product="p5.48xlarge", region="us-east-1", pricing="on_demand"
     )
     assert (east["usd_per_hour"], east["price_as_of"]) == ("55.04", "2025-06")
-    # GCP g2-standard-4 us-central1-a: VM 0.14679 + L4 x1 0.56004 = 0.70683 (every zone alike).
+    # GCP g2-standard-4 us-central1-a: VM 0.14679 + L4 x1 0.56004 = 0.70683 (every zone
+    # alike), which the dated Cloud Billing list price (0.706832, 2026-07-30) replaces.
     g2 = _snapshot_row(
         provider="gcp", product="g2-standard-4", region="us-central1", pricing="on_demand"
     )
-    assert g2["usd_per_hour"] == "0.70683" and g2["accelerator"] == "l4"
+    assert g2["usd_per_hour"] == "0.706832" and g2["accelerator"] == "l4"
+    assert g2["notes"].startswith("the skypilot catalog's sum is 0.70683 (-0%)")
 
 
 def test_marketplace_rows_match_their_catalog_lines_by_hand() -> None:

@@ -198,7 +198,19 @@ def offer(
     confidence: str = CONFIDENCE,
     extra_source: str = "",
     market: str = "cloud",
+    dated: tuple[str, str] | None = None,
 ) -> dict[str, str]:
+    """A snapshot row from a catalog; ``dated``: (as of, source) of a dated price that
+    replaced the catalog's undated one."""
+    if dated is not None:
+        as_of, cited = dated
+        return {
+            **offer(provider, service, product, region, accelerator, count, pricing, usd, []),
+            "price_as_of": as_of,
+            "confidence": "high",
+            "source": cited,
+            "notes": "; ".join(notes),
+        }
     return {
         "provider": provider,
         "service": service,
@@ -500,10 +512,46 @@ Row = dict[str, str]
 GpuLines = dict[tuple[str, int, str], Row]
 
 
+# GCP's dated list prices (gcp_list_prices.csv: the Cloud Billing catalog as exported on
+# 2026-07-30). They replace the skypilot catalog's sums, whose GPU lines in some regions are
+# a non-on-demand SKU's: its fetcher takes the first OnDemand-typed SKU whose description
+# contains the GPU's name, and Google's Dynamic Workload Scheduler SKUs ("DWS Defined
+# Duration ...", about half the price) are OnDemand-typed and contain it (pricing/data/
+# README.md, "GCP's half-price rows").
+GCP_LIST_PRICES = HERE / "gcp_list_prices.csv"
+GCP_LIST_COLUMN = {"on_demand": "on_demand_usd_per_hour", "spot": "spot_usd_per_hour"}
+# A GPU line below this share of the same GPU's dearest line across the catalog's regions is
+# a DWS SKU's, not on demand (on-demand GPU prices differ by region by well under that: the
+# dated list prices of a3-highgpu-8g span 88.49 to 141.58 USD/h, 0.63): with no dated list
+# price to replace it, it is left out. Not the median: the H200's lines are DWS-priced in
+# six regions of nine.
+HALF_PRICE_SHARE = 0.6
+# Where a dated price and the catalog's disagree by more than this, the row says so
+# (and pricing/data/README.md lists it).
+DISAGREEMENT = 0.25
+DISAGREES = "disagrees"  # the word crosscheck.csv finds such rows by
+
+
+def _gcp_list_prices() -> dict[tuple[str, str], Row]:
+    return {(r["machine"], r["region"]): r for r in read_csv(GCP_LIST_PRICES)}
+
+
+def _gpu_dearest(gpu_lines: GpuLines) -> dict[str, float]:
+    """The dearest on-demand price per GPU of each GPU line name, over zones and counts."""
+    per_gpu: dict[str, float] = {}
+    for (name, count, _), line in gpu_lines.items():
+        usd = price(line["Price"])
+        if usd is not None:
+            per_gpu[name] = max(per_gpu.get(name, 0.0), usd / count)
+    return per_gpu
+
+
 def _gcp_machines(
     lines: list[Row], gpu_lines: GpuLines, aliases: dict[str, str], skips: Skips, service: str
 ) -> list[Row]:
     table = _gcp_machine_table(aliases)
+    listed = _gcp_list_prices()
+    dearest = _gpu_dearest(gpu_lines)
     by_key: dict[tuple[str, str, str], list[tuple[float, str, str, str]]] = defaultdict(list)
     for line in lines:
         machine = line["InstanceType"]
@@ -533,8 +581,38 @@ def _gcp_machines(
                 continue
         best = min(candidates, key=lambda c: (c[0], c[2]))
         zones = sorted({c[2] for c in candidates})
-        _, gpus, accelerator = table[machine]
+        gpu_name, gpus, accelerator = table[machine]
         notes = [zone_note(zones), best[3]]
+        row = listed.get((machine, region))
+        usd = row[GCP_LIST_COLUMN[pricing]] if row else ""
+        if usd:
+            dated = (row["as_of"], row["source"])
+            off = best[0] / float(usd) - 1
+            said = f"the skypilot catalog's sum is {best[1]} ({off:+.0%})"
+            if abs(off) > DISAGREEMENT:
+                said += f": {DISAGREES} by more than 25 %, " + (
+                    "the catalog's GPU line is not the on-demand SKU's"
+                    if pricing == "on_demand"
+                    else "spot prices move often and the two were read at different times"
+                )
+            notes = [said, best[3]]
+            rows.append(
+                offer(
+                    "gcp", service, machine, region, accelerator, gpus, pricing, fmt(float(usd)),
+                    notes, dated=dated,
+                )
+            )  # fmt: skip
+            continue
+        if pricing == "on_demand":
+            gpu_line = gpu_lines[(gpu_name, gpus, best[2])]
+            share = float(gpu_line["Price"]) / gpus / dearest[gpu_name]
+            if share < HALF_PRICE_SHARE:
+                skips.add(
+                    "gcp",
+                    f"GPU line under {HALF_PRICE_SHARE:.0%} of its dearest region's and no "
+                    f"dated list price: a DWS SKU's price ({machine})",
+                )
+                continue
         rows.append(
             offer("gcp", service, machine, region, accelerator, gpus, pricing, best[1], notes)
         )
@@ -719,9 +797,38 @@ def build() -> tuple[str, Report]:
     return out.getvalue(), report
 
 
+def crosscheck(text: str) -> str:
+    """The rows whose dated price and the catalog's disagree by more than 25 %, as CSV:
+    pricing/data/README.md's cross-check table."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["provider", "product", "region", "pricing", "usd_per_hour", "price_as_of", "second_source"]
+    )
+    for row in csv.DictReader(io.StringIO(text)):
+        said = row["notes"].split("; ")[0]
+        if f": {DISAGREES} by more than" in said:
+            writer.writerow(
+                [
+                    row[k]
+                    for k in (
+                        "provider",
+                        "product",
+                        "region",
+                        "pricing",
+                        "usd_per_hour",
+                        "price_as_of",
+                    )
+                ]
+                + [said]
+            )
+    return out.getvalue()
+
+
 def main() -> None:
     text, report = build()
     (HERE / "snapshot.csv").write_text(text, encoding="utf-8")
+    (HERE / "crosscheck.csv").write_text(crosscheck(text), encoding="utf-8")
     if "-q" in sys.argv[1:]:
         return
     print(f"snapshot.csv: {report.rows} offers")
