@@ -388,6 +388,12 @@ def lambda_cloud(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
 # --- GPU marketplaces ----------------------------------------------------------------------
 
 
+# RunPod's GPU names that mean another card than the registry's alias: its "H100" pods are
+# the PCIe card (RunPod's pricing page lists "H100 PCIe" beside "H100 SXM" and "H100 NVL";
+# shared/reviews/data-audit-2026-12-01.md, issue 33), not the SXM board the alias names.
+RUNPOD_NAMES = {"H100": "h100-pcie"}
+
+
 def runpod(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     """One row per pod type and pricing: RunPod prices every data centre alike."""
     file, service, _, _ = CATALOG["runpod"]
@@ -396,7 +402,9 @@ def runpod(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         itype = line["InstanceType"]
         if not line["AcceleratorName"]:
             continue  # CPU-only pods
-        accelerator = aliases.get(normalize_name(line["AcceleratorName"]), "")
+        accelerator = RUNPOD_NAMES.get(line["AcceleratorName"]) or aliases.get(
+            normalize_name(line["AcceleratorName"]), ""
+        )
         if not accelerator:
             skips.add("runpod", f"{line['AcceleratorName']} ({itype})")
             continue
@@ -766,6 +774,74 @@ class Report:
     kept: list[str]
 
 
+# Dated published prices (dated_prices.csv: a provider's own pricing page as checked on a
+# known day) replace a catalog's undated price for the same product and pricing, in every
+# region the catalog lists it; a dated product the catalog lacks (RunPod's Community Cloud)
+# is added. Where a provider's dated prices sit well above its catalog rows, the catalog's
+# other rows of that provider are of an older era: they stay, with confidence low.
+DATED_PRICES = HERE / "dated_prices.csv"
+OLDER_ERA = {
+    "lambda": "this catalog's prices of the products Lambda's page dated 2026-09-25 are 23-42 % "
+    "below those (dated_prices.csv): this row is probably of an older era",
+}
+
+
+def dated(generated: list[Row]) -> list[Row]:
+    prices = {(r["provider"], r["product"], r["pricing"]): r for r in read_csv(DATED_PRICES)}
+    out, used = [], set()
+    for row in generated:
+        key = (row["provider"], row["product"], row["pricing"])
+        found = prices.get(key)
+        if found is None:
+            if row["provider"] in OLDER_ERA and row["price_as_of"].startswith("before"):
+                row = {
+                    **row,
+                    "confidence": "low",
+                    "notes": f"{row['notes']}; {OLDER_ERA[row['provider']]}",
+                }
+            out.append(row)
+            continue
+        used.add(key)
+        off = float(row["usd_per_hour"]) / float(found["usd_per_hour"]) - 1
+        said = f"the skypilot catalog's price is {row['usd_per_hour']} ({off:+.0%})"
+        if abs(off) > DISAGREEMENT:
+            said += f": {DISAGREES} by more than 25 %, the catalog's is of an older era"
+        out.append(
+            {
+                **row,
+                "usd_per_hour": found["usd_per_hour"],
+                "price_as_of": found["as_of"],
+                "confidence": "high",
+                "source": found["source"],
+                "notes": f"{said}; {row['notes'].split('; read ')[0]}",
+            }
+        )
+    for key, found in prices.items():
+        if key in used:
+            continue
+        provider, product, pricing = key
+        gpus, name = product.split("x_", 1)
+        accelerator = (
+            RUNPOD_NAMES.get(name.rsplit("_", 1)[0])
+            or alias_table()[normalize_name(name.rsplit("_", 1)[0])]
+        )
+        service = CATALOG[provider][1]
+        usd, market = found["usd_per_hour"], found["market"]
+        out.append(
+            {
+                **offer(
+                    provider, service, product, "global", accelerator, int(gpus), pricing, usd,
+                    [], market=market,
+                ),
+                "price_as_of": found["as_of"],
+                "confidence": "high",
+                "source": found["source"],
+                "notes": "a dated price the catalog does not list",
+            }
+        )  # fmt: skip
+    return out
+
+
 def build() -> tuple[str, Report]:
     aliases = alias_table()
     skips = Skips()
@@ -778,6 +854,7 @@ def build() -> tuple[str, Report]:
         *runpod(aliases, skips),
         *vast(aliases, skips),
     ]
+    generated = dated(generated)
     rows, replaced, kept_notes = merge(curated, generated)
     rows += read_csv(HERE / "committed.csv")
     rows.sort(key=sort_key)
