@@ -53,8 +53,9 @@ def test_every_mapped_size_is_whole_gpus_of_a_registry_accelerator(hardware) -> 
         assert name.startswith(("Standard_NC", "Standard_ND", "Standard_NV")), name
     assert FRACTIONAL.isdisjoint(names)
     nvl = [VMS.get(n) for n in ("Standard_NC40ads_H100_v5", "Standard_NCC40ads_H100_v5")]
-    assert all(s is not None and (s.accelerator, s.memory_gb) == ("h100-pcie", 94) for s in nvl)
-    assert all("conservative stand-in" in s.source for s in nvl if s is not None)
+    # the H100 NVL (94 GB) is its own registry row now, not the PCIe card's stand-in
+    assert all(s is not None and (s.accelerator, s.memory_gb) == ("h100-nvl", None) for s in nvl)
+    assert all("H100 GPU (94GB)" in s.source for s in nvl if s is not None)
     sizes = [s for s in map(VMS.get, names) if s is not None]
     assert len(sizes) == len(names)
     big = {s.name: (s.accelerator, s.count) for s in sizes if s.name.startswith("Standard_ND")}
@@ -100,7 +101,7 @@ def test_sample_keeps_linux_pay_as_you_go_and_spot_and_drops_the_rest() -> None:
     ncc = next(
         o for o in offers if o.product.startswith("Standard_NCC") and o.pricing == "on_demand"
     )
-    assert (ncc.accelerator, ncc.count, ncc.memory_gb) == ("h100-pcie", 1, 94)
+    assert (ncc.accelerator, ncc.count, ncc.memory_gb) == ("h100-nvl", 1, None)
     assert ncc.source == "Azure Retail Prices API, meter NCC40adsH100v5"  # no meterId: skuName
     assert ncc.notes == "effectiveStartDate 2026-07-01T00:00:00Z"
 

@@ -76,10 +76,10 @@ def test_sample_tiers_counts_and_what_is_left_out() -> None:
         # RTX 3090, RTX 4090, H100 SXM: every tier priced, maxGpuCount 8 -> 1, 2, 4, 8
         **{(gpu, m, p): 4 for gpu in ("rtx3090", "rtx4090", "h100-sxm") for m in
            ("secure", "community") for p in (OD, SPOT)},
-        # A100 PCIe: secureSpotPrice null
-        ("a100-80gb", "secure", OD): 4,
-        ("a100-80gb", "community", OD): 4,
-        ("a100-80gb", "community", SPOT): 4,
+        # A100 PCIe (its own registry row, issue 33): secureSpotPrice null
+        ("a100-80gb-pcie", "secure", OD): 4,
+        ("a100-80gb-pcie", "community", OD): 4,
+        ("a100-80gb-pcie", "community", SPOT): 4,
         # B200: communityCloud false, spot prices null
         ("b200", "secure", OD): 4,
         # RTX 5090: maxGpuCount 4 -> 1, 2, 4; spot prices null
@@ -101,7 +101,7 @@ def test_sample_hand_checked_offers() -> None:
     assert offers[("2x RTX 3090 (secure)", OD)].usd_per_hour == 0.86  # 2 x 0.43
     assert offers[("1x RTX 3090 (secure)", SPOT)].usd_per_hour == 0.21
     a100 = offers[("4x A100 PCIe (secure)", OD)]
-    assert (a100.accelerator, a100.count, a100.usd_per_hour) == ("a100-80gb", 4, 7.56)
+    assert (a100.accelerator, a100.count, a100.usd_per_hour) == ("a100-80gb-pcie", 4, 7.56)
     assert a100.memory_gb == 80.0
     assert a100.notes == f"{REGION_NOTE}; stock: Low"
     assert ("1x A100 PCIe (secure)", SPOT) not in offers  # secureSpotPrice null
@@ -213,25 +213,25 @@ def test_unknown_gpus_are_reported_by_display_name() -> None:
     skipped = skip_report()
     types = [
         gpu_type("NVIDIA A40", "A40", securePrice=0.4, communityPrice=0.35),
-        gpu_type("NVIDIA H100 NVL", "H100 NVL", securePrice=2.79),
+        gpu_type("NVIDIA RTX A2000", "RTX A2000", securePrice=0.2),
         gpu_type("NVIDIA GeForce RTX 4090", "RTX 4090", communityPrice=0.34),
     ]
     offers = _parse(types, skipped)
     assert [o.accelerator for o in offers] == ["rtx4090"]
-    assert skipped.names(UNKNOWN_GPU) == {"NVIDIA A40", "NVIDIA H100 NVL"}
-    assert skipped.lines() == ["2 GPU types not in the hardware registry skipped (A40, H100 NVL)"]
+    assert skipped.names(UNKNOWN_GPU) == {"NVIDIA A40", "NVIDIA RTX A2000"}
+    assert skipped.lines() == ["2 GPU types not in the hardware registry skipped (A40, RTX A2000)"]
 
 
 def test_the_id_resolves_first_then_the_display_name() -> None:
     types = [
-        # displayName "A100" alone would be the 40 GB card; the id says 80 GB
+        # displayName "A100" alone would be the 40 GB card; the id says 80 GB PCIe
         gpu_type("NVIDIA A100 80GB PCIe", "A100", securePrice=1.89),
         # the id is no registry alias; the display name is
         gpu_type("AMD Instinct MI300X OAM", "MI300X", securePrice=2.49, memoryInGb=192),
     ]
     offers = _parse(types)
     assert [(o.product, o.accelerator) for o in offers] == [
-        ("1x A100 (secure)", "a100-80gb"),
+        ("1x A100 (secure)", "a100-80gb-pcie"),
         ("1x MI300X (secure)", "mi300x"),
     ]
 

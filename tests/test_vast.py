@@ -249,7 +249,7 @@ def test_memory_is_gpu_ram_per_gpu_in_gb(gpu_ram: object, memory_gb: float | Non
         ("A100 SXM4", 40960, "a100-40gb", "1x A100 SXM4 40GB (verified)"),
         ("A100 SXM4", 81920, "a100-80gb", "1x A100 SXM4 80GB (verified)"),
         ("A100 PCIE", 40536, "a100-40gb", "1x A100 PCIE 40GB (verified)"),
-        ("A100 PCIE", 81920, "a100-80gb", "1x A100 PCIE 80GB (verified)"),
+        ("A100 PCIE", 81920, "a100-80gb-pcie", "1x A100 PCIE 80GB (verified)"),
         ("Tesla V100", 16160, "v100-16gb", "1x Tesla V100 (verified)"),
         ("Tesla V100", 32510, "v100-32gb", "1x Tesla V100 32GB (verified)"),
         ("H100 PCIE", 81559, "h100-pcie", "1x H100 PCIE (verified)"),
@@ -286,17 +286,17 @@ def test_unknown_gpus_are_reported_once_per_name_and_never_priced(caplog) -> Non
     offers = [
         offer(1, "A40", gpu_ram=46068),
         offer(2, "A40", gpu_ram=46068, geolocation="Oslo, NO"),
-        offer(3, "H100 NVL", gpu_ram=95830),
+        offer(3, "RTX A2000", gpu_ram=6144),
         offer(4, "RTX 4090"),
     ]
     priced = _parse(offers, skipped)
     assert {o.accelerator for o in priced} == {"rtx4090"}
-    assert skipped.names(UNKNOWN_GPU) == {"A40 (45 GB)", "H100 NVL (94 GB)"}
+    assert skipped.names(UNKNOWN_GPU) == {"A40 (45 GB)", "RTX A2000 (6 GB)"}
     with caplog.at_level(logging.WARNING, logger="pricing.adapters.vast"):
         version = skipped.version(SOURCE)
     assert version == (
         f"{SOURCE}; 2 GPU names not in the hardware registry skipped"
-        " (A40 (45 GB), H100 NVL (94 GB))"
+        " (A40 (45 GB), RTX A2000 (6 GB))"
     )
     assert "A40 (45 GB)" in caplog.records[0].getMessage()
 

@@ -42,6 +42,7 @@ CLOUD_PREFIX = "LambdaCloud 1x "
 PRIMARY = {
     "A100 40GB SXM4": "a100-40gb",
     "A100 80GB SXM4": "a100-80gb",
+    "A100 80GB PCIe": "a100-80gb-pcie",
     "LambdaCloud 1x A10": "a10",
     "LambdaCloud 1x B200 192GB SXM5": "b200",
     "LambdaCloud 1x H100 80GB PCIe": "h100-pcie",
@@ -64,7 +65,6 @@ PRIMARY = {
 FALLBACK = {
     "LambdaCloud 1x A100 40GB PCIe": "a100-40gb",
     "A100 40GB PCIe": "a100-40gb",
-    "A100 80GB PCIe": "a100-80gb",
 }
 
 # Lambda blog 2020-02 "choosing a GPU" table: the only source that has RTX 2060/2070/2080.
@@ -144,7 +144,9 @@ RATIO_TO_ESTIMATE = {"t4": ("l4", "LLM fine-tune in Colab")}
 # Measured, but kept out of the global fit: B200's 2-model 2025-12 figures on first-year
 # Blackwell software sit at 0.30x (cnn) of what its specs predict, an outlier that would pull
 # every fitted estimate (the TPUs, Trainium) down by ~6 %. Its own value stays measured.
-FIT_EXCLUDED = frozenset({"b200"})
+# The A100 80GB PCIe is the SXM4 board's chip at a lower power limit, measured in the same
+# set: a second point of one chip would weigh it twice in the fit (and move every estimate).
+FIT_EXCLUDED = frozenset({"b200", "a100-80gb-pcie"})
 
 SCALING_COUNTS = (2, 4, 8)
 SCALING_SKIP_PREFIXES = ("Lambda Cloud —", "Linode Cloud —")

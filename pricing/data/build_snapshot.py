@@ -389,9 +389,11 @@ def lambda_cloud(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
 
 
 # RunPod's GPU names that mean another card than the registry's alias: its "H100" pods are
-# the PCIe card (RunPod's pricing page lists "H100 PCIe" beside "H100 SXM" and "H100 NVL";
-# shared/reviews/data-audit-2026-12-01.md, issue 33), not the SXM board the alias names.
-RUNPOD_NAMES = {"H100": "h100-pcie"}
+# the PCIe card and its "A100-80GB" pods the A100 80GB PCIe (its pricing page lists "H100
+# PCIe" beside "H100 SXM" and "H100 NVL", "A100 PCIe" beside "A100 SXM"; SkyPilot's RunPod
+# adaptor maps 'A100-80GB' to 'NVIDIA A100 80GB PCIe': shared/reviews/data-audit-2026-12-01.md
+# N17), not the SXM boards the aliases name.
+RUNPOD_NAMES = {"H100": "h100-pcie", "A100-80GB": "a100-80gb-pcie"}
 
 
 def runpod(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
