@@ -345,7 +345,32 @@ def test_the_calculator_sets_every_tier_beside_the_headline(page: Page, base_url
 
     assumptions = page.locator("#calc-form details", has=page.locator("select[name=pricing]"))
     assumptions.locator("summary").click()
-    page.select_option("#calc-form select[name=pricing]", "any")
+    # spot only: the headline moves to the spot tier (with pricing=any the on-demand Vast.ai
+    # host stays the cheapest since the Azure A100 is priced at its PCIe card's speed)
+    page.select_option("#calc-form select[name=pricing]", "spot")
     page.press("#calc-form input[name=hours]", "Enter")
     expect(page.locator("#tiers tr.headline td").first).to_have_text("spot")
-    assert "pricing=any" in page.url
+    assert "pricing=spot" in page.url
+
+
+def test_the_calculator_asks_the_upgrade_question_at_a_site(page: Page, base_url: str) -> None:
+    """own= and site= from the form reach the API; the breakdown itemizes the site's costs,
+    the present value and each path for the owned card, as the API gives them."""
+    page.goto(f"{base_url}/?view=calculator")
+    page.fill("#calc-form input[name=gpu]", "rtx4090")
+    page.fill("#calc-form input[name=hours]", "2000")
+    assumptions = page.locator("#calc-form details", has=page.locator("select[name=site]"))
+    assumptions.locator("summary").click()
+    page.fill("#calc-form input[name=own]", "rtx3090")
+    page.select_option("#calc-form select[name=site]", "colo")
+    page.press("#calc-form input[name=hours]", "Enter")
+    expect(page.locator("#breakdown")).to_contain_text("You own a rtx3090: keep")
+    assert "own=rtx3090" in page.url and "site=colo" in page.url
+    api = requests.get(
+        f"{base_url}/breakeven?gpu=rtx4090&hours=2000&own=rtx3090&site=colo", timeout=10
+    ).json()
+    text = page.locator("#breakdown").inner_text()
+    assert "Buy: site (colo): colo, support, staff" in text
+    assert (
+        f"${api['buy']['present_usd']:,.2f}" in text or f"${api['buy']['present_usd']:.2f}" in text
+    )
