@@ -16,7 +16,7 @@ from hardware.cards import BASES, Card, CardPrice, ResaleCurve
 from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.hosts import Host, HostChoice, host_for
 from hardware.jobs import Method, Model
-from hardware.ownership import Ownership, sourced, system
+from hardware.ownership import Ownership, Sourced, System
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 
@@ -133,12 +133,38 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
 
 
 def _ownership(folder: Path, registry: Registry) -> Ownership:
-    items = {row["item"]: sourced(row) for row in _rows(folder / "ownership.csv")}
-    systems = {row["accelerator"]: system(row) for row in _rows(folder / "systems.csv")}
+    items = {row["item"]: _sourced(row) for row in _rows(folder / "ownership.csv")}
+    systems = {row["accelerator"]: _system(row) for row in _rows(folder / "systems.csv")}
     unknown = {a for a in systems if a not in registry}
     if unknown:
         raise ValueError(f"systems.csv names unknown accelerators {sorted(unknown)}")
     return Ownership(items, systems)
+
+
+def _sourced(row: dict[str, str]) -> Sourced:
+    return Sourced(
+        item=row["item"],
+        value=float(row["value"]),
+        low=_number(row["low"]),
+        high=_number(row["high"]),
+        unit=row["unit"],
+        as_of=row["as_of"],
+        kind=row["kind"],
+        source=row["source"],
+    )
+
+
+def _system(row: dict[str, str]) -> System:
+    return System(
+        accelerator=row["accelerator"],
+        cards=int(row["cards"]),
+        usd=float(row["usd"]),
+        usd_low=_number(row["usd_low"]),
+        usd_high=_number(row["usd_high"]),
+        as_of=row["as_of"],
+        kind=row["kind"],
+        source=row["source"],
+    )
 
 
 def _rows(path: Path) -> Iterator[dict[str, str]]:

@@ -9,6 +9,7 @@ override. The research behind them is ``docs/research/ownership-2026-12-04.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 # Where bought hardware runs. Each site brings its own tariff, overhead and running costs.
 SITES = ("home", "office", "colo")
@@ -73,7 +74,7 @@ class Ownership:
         missing = [item for item in wanted if item not in self.items]
         if missing:
             raise ValueError(f"ownership.csv lacks {missing}")
-        if not self._network_tiers():
+        if not self.network_tiers:
             raise ValueError("ownership.csv has no network.up_to_<nodes> rows")
 
     def site(self, name: str) -> dict[str, Sourced]:
@@ -83,12 +84,14 @@ class Ownership:
     def network_per_node(self, nodes: int) -> Sourced:
         """The fabric between ``nodes`` bought nodes, per node: none for one node, cables for
         two, then one switch layer more as the cluster outgrows each."""
-        for most, row in self._network_tiers():
+        for most, row in self.network_tiers:
             if nodes <= most:
                 return row
-        return self._network_tiers()[-1][1]
+        return self.network_tiers[-1][1]
 
-    def _network_tiers(self) -> list[tuple[int, Sourced]]:
+    @cached_property
+    def network_tiers(self) -> list[tuple[int, Sourced]]:
+        """(most nodes, cost per node) from the smallest cluster up."""
         prefix = "network.up_to_"
         return sorted(
             (int(item.removeprefix(prefix)), row)
@@ -114,6 +117,16 @@ class Ownership:
     def first_owner_drop(self, consumer: bool) -> Sourced:
         return self.items[f"resale.{'consumer' if consumer else 'datacenter'}.first_owner_drop"]
 
+    def sold_whole(
+        self, accelerator: str, price_usd: float | None = None, price_basis: str | None = None
+    ) -> System | None:
+        """The system a purchase of ``accelerator`` buys whole: where it is sold only so and
+        the question prices it by the system (no price= per card, no used or launch basis)."""
+        system = self.systems.get(accelerator)
+        if system is None or price_usd is not None:
+            return None
+        return system if price_basis in (None, "new", "system") else None
+
     @property
     def datacenter_yearly_loss(self) -> Sourced:
         return self.items["resale.datacenter.yearly_loss"]
@@ -121,35 +134,3 @@ class Ownership:
     @property
     def discount_rate(self) -> Sourced:
         return self.items["money.discount_rate"]
-
-
-def sourced(row: dict[str, str]) -> Sourced:
-    def number(text: str) -> float | None:
-        return float(text) if text.strip() else None
-
-    return Sourced(
-        item=row["item"],
-        value=float(row["value"]),
-        low=number(row["low"]),
-        high=number(row["high"]),
-        unit=row["unit"],
-        as_of=row["as_of"],
-        kind=row["kind"],
-        source=row["source"],
-    )
-
-
-def system(row: dict[str, str]) -> System:
-    def number(text: str) -> float | None:
-        return float(text) if text.strip() else None
-
-    return System(
-        accelerator=row["accelerator"],
-        cards=int(row["cards"]),
-        usd=float(row["usd"]),
-        usd_low=number(row["usd_low"]),
-        usd_high=number(row["usd_high"]),
-        as_of=row["as_of"],
-        kind=row["kind"],
-        source=row["source"],
-    )

@@ -788,7 +788,7 @@ OLDER_ERA = {
 }
 
 
-def dated(generated: list[Row]) -> list[Row]:
+def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
     prices = {(r["provider"], r["product"], r["pricing"]): r for r in read_csv(DATED_PRICES)}
     out, used = [], set()
     for row in generated:
@@ -856,7 +856,7 @@ def build() -> tuple[str, Report]:
         *runpod(aliases, skips),
         *vast(aliases, skips),
     ]
-    generated = dated(generated)
+    generated = dated(generated, aliases)
     rows, replaced, kept_notes = merge(curated, generated)
     rows += read_csv(HERE / "committed.csv")
     rows.sort(key=sort_key)

@@ -194,9 +194,8 @@ def _whole_systems(
     """A card sold only in whole systems (hardware/data/systems.csv) is bought by the node:
     the cards a question needs round up to whole nodes; a count given that is none is a
     400 naming `gpus`. Returns the purchase and what the answer adds to `cards_bought`."""
-    system = runtime.hardware.ownership.systems.get(gpu)
-    priced_whole = query.price is None and query.price_basis in (None, "new", "system")
-    if system is None or not priced_whole or bought.cards % system.cards == 0:
+    system = runtime.hardware.ownership.sold_whole(gpu, query.price, query.price_basis)
+    if system is None or bought.cards % system.cards == 0:
         return bought, ""
     if query.gpus is not None:
         raise InvalidQuestion(

@@ -233,9 +233,14 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     limits = Limits(deadline, need.total_gb, a.max_instances)
     nodes = hardware.host(n).count
     model = buy_model(price, watts, n, local_speed, a, nodes)
-    buy = _buy_cost(request, model, a, basis, price, watts, nodes)
-    buy = replace(
-        buy,
+    buy = _buy_cost(
+        request,
+        model,
+        a,
+        basis,
+        price,
+        watts,
+        nodes,
         hours=busy_hours,
         wall_clock_hours=wall_clock,
         price_basis=price_basis,
@@ -304,9 +309,12 @@ def _buy_cost(
     price: float,
     watts: float,
     nodes: int,
+    **bought: Any,
 ) -> BuyCost:
     """The buy side itemized: what is paid now, what running and the site cost over the
-    calendar time, what selling fetches; cash and present value."""
+    calendar time, what selling fetches; cash and present value. ``bought``: how the cards
+    were chosen and priced (busy and calendar hours, price basis and source, fabric,
+    system)."""
     hours = request.hours
     calendar = hours * model.calendar_per_hour
     parts = {
@@ -321,12 +329,7 @@ def _buy_cost(
         energy_usd=model.energy_usd_per_hour * hours,
         resale_usd=model.resale(hours),
         total_usd=model.cash(hours),
-        hours=0.0,
-        wall_clock_hours=calendar,
         nodes=nodes,
-        fabric="none",
-        price_basis="",
-        price_source="",
         host=basis.host,
         host_source=basis.host_source,
         resale_basis=basis.resale,
@@ -337,8 +340,8 @@ def _buy_cost(
         site_usd=sum(parts.values()),
         present_usd=model.cost(hours),
         sources=basis.sources,
-        system=None,
         **parts,
+        **bought,
     )
 
 
@@ -351,8 +354,8 @@ def _purchase_price(
     used, else launch)."""
     if request.price_usd is not None:
         return request.price_usd, "given", "price= parameter", None
-    system = hardware.ownership.systems.get(request.reference)
-    if system is not None and request.price_basis in (None, "new", "system"):
+    system = hardware.ownership.sold_whole(request.reference, None, request.price_basis)
+    if system is not None:
         spread = ""
         if system.usd_low is not None or system.usd_high is not None:
             spread = f", range {system.usd_low or system.usd:,.0f}-"

@@ -310,6 +310,11 @@ class BuyModel:
     calendar_per_hour: float = 1.0  # calendar hours the bought cards take per hour of work
 
     @property
+    def running_usd_per_hour(self) -> float:
+        """Power and the site, per hour of work: what owning costs as it goes."""
+        return self.energy_usd_per_hour + self.site_usd_per_hour
+
+    @property
     def discount_per_hour(self) -> float:
         """kappa: the discount rate per hour of work, on the bought cards' calendar."""
         return self.discount_per_calendar_hour * self.calendar_per_hour
@@ -320,17 +325,14 @@ class BuyModel:
 
     def cash(self, hours: float) -> float:
         """Undiscounted: what owning costs in money paid and received, whenever."""
-        running = (self.energy_usd_per_hour + self.site_usd_per_hour) * hours
-        return self.capex_usd + running - self.resale(hours)
+        return self.capex_usd + self.running_usd_per_hour * hours - self.resale(hours)
 
     def cost(self, hours: float) -> float:
         """The present value of owning for ``hours`` of work: the figure a verdict weighs."""
         return self.capex_usd + self.running_present(hours) - self.resale_present(hours)
 
     def running_present(self, hours: float) -> float:
-        return (self.energy_usd_per_hour + self.site_usd_per_hour) * _stream(
-            self.discount_per_hour, hours
-        )
+        return self.running_usd_per_hour * _stream(self.discount_per_hour, hours)
 
     def resale_present(self, hours: float) -> float:
         return self.resale(hours) * math.exp(-self.discount_per_hour * hours)
@@ -618,8 +620,7 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
 
 def _crossing(model: BuyModel, rate: float) -> float:
     """:func:`crossing_hours` for one rate, in floats: inf where buying never gets cheaper."""
-    running = model.energy_usd_per_hour + model.site_usd_per_hour
-    margin = rate - running
+    margin = rate - model.running_usd_per_hour
     capex, start = model.capex_usd, model.resale_start_usd
     decay = model.resale_decay_per_hour
     if margin <= 0:
@@ -649,7 +650,7 @@ def _discounted_crossing(model: BuyModel, rate: float) -> float:
     zero at most once: Newton's method inside a bracket [low, high] with f(low) > 0 >=
     f(high), bisecting where a step would leave it (f need not be convex)."""
     kappa = model.discount_per_hour
-    margin = rate - _running(model)
+    margin = rate - model.running_usd_per_hour
     start, lost = model.resale_start_usd, model.resale_decay_per_hour + kappa
 
     def f(hours: float) -> tuple[float, float]:
@@ -679,10 +680,6 @@ def _discounted_crossing(model: BuyModel, rate: float) -> float:
             return guess
         hours = guess
     return hours
-
-
-def _running(model: BuyModel) -> float:
-    return model.energy_usd_per_hour + model.site_usd_per_hour
 
 
 def crossing(model: BuyModel, rent_per_hour: float) -> float | None:

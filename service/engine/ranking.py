@@ -104,7 +104,7 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
     node: its cost over the work, and the budget, are a whole node's doing it."""
     acc = hardware.registry[card.accelerator]
     speed = hardware.speed(acc.id, request.workload)
-    system = hardware.ownership.systems.get(acc.id)
+    system = hardware.ownership.sold_whole(acc.id)
     cards, price, basis = 1, card.purchase_usd, "new"
     if system is not None:
         cards, price, basis = system.cards, system.usd / system.cards, "system"

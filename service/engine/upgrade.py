@@ -10,7 +10,6 @@ weighs them.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from hardware import Hardware
@@ -121,6 +120,4 @@ def _keep(
         f"(against {quote.buy.wall_clock_hours:,.0f} h for the new cards) and the value it "
         "loses meanwhile; sold at the end"
     )
-    if not math.isfinite(present):
-        return UpgradePath("keep", None, None, calendar, f"the {owned} cannot do this work")
     return UpgradePath("keep", total, present, calendar, note)
