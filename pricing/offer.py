@@ -168,6 +168,18 @@ class PriceSpan:
     until: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class DayPrices:
+    """One day's prices of an accelerator from one provider and tier, per accelerator-hour."""
+
+    day: date
+    provider: str
+    pricing: str
+    low: float
+    median: float
+    offers: int
+
+
 _DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")
 # "before 2026-11-30": a price read from a catalog that day, collected at some unknown time
 # before it. It names a date, but its age is unknown, so it never reads fresh.

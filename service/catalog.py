@@ -4,6 +4,9 @@ Workers ask the store for its catalog version at most every ``catalog_check_seco
 quote between checks costs no database round trip at all. When the store fails, the last
 good catalog keeps serving and the failure is remembered (:class:`Degraded`), so answers
 can say so; the next successful check clears it.
+
+A moment before the store's first run is answered from the bundled price history
+(pricing/past.py): the prices recorded as holding then.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from datetime import datetime
 
 from hardware import Hardware
 from pricing.errors import StoreError
+from pricing.past import PastPrices
 from pricing.store import Store, utcnow
 from service.engine.lru import Lru
 from service.engine.offer_table import OfferTable
@@ -71,8 +75,10 @@ class Catalog:
         hardware: Hardware,
         check_seconds: float,
         clock: Callable[[], float] = time.monotonic,
+        past: PastPrices | None = None,
     ) -> None:
         self._store = store
+        self.past = past if past is not None else PastPrices(())
         self._hardware = hardware
         self._check_seconds = check_seconds
         self._clock = clock
@@ -98,11 +104,12 @@ class Catalog:
 
     def table_at(self, moment: datetime, accelerator: str | None = None) -> OfferTable | None:
         """The catalog as it was at ``moment``, of one accelerator or all: each source's
-        last ok run by then. None when no run had finished. Tables are remembered by the
-        runs they hold, so every moment between two refreshes shares one."""
+        last ok run by then, or before any run the prices recorded as holding then. None
+        when neither has one. Tables are remembered by the runs (or recorded prices) they
+        hold, so every moment between two refreshes shares one."""
         current = self._store.current_runs(at=moment)
         if not current:
-            return None
+            return self._recorded_at(moment, accelerator)
         latest = max(run.id for run in current.values())
         if latest == self.version:  # every source's latest run had finished by then
             table = self.table()
@@ -120,6 +127,19 @@ class Catalog:
             # hundreds of thousands of objects, and every full collection walked each one
             # kept, holding the GIL (and so /health) for most of a second.
             gc.freeze()
+            with self._lock:
+                self._past.put(key, table)
+        return table
+
+    def _recorded_at(self, moment: datetime, accelerator: str | None) -> OfferTable | None:
+        held = self.past.held_at(moment, accelerator)
+        if not held:
+            return None
+        key = ("recorded", accelerator, *(id(stored.offer) for stored in held))
+        with self._lock:
+            table = self._past.get(key)
+        if table is None:
+            table = OfferTable(held, self._hardware)
             with self._lock:
                 self._past.put(key, table)
         return table

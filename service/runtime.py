@@ -15,6 +15,7 @@ from hardware import Hardware, load_hardware
 from pricing.adapters.colab import SessionTerms, load_plans, session_terms
 from pricing.errors import StoreError
 from pricing.measurement_store import Measurement, latest_measurements
+from pricing.past import load_past_prices
 from pricing.snapshot import ensure_snapshot
 from pricing.store import Store
 from service.catalog import Catalog, Degraded, Health
@@ -91,7 +92,12 @@ def open_runtime(settings: Settings, prepare_store: bool = True) -> Runtime:
         settings,
         hardware,
         store,
-        Catalog(store, hardware, settings.catalog_check_seconds),
+        Catalog(
+            store,
+            hardware,
+            settings.catalog_check_seconds,
+            past=load_past_prices(hardware.registry.canonical),
+        ),
         Measured(store, settings.catalog_check_seconds),
         with_overrides(DEFAULT_ASSUMPTIONS, settings),
         session_terms(load_plans()),

@@ -311,8 +311,8 @@ def test_refresh_without_credentials_streams_the_offer_files(fake, settings, app
 
 def test_a_spot_offers_overhead_follows_its_interruption_band(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
     """Two g5.xlarge spot offers alike but for their band: us-east-1 ">20%" (advisor r4),
-    us-west-2 "<5%" (r0, set here). Overhead = band share / 730 h x 0.5 h lost each:
-    1.00 / 730 x 0.5 = 0.000685 and 0.05 / 730 x 0.5 = 0.0000342, so the same price buys
+    us-west-2 "<5%" (r0, set here). Overhead = band share / 24 h x 0.5 h lost each:
+    1.00 / 24 x 0.5 = 0.0208 and 0.05 / 24 x 0.5 = 0.00104, so the same price buys
     the work in fewer hours where interruptions are rarer (hours in RTX 3090 work: the
     A10G has no purchase price to quote it as the bought card); a GCP or Azure spot offer
     (no band) pays the 10 % assumption."""
@@ -334,10 +334,10 @@ def test_a_spot_offers_overhead_follows_its_interruption_band(fake, settings, ap
     lines = {r["region"]: r for r in answer["rent"] if r["product"] == "g5.xlarge"}
     east, west_line = lines["us-east-1"], lines["us-west-2"]
     assert (east["interruption"]["band"], west_line["interruption"]["band"]) == (">20%", "<5%")
-    assert east["interruption"]["overhead"] == pytest.approx(1.0 / 730 * 0.5)
-    assert west_line["interruption"]["overhead"] == pytest.approx(0.05 / 730 * 0.5)
+    assert east["interruption"]["overhead"] == pytest.approx(1.0 / 24 * 0.5)
+    assert west_line["interruption"]["overhead"] == pytest.approx(0.05 / 24 * 0.5)
     assert east["wall_clock_hours"] / west_line["wall_clock_hours"] == pytest.approx(
-        (1 + 1.0 / 730 * 0.5) / (1 + 0.05 / 730 * 0.5)
+        (1 + 1.0 / 24 * 0.5) / (1 + 0.05 / 24 * 0.5)
     )
     assert west_line["total_usd"] < east["total_usd"]
     assert "Spot Instance Advisor band <5%" in west_line["interruption"]["basis"]

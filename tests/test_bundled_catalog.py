@@ -158,12 +158,16 @@ def test_a_generated_row_matches_its_catalog_lines_by_hand() -> None:
     )
     assert spot["price_as_of"] == "before 2026-11-30" and "cheapest of 6 zones" in spot["notes"]
     assert "catalogs/v7/aws/vms.csv@001367d2" in spot["source"]
-    # p5.48xlarge us-west-2 on demand is the catalog's Price; us-east-1 on demand stays the
-    # curated post-cut 55.04 (2025-06): the catalog's 98.32 is the pre-cut list price.
-    west = _snapshot_row(
-        provider="aws", product="p5.48xlarge", region="us-west-2", pricing="on_demand"
-    )
-    assert west["usd_per_hour"] == "98.32" and west["confidence"] == "low"
+    # ... and its band in the AWS Spot Instance Advisor copy of 2025-06-28 (spotinfo@5bdc33ce,
+    # us-east-1 p5.48xlarge {"s": 52, "r": 4}: ranges[4] is ">20%").
+    assert spot["interruption"] == ">20%" and "spotinfo@5bdc33ce" in spot["notes"]
+    # p5.48xlarge us-west-2 on demand, the catalog's 98.32, is the price before AWS's
+    # 2025-06-05 cut (us-east-1 lists the new 55.04): of the old era and undated, so neither
+    # current nor history; us-east-1 on demand stays the curated post-cut 55.04 (2025-06).
+    with pytest.raises(ValueError, match="not enough values"):
+        _snapshot_row(
+            provider="aws", product="p5.48xlarge", region="us-west-2", pricing="on_demand"
+        )
     east = _snapshot_row(
         provider="aws", product="p5.48xlarge", region="us-east-1", pricing="on_demand"
     )

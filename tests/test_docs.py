@@ -353,18 +353,19 @@ def test_the_history_paragraphs_figures(hardware) -> None:  # type: ignore[no-un
 def test_the_models_figures() -> None:
     from service.engine.assumptions import DEFAULT_ASSUMPTIONS as D
     from service.engine.interruption import (
-        BAND_MONTHLY_SHARE,
-        HOURS_PER_MONTH,
+        BAND_PERIOD_HOURS,
+        BAND_SHARE,
         LOST_HOURS_PER_INTERRUPTION,
         band_overhead,
     )
     from service.runtime import ANSWERS_REMEMBERED
 
     text = section("The model")
-    bounds = [f"{share:.0%}".rstrip("%") for band, share in BAND_MONTHLY_SHARE.items()]
+    bounds = [f"{share:.0%}".rstrip("%") for band, share in BAND_SHARE.items()]
     quoted = [
         f"upper bound ({', '.join(bounds[:-1])} %;",
-        f"/ {HOURS_PER_MONTH:g} hours x {LOST_HOURS_PER_INTERRUPTION:g} hours of work lost",
+        f"in {BAND_PERIOD_HOURS:g} hours of running",
+        f"x {LOST_HOURS_PER_INTERRUPTION:g} hours of work lost",
         f"a <5% g5.xlarge pays {100 * band_overhead('<5%'):.3f} %",
         f"a >20% one {100 * band_overhead('>20%'):.2f} %",
         f"the `spot_overhead` assumption ({D.spot_overhead:.0%})".replace("%", " %"),
@@ -372,7 +373,7 @@ def test_the_models_figures() -> None:
         f"remembers its last {ANSWERS_REMEMBERED} answers",
     ]
     assert missing(text, quoted) == []
-    assert BAND_MONTHLY_SHARE[">20%"] == 1.0  # "read as every instance once a month"
+    assert BAND_SHARE[">20%"] == 1.0  # "read as every instance"
     from service.engine.costs import HOURS_PER_YEAR
 
     assert HOURS_PER_YEAR == 8760 and text.count("8760") == 2  # years = ... / (u x 8760)

@@ -14,6 +14,7 @@ from pricing.refresh import RefreshPolicy, run_adapter
 from pricing.store import Store, metadata, utcnow
 from service.cli import cli
 from tests.helpers import offer, runs_of
+from tests.test_migrations import HEAD
 
 
 class Static:
@@ -81,4 +82,4 @@ def test_db_upgrade_command(settings) -> None:  # type: ignore[no-untyped-def]
     result = CliRunner().invoke(
         cli, ["db", "upgrade"], env={"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
     )
-    assert result.exit_code == 0 and "schema at revision 0007" in result.output
+    assert result.exit_code == 0 and f"schema at revision {HEAD}" in result.output

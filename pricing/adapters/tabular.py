@@ -86,12 +86,14 @@ def parse_offers_csv(
     defaults: dict[str, str],
     rules: Sequence[RowRule] = (),
     max_rows: int | None = None,
+    identity: Callable[[Offer], tuple[object, ...]] = lambda offer: offer.identity,
 ) -> list[Offer]:
     """Parse every row or none: raises :class:`ImportRejected` listing all bad rows.
 
     ``resolve_accelerator`` maps any spelling to a canonical id (None if unknown);
     ``defaults`` fills optional columns a file leaves out (provider, source, price_as_of ...);
-    a file of more than ``max_rows`` rows is refused as soon as the parser reaches one more.
+    a file of more than ``max_rows`` rows is refused as soon as the parser reaches one more;
+    two rows of one ``identity`` are duplicates (a history holds one offer at many dates).
     """
     reader = csv.reader(_lines(text))
     errors: list[RowError] = []
@@ -101,7 +103,7 @@ def parse_offers_csv(
         offer = _parse_row(line, row, resolve_accelerator, defaults, rules, errors)
         if offer is not None:
             parsed.append((line, offer))
-    errors.extend(_duplicates(parsed))
+    errors.extend(_duplicates(parsed, identity))
     if errors:
         raise ImportRejected(sorted(errors, key=lambda e: e.line))
     if not parsed:
@@ -373,12 +375,14 @@ def _committed_terms(
     return upfront
 
 
-def _duplicates(parsed: Sequence[tuple[int, Offer]]) -> list[RowError]:
+def _duplicates(
+    parsed: Sequence[tuple[int, Offer]], identity: Callable[[Offer], tuple[object, ...]]
+) -> list[RowError]:
     """A row offering what an earlier row offers: the import would silently keep one."""
     first: dict[tuple[object, ...], int] = {}
     errors = []
     for line, offer in parsed:
-        key = offer.identity
+        key = identity(offer)
         if key in first:
             message = (
                 f"duplicates line {first[key]} (same product, region, zone, accelerator, "

@@ -61,7 +61,7 @@ ACCELERATORS = ROOT / "hardware" / "data" / "accelerators.csv"
 COLUMNS = [
     "provider", "service", "product", "region", "zone", "accelerator", "count", "pricing",
     "usd_per_hour", "host_included", "price_as_of", "confidence", "source", "notes", "market",
-    "purchase_option", "upfront_share",
+    "purchase_option", "upfront_share", "interruption",
 ]  # fmt: skip
 READ_DATE = "2026-11-30"
 # The catalogs do not say when they collected a price: it held at some time before the read
@@ -114,6 +114,14 @@ LAMBDA_ACCELERATOR = {"gpu_1x_h100_pcie": "h100-pcie"}
 # Catalog prices the live AWS price list no longer shows: AWS cut P4/P5 on-demand prices
 # in mid-2025 (curated.csv: p4d was 32.7726, p5 98.32); the catalog still lists these.
 AWS_PRE_CUT = ("p4d.", "p4de.", "p5.", "p5e.", "p5en.")
+# The catalog's two eras of P4d and P5: us-east-1 lists the prices AWS set on 2025-06-05
+# (pricing/data/history.csv cites them); every other region lists at least the old us-east-1
+# price, so those lines predate the cut: history, not current, and undated, so left out.
+# A region's premium over us-east-1 stays under REGION_PREMIUM.
+AWS_AFTER_CUT = {"p4d.24xlarge": 21.957642, "p5.48xlarge": 55.04}
+REGION_PREMIUM = 1.3
+# AWS Spot Instance Advisor bands per region and type (spot_advisor.csv, a dated copy).
+SPOT_ADVISOR = "aws_spot_advisor.csv"
 PRE_CUT_NOTE = (
     "on-demand equals the list price before AWS's mid-2025 P4/P5 price cut, so the catalog "
     "line likely predates 2025-06"
@@ -245,6 +253,7 @@ def cheapest(candidates: list[tuple[float, str, str, str]]) -> tuple[str, str, l
 
 def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     table = {r["instance_type"]: r for r in read_csv(HERE / "aws_instances.csv")}
+    bands = {(r["region"], r["instance_type"]): r for r in read_csv(HERE / SPOT_ADVISOR)}
     file, service, _, _ = CATALOG["aws"]
     by_key: dict[tuple[str, str, str, str, int], list[tuple[float, str, str, str]]]
     by_key = defaultdict(list)
@@ -266,6 +275,10 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         seen.add(zone_key)
         on_demand, spot = price(line["Price"]), price(line["SpotPrice"])
         base = (itype, line["Region"], accelerator)
+        after_cut = AWS_AFTER_CUT.get(itype)
+        if on_demand is not None and after_cut and on_demand > after_cut * REGION_PREMIUM:
+            skips.add("aws", f"{itype} on demand from before the 2025-06 price cut")
+            on_demand = None
         if on_demand is not None:
             by_key[(*base, "on_demand", count)].append(
                 (on_demand, line["Price"], line["AvailabilityZone"], "")
@@ -282,11 +295,16 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         if pricing == "on_demand" and itype.startswith(AWS_PRE_CUT):
             notes.append(PRE_CUT_NOTE)
             confidence = "low"
-        rows.append(
-            offer(
-                "aws", service, itype, region, accelerator, count, pricing, text, notes, confidence
+        band = bands.get((region, itype)) if pricing == "spot" else None
+        if band is not None:
+            notes.append(
+                f"interruption band {band['band']}: AWS Spot Instance Advisor as of "
+                f"{band['as_of']} ({band['source']})"
             )
+        row = offer(
+            "aws", service, itype, region, accelerator, count, pricing, text, notes, confidence
         )
+        rows.append({**row, "interruption": band["band"] if band else ""})
     return rows
 
 

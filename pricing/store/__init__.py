@@ -19,6 +19,7 @@ StoreError, StoreUnavailable), never as SQLAlchemy's. The package, one module pe
   read.py      the catalog now and at a past run
   write.py     a run and what it changes
   history.py   price spans since a moment, a page at a time
+  series.py    each day's low and median per accelerator, provider and tier
   upkeep.py    packing and pruning
 """
 
@@ -26,13 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import Connection, Engine, func, select
 
 from pricing import schema
 from pricing.listed import Listed, listed_offer
-from pricing.offer import BUNDLED, Offer, StoredOffer
+from pricing.offer import BUNDLED, DayPrices, Offer, StoredOffer
 from pricing.store.connect import (
     _make_engine,
     connection,
@@ -51,6 +52,7 @@ from pricing.store.records import (
     _utc,
     utcnow,
 )
+from pricing.store.series import _read_series, _write_series
 from pricing.store.tables import (
     calibrations,
     listings,
@@ -58,6 +60,7 @@ from pricing.store.tables import (
     metadata,
     price_changes,
     price_packs,
+    price_series,
     runs,
 )
 from pricing.store.upkeep import _pack, _prune
@@ -78,6 +81,7 @@ __all__ = [
     "metadata",
     "price_changes",
     "price_packs",
+    "price_series",
     "runs",
     "utcnow",
 ]
@@ -146,6 +150,7 @@ class Store:
             _lock_writes(conn)
             run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", source_version)
             _write_changes(conn, adapter, run, batch)
+            _write_series(conn, adapter, run, batch)
             conn.commit()
         return run
 
@@ -161,6 +166,7 @@ class Store:
             batch, version = build(now)
             run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", version)
             _write_changes(conn, adapter, run, batch)
+            _write_series(conn, adapter, run, batch)
             conn.commit()
         return run
 
@@ -301,6 +307,11 @@ class Store:
         chosen = _chosen(accelerator, provider, region_prefix, pricing)
         with self._snapshot() as conn:
             return _page(conn, since, chosen, limit, offset, after, self._run_times)
+
+    def series(self, accelerator: str, since: date) -> list[DayPrices]:
+        """One accelerator's days since ``since`` (pricing/store/series.py), oldest first."""
+        with self._snapshot() as conn:
+            return _read_series(conn, accelerator, since)
 
     def run_counts(self) -> dict[tuple[str, str], int]:
         """Runs kept in the store per (adapter, status): for /metrics."""

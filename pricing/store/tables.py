@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import (
     Boolean,
     Column,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -126,6 +127,24 @@ price_packs = Table(
     Column("prices", LargeBinary, nullable=False),
     Index("ix_price_packs_last_run", "last_run"),
     sqlite_with_rowid=False,
+)
+
+# Each day's prices per accelerator, provider and tier as each source's last run of the day
+# listed them: the lowest and the median per accelerator-hour, and how many offers. Written
+# with the run (pricing/store/series.py), so a price chart over years reads a row per day
+# and line instead of every listing's changes.
+price_series = Table(
+    "price_series",
+    metadata,
+    Column("accelerator", String(TEXT_LIMITS["accelerator"]), primary_key=True),
+    Column("day", Date, primary_key=True),
+    Column("adapter", String(64), primary_key=True),
+    Column("provider", String(TEXT_LIMITS["provider"]), primary_key=True),
+    Column("pricing", String(TEXT_LIMITS["pricing"]), primary_key=True),
+    Column("low", Float, nullable=False),
+    Column("median", Float, nullable=False),
+    Column("offers", Integer, nullable=False),
+    Index("ix_price_series_adapter_day", "adapter", "day"),
 )
 
 # Users' own throughput measurements and the calibrations that put them on the published

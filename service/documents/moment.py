@@ -33,10 +33,13 @@ def catalog_at(runtime: Runtime, at: datetime | None, accelerator: str | None = 
     if table is None:
         first = runtime.store.first_run_finished()
         kept = f"the oldest stored run finished {first.isoformat()}" if first else "none is"
+        recorded = runtime.catalog.past.first_day()
+        if recorded is not None:
+            kept += f"; the bundled history records prices from {recorded.isoformat()}"
         raise Unanswerable(
             "no-prices-then",
-            f"no prices were stored by {moment.isoformat()}: {kept}",
+            f"no prices were stored or recorded as holding at {moment.isoformat()}: {kept}",
             "at",
-            "before the first stored run",
+            "before the first stored run, with no recorded price holding then",
         )
     return table

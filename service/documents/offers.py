@@ -8,6 +8,7 @@ these answers are made from the same slices.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import functools
 import io
@@ -21,6 +22,8 @@ from urllib.parse import urlencode
 from pydantic import WithJsonSchema
 
 from pricing.offer import PriceSpan, StoredOffer
+from pricing.past import NO_RUN
+from pricing.store import HistoryCursor, HistoryPage
 from pricing.tiers import tier_of
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness, iso
@@ -165,16 +168,7 @@ def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
     if query.after is not None:
         listing, run = query.after.split(":")
         after = (int(listing), int(run))
-    page = runtime.store.history(
-        since,
-        accelerator=accelerator,
-        provider=query.provider.lower() if query.provider else None,
-        region_prefix=query.region.lower() if query.region else None,
-        pricing=query.pricing,
-        limit=query.limit,
-        offset=query.offset,
-        after=after,
-    )
+    page = _history_page(query, runtime, since, accelerator, after)
     points = [offer_fields(stored, HISTORY) for stored in page.spans]
     following = None
     if page.resume is not None:
@@ -191,6 +185,40 @@ def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:
         "points": points,
         "next": _link("/offers/history", following),
     }
+
+
+def _history_page(
+    query: HistoryQuery,
+    runtime: Runtime,
+    since: datetime,
+    accelerator: str | None,
+    after: HistoryCursor | None,
+) -> HistoryPage:
+    """The recorded prices from before the store's first run (pricing/past.py) come first,
+    keyed by negative listing numbers so that one cursor walks both; then the store's."""
+    filters = {
+        "accelerator": accelerator,
+        "provider": query.provider.lower() if query.provider else None,
+        "region_prefix": query.region.lower() if query.region else None,
+        "pricing": query.pricing,
+    }
+    offset, limit = query.offset, query.limit
+    spans: list[PriceSpan] = []
+    if after is None or after[0] < 0:
+        first_run = runtime.store.first_run_finished() or datetime.now(UTC)
+        recorded = runtime.catalog.past.spans(since, first_run, **filters)
+        keys = [(i - len(recorded), NO_RUN) for i in range(len(recorded))]
+        start = 0 if after is None else bisect.bisect_right(keys, after)
+        skipped = min(offset, len(recorded) - start)
+        start, offset = start + skipped, offset - skipped
+        spans = recorded[start : start + limit]
+        if len(spans) == limit and spans:  # full: the next page goes on after its last
+            return HistoryPage(spans, keys[start + limit - 1], 0)
+        after = None
+    page = runtime.store.history(
+        since, **filters, limit=limit - len(spans), offset=offset, after=after
+    )
+    return HistoryPage(spans + page.spans, page.resume, page.skip)
 
 
 def _pinned(query: OffersQuery, table: OfferTable) -> OffersQuery:

@@ -47,7 +47,7 @@ MAX_TOTAL_MEMORY_GB = 1_048_576  # 1 PB: past a TPU v5p pod (8,960 chips x 95 Gi
 PAGE_DEFAULT = 1_000  # rows per page unless `limit` asks for another size
 PAGE_MAX = 10_000  # the largest page: a few MB of JSON
 MAX_OFFSET = 10_000_000  # past any catalog or history this service holds
-HISTORY_CURSOR = r"^[0-9]{1,12}:(-1|[0-9]{1,12})$"  # /offers/history's `after`: listing:run
+HISTORY_CURSOR = r"^-?[0-9]{1,12}:(-1|[0-9]{1,12})$"  # /offers/history's `after`: listing:run
 
 
 # An ISO 8601 date, or date and time with an optional offset. Only this: pydantic alone also
@@ -451,3 +451,11 @@ class HistoryQuery(Query):
         description="Where the page goes on (listing:run of the last point): `next` gives it.",
     )
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
+
+
+class SeriesQuery(Query):
+    accelerator: str = Field(max_length=100, description="Accelerator, any alias.")
+    since: IsoMoment | None = Field(
+        None, description="First day (ISO date or time, UTC if no offset); default: all of it."
+    )
+    format: Literal["json", "csv"] = Field("json", description="json or csv (the points).")

@@ -546,6 +546,40 @@ class History(_Out):
     next: str | None = Field(description="The next page's path and query; null: the last.")
 
 
+class SeriesPoint(_Out):
+    day: str = Field(description="ISO date.")
+    provider: str
+    pricing: str
+    low: Number = Field(description="Lowest price that day, USD per accelerator-hour.")
+    median: Number = Field(description="Median of the offers that day, USD per accelerator-hour.")
+    offers: int = Field(description="Offers behind the figures.")
+    origin: Literal["recorded", "stored"] = Field(
+        description="recorded: the bundled history of dated public prices; stored: a run of "
+        "this store (its last of the day per source)."
+    )
+
+
+class SeriesChange(_Out):
+    day: str
+    provider: str
+    pricing: str
+    low_before: Number
+    low: Number
+    change: Number = Field(description="low / low_before - 1.")
+
+
+class Series(_Out):
+    accelerator: str
+    since: str
+    recorded_until: str = Field(
+        description="The bundled history answers before this day, the store's runs from it."
+    )
+    count: int = Field(description="Points.")
+    points: list[SeriesPoint] = Field(description="Line by line (provider, pricing), by day.")
+    changes: list[SeriesChange] = Field(description="Days a line's lowest moved, newest first.")
+    next: None = Field(description="Always null: the series is one page.")
+
+
 # -- /gpus (re-serialised) ------------------------------------------------------------------
 
 

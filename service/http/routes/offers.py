@@ -1,4 +1,5 @@
-"""GET /offers and /offers/history: the current catalog and past prices, as JSON or CSV."""
+"""GET /offers, /offers/history and /offers/series: the current catalog, past prices and
+an accelerator's price over time, as JSON or CSV."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from flask import Response
 from pydantic import BaseModel
 
 from service.documents.offers import history_document, offers_document, to_csv
-from service.documents.queries import HistoryQuery, OffersQuery
+from service.documents.queries import HistoryQuery, OffersQuery, SeriesQuery
+from service.documents.series import series_document
 from service.http import current_runtime, json_response
 from service.http.budget import heavy_read
-from service.http.schemas import History, OfferList
+from service.http.schemas import History, OfferList, Series
 
 bp = APIBlueprint("offers", __name__)
 
@@ -62,6 +64,29 @@ def offer_history(query: HistoryQuery) -> Response:
     runtime = current_runtime()
     return heavy_read(
         lambda: _respond(history_document(query, runtime), History, "points", query.format)
+    )
+
+
+@bp.get("/offers/series")
+@bp.input(SeriesQuery, location="query", arg_name="query")
+@bp.output(Series)
+@bp.doc(
+    summary="An accelerator's price over time",
+    tags=["Prices"],
+    description="Per provider and pricing tier, the lowest and the median price per "
+    "accelerator-hour on each day a price was read (by this store's runs) or recorded (the "
+    "bundled history of dated public prices, before the store's first run), and the days "
+    "the lowest moved. `format=csv` gives the points.",
+    responses={
+        200: CSV_TOO,
+        404: "Unknown accelerator",
+        503: "The price store is not answering, or the worker is busy (Retry-After)",
+    },
+)
+def offer_series(query: SeriesQuery) -> Response:
+    runtime = current_runtime()
+    return heavy_read(
+        lambda: _respond(series_document(query, runtime), Series, "points", query.format)
     )
 
 

@@ -241,7 +241,7 @@ async function loadHistory() {
   if (!state.loaded.historyOptions) {
     const gpus = await getJSON("gpus");
     fillSelect(select, gpus.gpus.map((g) => g.id));
-    select.value = query().get("h_accelerator") || "a100-40gb";
+    select.value = query().get("h_accelerator") || "h100-sxm";
     if (query().has("since")) form.elements.since.value = query().get("since");
     state.loaded.historyOptions = true;
   }
@@ -249,24 +249,25 @@ async function loadHistory() {
   setQuery(values);
   const params = new URLSearchParams({ accelerator: values.h_accelerator });
   if (values.since) params.set("since", values.since);
-  const body = await getJSON(`offers/history?${params.toString()}`);
-  const series = new Map();
-  const now = Date.now();
+  const body = await getJSON(`offers/series?${params.toString()}`);
+  // one line per provider and tier: its lowest price per accelerator-hour, day by day
+  const lines = new Map();
   for (const point of body.points) {
-    // each point is a price and its span: drawn from `at` to `until` (now while it holds)
-    const key = `${point.provider} ${point.product} ${point.region} ${point.pricing}`;
-    if (!series.has(key)) series.set(key, []);
-    const y = point.usd_per_accelerator_hour;
-    series.get(key).push({ x: Date.parse(point.at), y });
-    series.get(key).push({ x: point.until ? Date.parse(point.until) : now, y });
+    const key = `${point.provider} ${point.pricing}`;
+    if (!lines.has(key)) lines.set(key, []);
+    lines.get(key).push({ x: Date.parse(point.day), y: point.low });
   }
-  const datasets = [...series.entries()].map(([label, data], i) => ({
+  const datasets = [...lines.entries()].map(([label, data], i) => ({
     label, data, borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
-    stepped: true, pointRadius: 2,
+    stepped: true, pointRadius: 3,
   }));
+  const days = body.points.map((p) => p.day).sort();
   $("#history-status").classList.remove("error");
-  $("#history-status").textContent =
-    `${body.count} prices in ${series.size} series since ${body.since.slice(0, 10)} (USD per accelerator-hour)`;
+  $("#history-status").textContent = days.length
+    ? `${lines.size} lines (provider and tier) from ${days[0]} to ${days[days.length - 1]}: ` +
+      `lowest USD per accelerator-hour; recorded prices before ${body.recorded_until}, ` +
+      "this service's own reads from then"
+    : `no prices of ${body.accelerator} since ${body.since}`;
   drawChart("history", "#history-chart", {
     type: "line",
     data: { datasets },
@@ -274,10 +275,24 @@ async function loadHistory() {
       animation: false, maintainAspectRatio: false, parsing: false,
       scales: {
         x: { type: "linear", ticks: { callback: (v) => new Date(v).toISOString().slice(0, 10) } },
-        y: { title: { display: true, text: "USD per accelerator-hour" } },
+        y: { title: { display: true, text: "USD per accelerator-hour (lowest)" } },
       },
     },
   });
+  $("#history-changes tbody").replaceChildren(
+    ...body.changes.map((c) => {
+      const tr = document.createElement("tr");
+      const cells = [c.day, c.provider, c.pricing, usd(c.low_before), usd(c.low),
+        `${c.change > 0 ? "+" : ""}${(c.change * 100).toFixed(1)} %`];
+      cells.forEach((text, i) => {
+        const td = document.createElement("td");
+        td.textContent = text;
+        if (i >= 3) td.className = "num";
+        tr.append(td);
+      });
+      return tr;
+    }),
+  );
 }
 
 function drawChart(name, selector, config) {
