@@ -208,3 +208,40 @@ def test_marketplace_rows_match_their_catalog_lines_by_hand() -> None:
     a100 = _snapshot_row(provider="vast", product="1x-A100_SXM4-32-65536", region="de")
     assert a100["accelerator"] == "a100-40gb"
     assert {r["market"] for r in rows if r["provider"] in {"aws", "gcp", "azure"}} == {"cloud"}
+
+
+def test_bundled_aws_spot_rows_carry_their_band_and_n_instances_pay_it_n_times(
+    client,  # type: ignore[no-untyped-def]
+) -> None:
+    """p5.48xlarge spot in us-east-1: the advisor copy of 2025-06-28 says {"s": 52, "r": 4},
+    ">20%", read as every instance once in 24 h of running, 0.5 h lost each: o = 1.0 / 24 x
+    0.5 = 0.020833 on one instance; on 8 (1,000 H100-hours in a day: 64 cards) the job stops
+    when any one is taken back: 8 x 0.020833 = 0.166667. Work time scales as (1 + o N) over
+    N e(N): wall(8) / wall(1) = (1.166667 / 1.020833) / (8 x e(8))."""
+    rows = [
+        r
+        for r in csv.DictReader((DATA / "snapshot.csv").open(newline="", encoding="utf-8"))
+        if r["provider"] == "aws" and r["pricing"] == "spot"
+    ]
+    banded = [r for r in rows if r["interruption"]]
+    assert len(banded) / len(rows) > 0.8
+    assert all("AWS Spot Instance Advisor as of 2025-06-28" in r["notes"] for r in banded)
+
+    def p5(query: str) -> dict:  # type: ignore[type-arg]
+        answer = client.get(
+            f"/breakeven?gpu=h100-sxm&hours=1000&providers=aws&pricing=spot&top=100{query}"
+        ).get_json()
+        (line,) = [
+            r for r in answer["rent"] if (r["product"], r["region"]) == ("p5.48xlarge", "us-east-1")
+        ]
+        return line
+
+    one, eight = p5(""), p5("&deadline_days=1")
+    assert (one["instances"], eight["instances"]) == (1, 8)
+    assert one["interruption"]["band"] == ">20%"
+    assert one["interruption"]["job_overhead"] == pytest.approx(0.0208333, rel=1e-5)
+    assert eight["interruption"]["job_overhead"] == pytest.approx(0.1666667, rel=1e-5)
+    assert "read as the chance one is in 24 h of running" in one["interruption"]["basis"]
+    ratio = eight["wall_clock_hours"] / one["wall_clock_hours"]
+    assert ratio == pytest.approx(1.1666667 / 1.0208333 / (8 * eight["cluster_efficiency"]))
+    assert eight["total_usd"] == pytest.approx(8 * 20.9934 * eight["wall_clock_hours"])

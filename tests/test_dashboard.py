@@ -374,3 +374,26 @@ def test_the_calculator_asks_the_upgrade_question_at_a_site(page: Page, base_url
     assert (
         f"${api['buy']['present_usd']:,.2f}" in text or f"${api['buy']['present_usd']:.2f}" in text
     )
+
+
+def test_the_history_view_draws_a_line_per_provider_and_tier_and_lists_the_changes(
+    page: Page, base_url: str
+) -> None:
+    """Offline: the recorded prices (2023 on) and the store's own day, one line per
+    provider and tier, as /offers/series gives them; AWS's 2025-06 P5 cut among the changes."""
+    api = requests.get(f"{base_url}/offers/series?accelerator=h100-sxm", timeout=10).json()
+    lines = sorted({f"{p['provider']} {p['pricing']}" for p in api["points"]})
+    page.goto(f"{base_url}/?view=history&h_accelerator=h100-sxm")
+    first = min(p["day"] for p in api["points"])
+    expect(page.locator("#history-status")).to_contain_text(f"{len(lines)} lines")
+    expect(page.locator("#history-status")).to_contain_text(f"from {first}")
+    labels = page.evaluate("window.breakevenCharts.history.data.datasets.map(d => d.label)")
+    assert sorted(labels) == lines and len(lines) >= 6
+    rows = page.locator("#history-changes tbody tr")
+    expect(rows).to_have_count(len(api["changes"]))
+    cut = rows.filter(has_text="2025-06-23")
+    expect(cut).to_contain_text("aws")
+    expect(cut).to_contain_text("-44.0 %")
+    page.fill("#history-form input[name=since]", "2026-01-01")
+    page.dispatch_event("#history-form input[name=since]", "change")
+    expect(page.locator("#history-status")).to_contain_text("from 2026-")
