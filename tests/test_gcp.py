@@ -398,3 +398,12 @@ def test_a_failing_page_fails_the_run_and_keeps_previous_offers(fake, settings, 
 def test_wrong_key_fails_clearly(fake, settings) -> None:  # type: ignore[no-untyped-def]
     result = _refresh(_env(settings, fake, BREAKEVEN_GCP_API_KEY="wrong"))
     assert result.exit_code == 1 and "API key not valid" in result.output
+
+
+def test_a_gpu_the_catalog_prices_but_the_tables_do_not_name_is_reported() -> None:
+    """A new card in the billing catalog (here an H200 SKU) has no row in gcp_gpus.csv: no
+    offer can be built, and the run's skip report says which, instead of dropping it unseen."""
+    skipped = skip_report()
+    book = _book(sku("Nvidia H200 141GB GPU running in Americas", 10.6, ["us-central1"]))
+    assert [o for o in build_offers(book, TABLES, None, TODAY, skipped) if o.count] == []
+    assert skipped.names(UNKNOWN) == {"H200 141GB GPU (no row in pricing/data/gcp_gpus.csv)"}

@@ -39,7 +39,11 @@ def build_offers(
     price_as_of: str,
     skipped: SkipReport,
 ) -> list[Offer]:
-    """Every offer the price book supports; ``availability`` None means not checked."""
+    """Every offer the price book supports; ``availability`` None means not checked. A GPU
+    the billing catalog prices but pricing/data/gcp_gpus.csv does not name (a new card) is
+    reported, never dropped unseen."""
+    for name in sorted({sku_gpu for sku_gpu, _, _ in book.gpu} - tables.gpus.keys()):
+        skipped.add(UNKNOWN, f"{name} GPU (no row in pricing/data/gcp_gpus.csv)")
     return [
         *_attached(book, tables, availability, price_as_of),
         *_machines(book, tables, availability, price_as_of),
