@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
 
@@ -168,16 +168,24 @@ class PriceSpan:
     until: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class DayPrices:
-    """One day's prices of an accelerator from one provider and tier, per accelerator-hour."""
+@dataclass(slots=True)
+class PriceLine:
+    """An accelerator's prices from one provider and tier over days, per accelerator-hour:
+    a value per day in each column, oldest first (a chart's line, and cheap to carry for
+    years of days)."""
 
-    day: date
     provider: str
     pricing: str
-    low: float
-    median: float
-    offers: int
+    days: list[date] = field(default_factory=list)
+    low: list[float] = field(default_factory=list)
+    median: list[float] = field(default_factory=list)
+    offers: list[int] = field(default_factory=list)
+
+    def add(self, day: date, low: float, median: float, offers: int) -> None:
+        self.days.append(day)
+        self.low.append(low)
+        self.median.append(median)
+        self.offers.append(offers)
 
 
 _DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")

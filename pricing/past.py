@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 
 from pricing.adapters.tabular import parse_offers_csv
-from pricing.offer import DayPrices, Offer, PriceSpan, StoredOffer
+from pricing.offer import Offer, PriceLine, PriceSpan, StoredOffer
 
 # The longest a recorded price is taken to hold with no later record of the same offer.
 PAST_PRICE_HOLDS = timedelta(days=365)
@@ -103,32 +103,26 @@ class PastPrices:
                 found.append(PriceSpan(offer, NO_RUN, past.start, until))
         return found
 
-    def series(self, accelerator: str, since: date, ends_by: datetime) -> list[DayPrices]:
+    def series(self, accelerator: str, since: date, ends_by: datetime) -> list[PriceLine]:
         """Each provider and tier's low and median price per accelerator-hour on every day one
         of their recorded prices began or ended, until ``ends_by``."""
         chosen = [p for p in self._chosen(accelerator) if p.start < ends_by]
-        lines: dict[tuple[str, str], list[PastPrice]] = defaultdict(list)
+        by_line: dict[tuple[str, str], list[PastPrice]] = defaultdict(list)
         for past in chosen:
-            lines[past.offer.provider, past.offer.pricing].append(past)
-        points = []
-        for (provider, pricing), prices in lines.items():
+            by_line[past.offer.provider, past.offer.pricing].append(past)
+        lines = []
+        for (provider, pricing), prices in sorted(by_line.items()):
+            line = PriceLine(provider, pricing)
             moments = {p.start for p in prices} | {p.until for p in prices if p.until < ends_by}
             for moment in sorted(moments):
                 held = [
                     p.offer.usd_per_accelerator_hour for p in prices if p.start <= moment < p.until
                 ]
                 if held and moment.date() >= since:
-                    points.append(
-                        DayPrices(
-                            moment.date(),
-                            provider,
-                            pricing,
-                            min(held),
-                            statistics.median(held),
-                            len(held),
-                        )
-                    )
-        return points
+                    line.add(moment.date(), min(held), statistics.median(held), len(held))
+            if line.days:
+                lines.append(line)
+        return lines
 
     def _chosen(self, accelerator: str | None) -> Iterator[PastPrice]:
         return (p for p in self.prices if accelerator is None or p.offer.accelerator == accelerator)

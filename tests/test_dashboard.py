@@ -382,9 +382,9 @@ def test_the_history_view_draws_a_line_per_provider_and_tier_and_lists_the_chang
     """Offline: the recorded prices (2023 on) and the store's own day, one line per
     provider and tier, as /offers/series gives them; AWS's 2025-06 P5 cut among the changes."""
     api = requests.get(f"{base_url}/offers/series?accelerator=h100-sxm", timeout=10).json()
-    lines = sorted({f"{p['provider']} {p['pricing']}" for p in api["points"]})
+    lines = sorted(f"{x['provider']} {x['pricing']}" for x in api["lines"])
     page.goto(f"{base_url}/?view=history&h_accelerator=h100-sxm")
-    first = min(p["day"] for p in api["points"])
+    first = min(x["days"][0] for x in api["lines"])
     expect(page.locator("#history-status")).to_contain_text(f"{len(lines)} lines")
     expect(page.locator("#history-status")).to_contain_text(f"from {first}")
     labels = page.evaluate("window.breakevenCharts.history.data.datasets.map(d => d.label)")

@@ -15,6 +15,7 @@ import pytest
 from hardware import Hardware
 from pricing.past import PAST_PRICE_HOLDS, PastPrices, load_past_prices
 from pricing.store import Store, price_series
+from service.http.schemas import Series
 from tests.helpers import count_rows, downgrade, offer
 
 HISTORY = resources.files("pricing") / "data" / "history.csv"
@@ -93,12 +94,15 @@ def test_the_series_spans_years_across_providers_with_the_cut_among_its_changes(
     client: Any,
 ) -> None:
     answer = client.get("/offers/series?accelerator=H100").get_json()
+    Series.model_validate(answer)  # sent as built: the schema is checked here
     assert answer["accelerator"] == "h100-sxm"
-    recorded = [p for p in answer["points"] if p["origin"] == "recorded"]
     spans: dict[str, tuple[str, str]] = {}
-    for point in recorded:
-        first, last = spans.get(point["provider"], (point["day"], point["day"]))
-        spans[point["provider"]] = (min(first, point["day"]), max(last, point["day"]))
+    for line in answer["lines"]:
+        days = [d for d, o in zip(line["days"], line["origin"], strict=True) if o == "recorded"]
+        if days:
+            first, last = spans.get(line["provider"], (days[0], days[-1]))
+            spans[line["provider"]] = (min(first, days[0]), max(last, days[-1]))
+        assert line["days"] == sorted(line["days"])
     long = [
         p
         for p, (a, b) in spans.items()
@@ -114,14 +118,22 @@ def test_the_series_spans_years_across_providers_with_the_cut_among_its_changes(
             "pricing": "on_demand",
             "low_before": 12.29,
             "low": 6.88,
-            "change": round(6.88 / 12.29 - 1, 4),
+            "change": pytest.approx(6.88 / 12.29 - 1),
         }
     ]
-    stored = {(p["provider"], p["pricing"]) for p in answer["points"] if p["origin"] == "stored"}
-    assert ("aws", "on_demand") in stored  # the store's own day, after the recorded ones
+    (aws,) = [x for x in answer["lines"] if (x["provider"], x["pricing"]) == ("aws", "on_demand")]
+    assert aws["origin"][-1] == "stored" and aws["origin"][0] == "recorded"
+    assert answer["count"] == sum(len(x["days"]) for x in answer["lines"])
     since = client.get("/offers/series?accelerator=h100-sxm&since=2026-01-01").get_json()
-    assert min(p["day"] for p in since["points"]) >= "2026-01-01"
-    assert client.get("/offers/series?accelerator=h100-sxm&format=csv").status_code == 200
+    assert min(d for x in since["lines"] for d in x["days"]) >= "2026-01-01"
+    rows = list(
+        csv.DictReader(
+            client.get("/offers/series?accelerator=h100-sxm&format=csv")
+            .get_data(as_text=True)
+            .splitlines()
+        )
+    )
+    assert len(rows) == answer["count"] and rows[0].keys() >= {"day", "provider", "low"}
     unknown = client.get("/offers/series?accelerator=h1000")
     assert unknown.status_code == 404 and "accelerator" in unknown.get_data(as_text=True)
     assert client.get("/offers/series").status_code == 400  # accelerator is required
@@ -162,12 +174,15 @@ def test_each_run_writes_its_days_low_and_median(
     store.record_run("aws", [aws("a", 40.0, 8), aws("b", 3.0), aws("c", 4.0)], _on("2026-03-01"))
     monkeypatch.setattr(write, "utcnow", lambda: _on("2026-03-02T10:00:00"))
     store.record_run("aws", [aws("b", 2.5)], _on("2026-03-02T09:00:00"))
-    days = store.series("h100-sxm", date(2026, 1, 1))
-    assert [(d.day, d.low, d.median, d.offers) for d in days] == [
-        (date(2026, 3, 1), 3.0, 4.0, 3),
-        (date(2026, 3, 2), 2.5, 2.5, 1),
-    ]
-    assert store.series("h100-sxm", date(2026, 3, 2))[0].day == date(2026, 3, 2)
+    (line,) = store.series("h100-sxm", date(2026, 1, 1))
+    assert (line.provider, line.pricing) == ("aws", "on_demand")
+    assert (line.days, line.low, line.median, line.offers) == (
+        [date(2026, 3, 1), date(2026, 3, 2)],
+        [3.0, 2.5],
+        [4.0, 2.5],
+        [3, 1],
+    )
+    assert store.series("h100-sxm", date(2026, 3, 2))[0].days == [date(2026, 3, 2)]
     assert store.series("a100-80gb", date(2026, 1, 1)) == []
 
 
@@ -180,5 +195,5 @@ def test_migration_0008_writes_the_current_catalog_as_its_sources_latest_day(
     downgrade(store.engine, "0007")
     store.create_schema()
     assert count_rows(store, price_series) == 1
-    (day,) = store.series(offer().accelerator, date(2000, 1, 1))
-    assert (day.low, day.median, day.offers) == (2.0, 2.0, 1)
+    (line,) = store.series(offer().accelerator, date(2000, 1, 1))
+    assert (line.low, line.median, line.offers) == ([2.0], [2.0], [1])

@@ -33,7 +33,7 @@ from sqlalchemy import Connection, Engine, func, select
 
 from pricing import schema
 from pricing.listed import Listed, listed_offer
-from pricing.offer import BUNDLED, DayPrices, Offer, StoredOffer
+from pricing.offer import BUNDLED, Offer, PriceLine, StoredOffer
 from pricing.store.connect import (
     _make_engine,
     connection,
@@ -308,8 +308,9 @@ class Store:
         with self._snapshot() as conn:
             return _page(conn, since, chosen, limit, offset, after, self._run_times)
 
-    def series(self, accelerator: str, since: date) -> list[DayPrices]:
-        """One accelerator's days since ``since`` (pricing/store/series.py), oldest first."""
+    def series(self, accelerator: str, since: date) -> list[PriceLine]:
+        """One accelerator's days since ``since``, a line per provider and tier
+        (pricing/store/series.py), oldest first."""
         with self._snapshot() as conn:
             return _read_series(conn, accelerator, since)
 

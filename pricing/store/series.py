@@ -12,11 +12,10 @@ import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date
-from typing import Any
 
-from sqlalchemy import Connection, Row, delete, insert, select
+from sqlalchemy import Connection, delete, insert, select
 
-from pricing.offer import DayPrices, Offer
+from pricing.offer import Offer, PriceLine
 from pricing.store.records import Run
 from pricing.store.tables import price_series
 
@@ -50,26 +49,37 @@ def _write_series(conn: Connection, adapter: str, run: Run, batch: Sequence[Offe
         )
 
 
-def _read_series(conn: Connection, accelerator: str, since: date) -> list[DayPrices]:
-    """One accelerator's days since ``since``, oldest first. Where two sources list one
-    provider on a day (the bundled snapshot beside a live adapter), the low is the lower of
-    theirs and the median is the source with more offers'."""
+def _read_series(conn: Connection, accelerator: str, since: date) -> list[PriceLine]:
+    """One accelerator's days since ``since``, line by line (provider, tier), oldest first.
+    Where two sources list one provider on a day (the bundled snapshot beside a live
+    adapter), the low is the lower of theirs and the median is the source with more offers'."""
     query = (
-        select(price_series)
-        .where(price_series.c.accelerator == accelerator, price_series.c.day >= since)
-        .order_by(price_series.c.day)
-    )
-    lines: dict[tuple[date, str, str], list[Row[Any]]] = defaultdict(list)
-    for row in conn.execute(query):
-        lines[row.day, row.provider, row.pricing].append(row)
-    return [
-        DayPrices(
-            day,
-            provider,
-            pricing,
-            min(row.low for row in rows),
-            max(rows, key=lambda row: row.offers).median,
-            max(row.offers for row in rows),
+        select(
+            price_series.c.day,
+            price_series.c.provider,
+            price_series.c.pricing,
+            price_series.c.low,
+            price_series.c.median,
+            price_series.c.offers,
         )
-        for (day, provider, pricing), rows in lines.items()
-    ]
+        .where(price_series.c.accelerator == accelerator, price_series.c.day >= since)
+        .order_by(
+            price_series.c.provider,
+            price_series.c.pricing,
+            price_series.c.day,
+            price_series.c.offers.desc(),
+        )
+    )
+    lines: list[PriceLine] = []
+    line = PriceLine("", "")
+    last_day = None
+    for day, provider, pricing, low, median, offers in conn.execute(query):
+        if (provider, pricing) != (line.provider, line.pricing):
+            line, last_day = PriceLine(provider, pricing), None
+            lines.append(line)
+        if day == last_day:  # the same day from another source: the lower low
+            line.low[-1] = min(line.low[-1], low)
+            continue
+        line.add(day, low, median, offers)
+        last_day = day
+    return lines

@@ -8,11 +8,10 @@ price on the day it is recorded as holding); from then on, from the store's dail
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from typing import Any
 
-from pricing.offer import DayPrices
 from service.documents.gpus import resolve_gpu
 from service.documents.queries import SeriesQuery
 from service.runtime import Runtime
@@ -21,9 +20,13 @@ from service.runtime import Runtime
 EARLIEST = date(2000, 1, 1)
 # A low that moves less than this (a rounding of the same list price) is not a change.
 CHANGE_SHARE = 0.005
+# A line's columns, one value per day.
+LINE_COLUMNS = ("days", "low", "median", "offers", "origin")
 
 
 def series_document(query: SeriesQuery, runtime: Runtime) -> dict[str, Any]:
+    """Line by line (provider, tier), columns of days and prices: a chart reads them as
+    they are, and years of days cost arrays, not an object per point."""
     accelerator = resolve_gpu(runtime.hardware, query.accelerator, "accelerator").id
     since = EARLIEST
     if query.since is not None:
@@ -31,53 +34,70 @@ def series_document(query: SeriesQuery, runtime: Runtime) -> dict[str, Any]:
         since = moment.astimezone(UTC).date()
     first_run = runtime.store.first_run_finished()
     recorded_until = first_run or datetime.now(UTC)
-    recorded = runtime.catalog.past.series(accelerator, since, recorded_until)
-    stored = runtime.store.series(accelerator, since) if first_run else []
-    points = sorted(
-        [_point(day, "recorded") for day in recorded] + [_point(day, "stored") for day in stored],
-        key=lambda point: (point["provider"], point["pricing"], point["day"]),
-    )
+    joined: dict[tuple[str, str], dict[str, Any]] = {}
+    sources = [("recorded", runtime.catalog.past.series(accelerator, since, recorded_until))]
+    if first_run is not None:  # recorded days all come before the store's first run
+        sources.append(("stored", runtime.store.series(accelerator, since)))
+    for origin, found in sources:
+        for line in found:
+            out = joined.setdefault(
+                (line.provider, line.pricing),
+                {"provider": line.provider, "pricing": line.pricing}
+                | {column: [] for column in LINE_COLUMNS},
+            )
+            out["days"] += [day.isoformat() for day in line.days]
+            out["low"] += line.low
+            out["median"] += line.median
+            out["offers"] += line.offers
+            out["origin"] += [origin] * len(line.days)
+    lines = [joined[key] for key in sorted(joined)]
     return {
         "accelerator": accelerator,
         "since": since.isoformat(),
         "recorded_until": recorded_until.date().isoformat(),
-        "count": len(points),
-        "points": points,
-        "changes": _changes(points),
+        "count": sum(len(line["days"]) for line in lines),
+        "lines": lines,
+        "changes": sorted(
+            (change for line in lines for change in _changes(line)),
+            key=lambda change: change["day"],
+            reverse=True,
+        ),
         "next": None,
     }
 
 
-def _point(prices: DayPrices, origin: str) -> dict[str, Any]:
-    return {
-        "day": prices.day.isoformat(),
-        "provider": prices.provider,
-        "pricing": prices.pricing,
-        "low": round(prices.low, 4),
-        "median": round(prices.median, 4),
-        "offers": prices.offers,
-        "origin": origin,
-    }
+def series_points(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The series as rows (``format=csv``): a line's day per row."""
+    return [
+        {
+            "day": day,
+            "provider": line["provider"],
+            "pricing": line["pricing"],
+            "low": low,
+            "median": median,
+            "offers": offers,
+            "origin": origin,
+        }
+        for line in document["lines"]
+        for day, low, median, offers, origin in zip(
+            *(line[column] for column in LINE_COLUMNS), strict=True
+        )
+    ]
 
 
-def _changes(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each line's days whose low moved from the line's day before, newest first. The step
-    from recorded prices to the store's own is not a change: the recorded ones are of fewer
-    regions and offers."""
-    found = []
-    for before, point in itertools.pairwise(points):
-        line = ("provider", "pricing", "origin")  # recorded prices cover fewer regions
-        if any(before[key] != point[key] for key in line):
-            continue
-        if abs(point["low"] - before["low"]) > CHANGE_SHARE * before["low"]:
-            found.append(
-                {
-                    "day": point["day"],
-                    "provider": point["provider"],
-                    "pricing": point["pricing"],
-                    "low_before": before["low"],
-                    "low": point["low"],
-                    "change": round(point["low"] / before["low"] - 1, 4),
-                }
-            )
-    return sorted(found, key=lambda change: change["day"], reverse=True)
+def _changes(line: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The days a line's low moved from its day before. The step from recorded prices to
+    the store's own is not a change: the recorded ones are of fewer regions and offers."""
+    low, origin = line["low"], line["origin"]
+    for i in range(1, len(low)):
+        before = low[i - 1]
+        if origin[i] != origin[i - 1] or abs(low[i] - before) <= CHANGE_SHARE * before:
+            continue  # (a low of 0 cannot be: prices are positive; 0 <= 0 skips it anyway)
+        yield {
+            "day": line["days"][i],
+            "provider": line["provider"],
+            "pricing": line["pricing"],
+            "low_before": before,
+            "low": low[i],
+            "change": low[i] / before - 1,
+        }

@@ -546,14 +546,16 @@ class History(_Out):
     next: str | None = Field(description="The next page's path and query; null: the last.")
 
 
-class SeriesPoint(_Out):
-    day: str = Field(description="ISO date.")
+class SeriesLine(_Out):
+    """One provider and tier: a value per day in each column, oldest first."""
+
     provider: str
     pricing: str
-    low: Number = Field(description="Lowest price that day, USD per accelerator-hour.")
-    median: Number = Field(description="Median of the offers that day, USD per accelerator-hour.")
-    offers: int = Field(description="Offers behind the figures.")
-    origin: Literal["recorded", "stored"] = Field(
+    days: list[str] = Field(description="ISO dates.")
+    low: list[float] = Field(description="Lowest price each day, USD per accelerator-hour.")
+    median: list[float] = Field(description="Median of the offers, USD per accelerator-hour.")
+    offers: list[int] = Field(description="Offers behind each day's figures.")
+    origin: list[Literal["recorded", "stored"]] = Field(
         description="recorded: the bundled history of dated public prices; stored: a run of "
         "this store (its last of the day per source)."
     )
@@ -574,8 +576,8 @@ class Series(_Out):
     recorded_until: str = Field(
         description="The bundled history answers before this day, the store's runs from it."
     )
-    count: int = Field(description="Points.")
-    points: list[SeriesPoint] = Field(description="Line by line (provider, pricing), by day.")
+    count: int = Field(description="Days in all lines.")
+    lines: list[SeriesLine] = Field(description="One per provider and pricing tier.")
     changes: list[SeriesChange] = Field(description="Days a line's lowest moved, newest first.")
     next: None = Field(description="Always null: the series is one page.")
 

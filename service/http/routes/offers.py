@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from service.documents.offers import history_document, offers_document, to_csv
 from service.documents.queries import HistoryQuery, OffersQuery, SeriesQuery
-from service.documents.series import series_document
+from service.documents.series import series_document, series_points
 from service.http import current_runtime, json_response
 from service.http.budget import heavy_read
 from service.http.schemas import History, OfferList, Series
@@ -41,10 +41,14 @@ CSV_TOO = {
 )
 def list_offers(query: OffersQuery) -> Response:
     runtime = current_runtime()
-    return heavy_read(
-        lambda: _respond(offers_document(query, runtime), OfferList, "offers", query.format),
-        needed=query.at is not None,
-    )
+
+    def respond() -> Response:
+        document = offers_document(query, runtime)
+        if query.format == "csv":
+            return _csv(document["offers"], document)
+        return _json(_validated(OfferList, document), document)
+
+    return heavy_read(respond, needed=query.at is not None)
 
 
 @bp.get("/offers/history")
@@ -62,9 +66,14 @@ def list_offers(query: OffersQuery) -> Response:
 )
 def offer_history(query: HistoryQuery) -> Response:
     runtime = current_runtime()
-    return heavy_read(
-        lambda: _respond(history_document(query, runtime), History, "points", query.format)
-    )
+
+    def respond() -> Response:
+        document = history_document(query, runtime)
+        if query.format == "csv":
+            return _csv(document["points"], document)
+        return _json(_validated(History, document), document)
+
+    return heavy_read(respond)
 
 
 @bp.get("/offers/series")
@@ -84,20 +93,36 @@ def offer_history(query: HistoryQuery) -> Response:
     },
 )
 def offer_series(query: SeriesQuery) -> Response:
+    """Years of days are tens of thousands of numbers in columns: the document is built in
+    the schema's shape and sent as it is, not validated value by value on every answer
+    (tests/test_past_prices.py validates it against Series)."""
     runtime = current_runtime()
-    return heavy_read(
-        lambda: _respond(series_document(query, runtime), Series, "points", query.format)
-    )
+
+    def respond() -> Response:
+        document = series_document(query, runtime)
+        if query.format == "csv":
+            return _csv(series_points(document), document)
+        return _json(document)
+
+    return heavy_read(respond)
 
 
-def _respond(document: dict[str, Any], schema: type[BaseModel], rows: str, format: str) -> Response:
-    """The answer, encoded where it was read: off the event loop for a heavy read (a page of
-    10,000 points is megabytes of JSON). JSON goes through its schema here, as @bp.output
-    would have put it (field order, defaults), which then has nothing left to do."""
-    if format == "csv":
-        return Response(to_csv(document[rows]), mimetype="text/csv", headers=_link(document))
-    response = json_response(schema.model_validate(document).model_dump(mode="json", by_alias=True))
-    response.headers.update(_link(document))
+# Answers are encoded where they are read: off the event loop for a heavy read (a page of
+# 10,000 points is megabytes of JSON). JSON goes through its schema there, as @bp.output would
+# have put it (field order, defaults), which then has nothing left to do.
+
+
+def _csv(rows: list[dict[str, Any]], document: dict[str, Any]) -> Response:
+    return Response(to_csv(rows), mimetype="text/csv", headers=_link(document))
+
+
+def _validated(schema: type[BaseModel], document: dict[str, Any]) -> dict[str, Any]:
+    return schema.model_validate(document).model_dump(mode="json", by_alias=True)
+
+
+def _json(body: dict[str, Any], document: dict[str, Any] | None = None) -> Response:
+    response = json_response(body)
+    response.headers.update(_link(document or body))
     return response
 
 

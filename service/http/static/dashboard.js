@@ -251,20 +251,16 @@ async function loadHistory() {
   if (values.since) params.set("since", values.since);
   const body = await getJSON(`offers/series?${params.toString()}`);
   // one line per provider and tier: its lowest price per accelerator-hour, day by day
-  const lines = new Map();
-  for (const point of body.points) {
-    const key = `${point.provider} ${point.pricing}`;
-    if (!lines.has(key)) lines.set(key, []);
-    lines.get(key).push({ x: Date.parse(point.day), y: point.low });
-  }
-  const datasets = [...lines.entries()].map(([label, data], i) => ({
-    label, data, borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
+  const datasets = body.lines.map((line, i) => ({
+    label: `${line.provider} ${line.pricing}`,
+    data: line.days.map((day, j) => ({ x: Date.parse(day), y: line.low[j] })),
+    borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
     stepped: true, pointRadius: 3,
   }));
-  const days = body.points.map((p) => p.day).sort();
+  const days = body.lines.flatMap((line) => line.days).sort();
   $("#history-status").classList.remove("error");
   $("#history-status").textContent = days.length
-    ? `${lines.size} lines (provider and tier) from ${days[0]} to ${days[days.length - 1]}: ` +
+    ? `${body.lines.length} lines (provider and tier) from ${days[0]} to ${days[days.length - 1]}: ` +
       `lowest USD per accelerator-hour; recorded prices before ${body.recorded_until}, ` +
       "this service's own reads from then"
     : `no prices of ${body.accelerator} since ${body.since}`;
