@@ -15,6 +15,7 @@ class Model:
     layers: int | None
     hidden: int | None
     seq_len: int | None  # default context (transformers) or image side (vision)
+    vocab: int | None  # transformers: the output layer's vocabulary (its logits)
     forward_gmacs: float | None  # vision: multiply-accumulates per image, forward, 10^9
     source: str
     date: str
@@ -24,6 +25,7 @@ class Model:
 class Method:
     name: str  # full, lora or qlora
     flops_factor: float  # training FLOPs against full training's 6 x params x tokens
+    time_factor: float  # measured wall-clock time against full training's, same tokens
     bytes_per_param: float  # weights, gradients and optimizer state per parameter
     source: str
     notes: str

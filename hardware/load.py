@@ -239,6 +239,7 @@ def _model(row: dict[str, str]) -> Model:
         layers=whole("layers"),
         hidden=whole("hidden"),
         seq_len=whole("seq_len"),
+        vocab=whole("vocab"),
         forward_gmacs=_number(row["forward_gmacs"]),
         source=row["source"],
         date=row["date"],
@@ -249,6 +250,7 @@ def _method(row: dict[str, str]) -> Method:
     return Method(
         name=row["method"],
         flops_factor=float(row["flops_factor"]),
+        time_factor=float(row["time_factor"]),
         bytes_per_param=float(row["bytes_per_param"]),
         source=row["source"],
         notes=row["notes"],

@@ -458,15 +458,19 @@ def test_the_job_figures_the_work_test_leaves_out(client, hardware) -> None:  # 
         f"x {method.flops_factor:g} (LoRA's share",
         f"at {work.ANCHOR_UTILIZATION:.2f} of its peak",
         f"the {lora['work']['utilization']:.2f} its measured speed implies",
-        f"({method.bytes_per_param:g} bytes per frozen parameter, "
-        f"{parts['weights_and_optimizer']:.1f} GB, plus {parts['activations']:.1f} GB",
+        f"its time is full training's times {method.time_factor:g}",
+        f"{parts['weights']:.1f} GB of frozen 16-bit weights, "
+        f"{parts['adapters']:.2f} GB of rank-16 adapters",
+        f"{parts['activations']:.2f} GB of activations (2,048-token sequences",
+        f"{parts['logits']:.2f} GB of fp32 logits over Llama 3's "
+        f"{model.vocab:,}-word vocabulary, and {parts['framework']:g} GB",
         f"RTX 4090 ({lora['assumptions']['price']:,.0f} USD)",
         f"so one {hardware.registry['rtx4090'].memory_gb:g} GB card holds it",
         f"({lora['breakeven']['days']:,.0f} days), within the "
         f"{lora['breakeven']['life_years']:g}-year life",
         f"8 x 40 x {scaling:.3f} (8-card scaling) x {a100:.3f} / {rtx3090:.3f}",
         f"needs {hardware.methods['full'].bytes_per_param:g} bytes per parameter: "
-        f"{big['work']['memory_gb']:.1f} GB",
+        f"{big['work']['memory_gb']:.1f} GB with its",
         f"`gpus` defaults to {big['buy']['gpus']} RTX 4090s",
         f"{work.TRAINING_FLOPS_PER_FORWARD_MAC} x "
         f"{hardware.models['resnet50'].forward_gmacs:g}e9 multiply-accumulates",

@@ -268,6 +268,26 @@ class _StatedWork(Query):
     method: Literal["full", "lora", "qlora"] | None = Field(
         None, description="A transformer job: full training, lora or qlora (default: full)."
     )
+    active_param_count: float | None = Field(
+        None,
+        ge=1e6,
+        le=1e13,
+        description="A mixture-of-experts job: the parameters each token passes through, "
+        "which set the compute (memory holds them all; default: every parameter).",
+    )
+    seq_len: int | None = Field(
+        None,
+        ge=1,
+        le=10_000_000,
+        description="A transformer job: tokens a sequence, which size the activations and "
+        "logits in memory (default: the model's context).",
+    )
+    micro_batch: int | None = Field(
+        None,
+        ge=1,
+        le=65_536,
+        description="A transformer job: sequences a card holds at once (default: 1).",
+    )
     images: float | None = Field(
         None, ge=1, le=1e12, description="A vision job: training images (ImageNet-1k: 1281167)."
     )

@@ -28,9 +28,19 @@ WAYS = {
     "hours": ("hours",),
     "steady": ("hours_per_month", "months"),
     "reference_run": ("ref_gpu", "ref_count", "ref_hours"),
-    "job": ("model", "param_count", "tokens", "method", "images", "epochs"),
+    "job": (
+        *("model", "param_count", "tokens", "method", "images", "epochs"),
+        *("active_param_count", "seq_len", "micro_batch"),
+    ),
 }
-TRANSFORMER_ONLY = ("param_count", "tokens", "method")
+TRANSFORMER_ONLY = (
+    "param_count",
+    "tokens",
+    "method",
+    "active_param_count",
+    "seq_len",
+    "micro_batch",
+)
 VISION_ONLY = ("images", "epochs")
 # The parameters that size the work each way states it, as the answer quotes them when the
 # work falls outside hours='s bounds; the first is the one named: the amount a person sets
@@ -149,7 +159,17 @@ def _work(query: Any, hardware: Hardware, gpu: str, workload: Workload, way: str
     if model is not None and query.param_count is not None:
         raise InvalidQuestion("param_count", "give model= or param_count=, not both")
     method = hardware.methods[query.method or "full"]
-    return from_transformer(hardware, gpu, model, query.param_count, query.tokens, method)
+    return from_transformer(
+        hardware,
+        gpu,
+        model,
+        query.param_count,
+        query.tokens,
+        method,
+        active_params=query.active_param_count,
+        seq_len=query.seq_len,
+        micro_batch=query.micro_batch or 1,
+    )
 
 
 def _vision_job(query: Any, hardware: Hardware, gpu: str, model: Model | None) -> Work:

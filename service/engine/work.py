@@ -18,12 +18,18 @@ route and the throughput table agree.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from hardware import Hardware, Workload
 from hardware.jobs import Method, Model
 from service.engine.hours import HOURS_PER_MONTH
+from service.engine.memory import (
+    FRAMEWORK_GB,
+    cards_to_hold,
+    memory_note,
+    memory_parts,
+    shape_of,
+)
 
 # The card the utilization is anchored on, and its transformer utilization: Llama 2
 # 7B/13B/70B on A100-80GB imply 0.391/0.377/0.428 (Touvron et al. 2023, Table 2 GPU-hours).
@@ -55,10 +61,6 @@ IMAGENET_1K_IMAGES = 1_281_167  # the ILSVRC-2012 training set
 TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # Kaplan et al. 2020: forward 2, backward 4
 # Vision: forward 2 FLOPs per multiply-accumulate, and backward costs twice the forward.
 TRAINING_FLOPS_PER_FORWARD_MAC = 6
-# Activation memory the answer counts: the least a run needs, micro-batch 1 with full
-# activation checkpointing, 2 x sequence x hidden bytes per layer (Korthikanti et al. 2022).
-CHECKPOINTED_ACTIVATION_BYTES = 2
-GB = 1e9
 # The work a question may state, however it states it (hours=, a run done, a job, steady
 # work): the bounds of hours= and of every job once converted to hours. The upper is a real
 # one: a hundred times the largest training run published with its accelerator-hours,
@@ -190,46 +192,55 @@ def from_transformer(
     params: float | None,
     tokens: float,
     method: Method,
+    active_params: float | None = None,
+    seq_len: int | None = None,
+    micro_batch: int = 1,
 ) -> Work:
+    """A transformer job. Compute counts the parameters each token passes through (a
+    mixture of experts' active ones); memory holds them all (service/engine/memory.py). The
+    time of LoRA and QLoRA is full training's times the method's measured ``time_factor``,
+    not its FLOPs ratio."""
     n = model.params if model is not None else params
     if n is None:
         raise WorkError("param_count", "a transformer job needs model= or param_count=")
-    flops = TRAINING_FLOPS_PER_PARAM_TOKEN * n * tokens * method.flops_factor
-    hours, share = _from_flops(hardware, named, Workload.TRANSFORMER, flops, "transformer")
-    parts = {"weights_and_optimizer": n * method.bytes_per_param / GB}
-    if model is not None and model.layers and model.hidden and model.seq_len:
-        activations = CHECKPOINTED_ACTIVATION_BYTES * model.seq_len * model.hidden
-        parts["activations"] = activations * model.layers / GB
-    need = sum(parts.values())
-    card_memory = hardware.registry[named].device_memory_gb
+    active = n if active_params is None else active_params
+    if active > n:
+        raise WorkError(
+            "active_param_count",
+            f"{active:.4g} active parameters are more than the model's {n:.4g}",
+        )
+    full = TRAINING_FLOPS_PER_PARAM_TOKEN * active * tokens
+    hours, share = _from_flops(
+        hardware, named, Workload.TRANSFORMER, full * method.time_factor, "transformer"
+    )
+    shape = shape_of(model, seq_len, micro_batch)
+    parts = memory_parts(n, method, shape)
     name = model.id if model is not None else f"a {n:.3g}-parameter model"
+    if active != n:
+        name += f" ({active:.3g} active a token)"
+    timed = "" if method.name == "full" else f", {method.time_factor:g} x full training's time"
     return Work(
         "transformer",
-        f"{method.name} training of {name} on {tokens:.3g} tokens",
+        f"{method.name} training of {name} on {tokens:.3g} tokens{timed}",
         hours,
-        flops=flops,
+        flops=full * method.flops_factor,
         precision="fp16/bf16 mixed precision (peak dense FP16 TFLOPS, FP32 accumulate)",
         utilization=share,
         utilization_anchor=TRANSFORMER_ANCHOR,
-        memory_gb=need,
+        memory_gb=sum(parts.values()),
         memory_parts=parts,
-        memory_note=(
-            "activations at micro-batch 1 with full checkpointing: the least a run needs"
-            if "activations" in parts
-            else "no activations: the model table gives no shape to size them"
-        ),
-        min_cards=max(1, math.ceil(need / card_memory)),
+        memory_note=memory_note(shape),
+        min_cards=cards_to_hold(parts, hardware.registry[named].device_memory_gb),
     )
 
 
 def from_vision(hardware: Hardware, named: str, model: Model, images: float, epochs: float) -> Work:
-    """Full training of a vision model. Memory counts weights, gradients and Adam state
-    only: activations grow with the batch, which the answer cannot know."""
+    """Full training of a vision model. Memory counts weights, gradients, Adam state and the
+    framework: activations grow with the batch, which the answer cannot know."""
     flops = TRAINING_FLOPS_PER_FORWARD_MAC * _forward_macs(hardware, model.id) * images * epochs
     workload = Workload(model.workload)
     hours, share = _from_flops(hardware, named, workload, flops, model.family)
-    need = model.params * hardware.methods["full"].bytes_per_param / GB
-    card_memory = hardware.registry[named].device_memory_gb
+    parts = memory_parts(model.params, hardware.methods["full"], None)
     return Work(
         "vision",
         f"full training of {model.id} on {images:,.0f} images for {epochs:g} epochs",
@@ -238,8 +249,11 @@ def from_vision(hardware: Hardware, named: str, model: Model, images: float, epo
         precision="fp16/bf16 mixed precision (peak dense FP16 TFLOPS, FP32 accumulate)",
         utilization=share,
         utilization_anchor=anchor(hardware, workload, model.family)[2],
-        memory_gb=need,
-        memory_parts={"weights_and_optimizer": need},
-        memory_note="no activations: they grow with the batch size, which is yours to pick",
-        min_cards=max(1, math.ceil(need / card_memory)),
+        memory_gb=sum(parts.values()),
+        memory_parts=parts,
+        memory_note=(
+            "no activations: they grow with the batch size, which is yours to pick; "
+            f"framework {FRAMEWORK_GB:g} GB on each card (an assumption: no measured figure)"
+        ),
+        min_cards=cards_to_hold(parts, hardware.registry[named].device_memory_gb),
     )
