@@ -65,6 +65,7 @@ OPERATIONS = [
     ("GET", "/gpus/{gpu_id}"),
     ("GET", "/offers"),
     ("GET", "/offers/history"),
+    ("GET", "/offers/series"),
     ("GET", "/providers"),
     ("GET", "/health"),
     ("GET", "/ready"),
@@ -84,6 +85,7 @@ MIN_OK = {
     "/gpus/{gpu_id}": 30,
     "/offers": 20,
     "/offers/history": 30,
+    "/offers/series": 30,
     "/providers": 1,
     "/health": 1,
     "/ready": 1,
@@ -101,6 +103,7 @@ POSITIVE_REFUSALS = {
     # 422: an `at` before the first stored run
     "/offers": {400, 404, 422},
     "/offers/history": {400, 404},  # 400: since matches the pattern but no calendar day
+    "/offers/series": {400, 404},  # the same
     # 400: a job sized past MAX_HOURS (tokens=1e15); 404: unknown card
     "/rank": {400, 404},
 }
@@ -125,6 +128,7 @@ CARD_PARAMETERS = {
     "/gpus/{gpu_id}": [("path_parameters", "gpu_id")],
     "/offers": [("query", "accelerator"), ("query", "gpu")],
     "/offers/history": [("query", "accelerator")],
+    "/offers/series": [("query", "accelerator")],
     "/rank": [("query", "gpu")],
 }
 # Parameters that, generated at random, leave nothing to answer: filters that match no
