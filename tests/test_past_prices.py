@@ -96,6 +96,7 @@ def test_the_series_spans_years_across_providers_with_the_cut_among_its_changes(
     answer = client.get("/offers/series?accelerator=H100").get_json()
     Series.model_validate(answer)  # sent as built: the schema is checked here
     assert answer["accelerator"] == "h100-sxm"
+    assert answer["since"] == min(x["days"][0] for x in answer["lines"])  # not a search floor
     spans: dict[str, tuple[str, str]] = {}
     for line in answer["lines"]:
         days = [d for d, o in zip(line["days"], line["origin"], strict=True) if o == "recorded"]

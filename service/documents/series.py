@@ -16,7 +16,8 @@ from service.documents.gpus import resolve_gpu
 from service.documents.queries import SeriesQuery
 from service.runtime import Runtime
 
-# The first day a series may start: the bundled history begins in 2023.
+# Where a series with no since= looks from (the bundled history begins in 2023); the answer
+# states the first day it found instead.
 EARLIEST = date(2000, 1, 1)
 # A low that moves less than this (a rounding of the same list price) is not a change.
 CHANGE_SHARE = 0.005
@@ -53,7 +54,10 @@ def series_document(query: SeriesQuery, runtime: Runtime) -> dict[str, Any]:
     lines = [joined[key] for key in sorted(joined)]
     return {
         "accelerator": accelerator,
-        "since": since.isoformat(),
+        # unasked, the first day there is (never the search's floor)
+        "since": since.isoformat()
+        if query.since is not None
+        else min((line["days"][0] for line in lines), default=recorded_until.date().isoformat()),
         "recorded_until": recorded_until.date().isoformat(),
         "count": sum(len(line["days"]) for line in lines),
         "lines": lines,
