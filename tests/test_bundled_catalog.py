@@ -161,9 +161,10 @@ def test_a_generated_row_matches_its_catalog_lines_by_hand() -> None:
     # ... and its band in the AWS Spot Instance Advisor copy of 2025-06-28 (spotinfo@5bdc33ce,
     # us-east-1 p5.48xlarge {"s": 52, "r": 4}: ranges[4] is ">20%").
     assert spot["interruption"] == ">20%" and "spotinfo@5bdc33ce" in spot["notes"]
-    # p5.48xlarge us-west-2 on demand, the catalog's 98.32, is the price before AWS's
-    # 2025-06-05 cut (us-east-1 lists the new 55.04): of the old era and undated, so neither
-    # current nor history; us-east-1 on demand stays the curated post-cut 55.04 (2025-06).
+    # p5.48xlarge on demand: the catalog lists 98.32 in us-east-1 and us-west-2, the price
+    # before AWS's mid-2025 cut. In us-east-1 the dated list price of 2026-07-20 replaces it
+    # (55.04, karpenter's table of the AWS Price List, aws_list_prices.csv); us-west-2 has
+    # none, and 98.32 is above 1.3 x 55.04: of the old era and undated, so left out.
     with pytest.raises(ValueError, match="not enough values"):
         _snapshot_row(
             provider="aws", product="p5.48xlarge", region="us-west-2", pricing="on_demand"
@@ -171,7 +172,13 @@ def test_a_generated_row_matches_its_catalog_lines_by_hand() -> None:
     east = _snapshot_row(
         provider="aws", product="p5.48xlarge", region="us-east-1", pricing="on_demand"
     )
-    assert (east["usd_per_hour"], east["price_as_of"]) == ("55.04", "2025-06")
+    assert (east["usd_per_hour"], east["price_as_of"], east["confidence"]) == (
+        "55.04",
+        "2026-07-20",
+        "high",
+    )
+    assert "karpenter-provider-aws@6fc13b52" in east["source"]
+    assert east["notes"].startswith("the skypilot catalog's price is 98.32 (+79%): disagrees")
     # GCP g2-standard-4 us-central1-a: VM 0.14679 + L4 x1 0.56004 = 0.70683 (every zone
     # alike), which the dated Cloud Billing list price (0.706832, 2026-07-30) replaces.
     g2 = _snapshot_row(

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 import sys
 from collections import Counter, defaultdict
@@ -114,11 +115,13 @@ LAMBDA_ACCELERATOR = {"gpu_1x_h100_pcie": "h100-pcie"}
 # Catalog prices the live AWS price list no longer shows: AWS cut P4/P5 on-demand prices
 # in mid-2025 (curated.csv: p4d was 32.7726, p5 98.32); the catalog still lists these.
 AWS_PRE_CUT = ("p4d.", "p4de.", "p5.", "p5e.", "p5en.")
-# The catalog's two eras of P4d and P5: us-east-1 lists the prices AWS set on 2025-06-05
-# (pricing/data/history.csv cites them); every other region lists at least the old us-east-1
-# price, so those lines predate the cut: history, not current, and undated, so left out.
-# A region's premium over us-east-1 stays under REGION_PREMIUM.
-AWS_AFTER_CUT = {"p4d.24xlarge": 21.957642, "p5.48xlarge": 55.04}
+# AWS's us-east-1 on-demand list prices as its Price List API gave them on 2026-07-20
+# (karpenter's generated table): a dated price wins over the catalog's undated one there.
+AWS_LIST_PRICES = "aws_list_prices.csv"
+# The catalog's two eras of the P4 and P5 families: AWS cut their on-demand prices in mid-2025
+# (between karpenter's tables of 2025-04-28 and 2025-06-23, history.csv); a line above the
+# family's us-east-1 list price of 2026 by more than any region's premium (REGION_PREMIUM)
+# is from before the cut: history, not current, and undated, so left out.
 REGION_PREMIUM = 1.3
 # AWS Spot Instance Advisor bands per region and type (spot_advisor.csv, a dated copy).
 SPOT_ADVISOR = "aws_spot_advisor.csv"
@@ -254,6 +257,7 @@ def cheapest(candidates: list[tuple[float, str, str, str]]) -> tuple[str, str, l
 def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     table = {r["instance_type"]: r for r in read_csv(HERE / "aws_instances.csv")}
     bands = {(r["region"], r["instance_type"]): r for r in read_csv(HERE / SPOT_ADVISOR)}
+    list_prices = {(r["instance_type"], r["region"]): r for r in read_csv(HERE / AWS_LIST_PRICES)}
     file, service, _, _ = CATALOG["aws"]
     by_key: dict[tuple[str, str, str, str, int], list[tuple[float, str, str, str]]]
     by_key = defaultdict(list)
@@ -275,8 +279,10 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         seen.add(zone_key)
         on_demand, spot = price(line["Price"]), price(line["SpotPrice"])
         base = (itype, line["Region"], accelerator)
-        after_cut = AWS_AFTER_CUT.get(itype)
-        if on_demand is not None and after_cut and on_demand > after_cut * REGION_PREMIUM:
+        cut = list_prices.get((itype, "us-east-1")) if itype.startswith(AWS_PRE_CUT) else None
+        after_cut = float(cut["on_demand_usd_per_hour"]) if cut else math.inf
+        dated_here = (itype, line["Region"]) in list_prices  # its list price replaces it
+        if on_demand is not None and on_demand > after_cut * REGION_PREMIUM and not dated_here:
             skips.add("aws", f"{itype} on demand from before the 2025-06 price cut")
             on_demand = None
         if on_demand is not None:
@@ -292,6 +298,20 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         text, _, zones = cheapest(candidates)
         notes = [zone_note(zones) + " (AWS zone IDs)", "Linux"]
         confidence = CONFIDENCE
+        list_price = list_prices.get((itype, region)) if pricing == "on_demand" else None
+        if list_price is not None:
+            usd = float(list_price["on_demand_usd_per_hour"])
+            off = float(text) / usd - 1
+            said = f"the skypilot catalog's price is {text} ({off:+.0%})"
+            if abs(off) > DISAGREEMENT:
+                said += f": {DISAGREES} by more than 25 %, the catalog's is of an older era"
+            rows.append(
+                offer(
+                    "aws", service, itype, region, accelerator, count, pricing, fmt(usd),
+                    [said, *notes], dated=(list_price["as_of"], list_price["source"]),
+                )
+            )  # fmt: skip
+            continue
         if pricing == "on_demand" and itype.startswith(AWS_PRE_CUT):
             notes.append(PRE_CUT_NOTE)
             confidence = "low"
