@@ -118,6 +118,9 @@ AWS_PRE_CUT = ("p4d.", "p4de.", "p5.", "p5e.", "p5en.")
 # AWS's us-east-1 on-demand list prices as its Price List API gave them on 2026-07-20
 # (karpenter's generated table): a dated price wins over the catalog's undated one there.
 AWS_LIST_PRICES = "aws_list_prices.csv"
+# Azure's Linux on-demand prices per region, from its Retail Prices API on 2026-06-18
+# (karpenter-provider-azure's generated table): the same for Azure's rows.
+AZURE_LIST_PRICES = "azure_list_prices.csv"
 # The catalog's two eras of the P4 and P5 families: AWS cut their on-demand prices in mid-2025
 # (between karpenter's tables of 2025-04-28 and 2025-06-23, history.csv); a line above the
 # family's us-east-1 list price of 2026 by more than any region's premium (REGION_PREMIUM)
@@ -251,6 +254,27 @@ def cheapest(candidates: list[tuple[float, str, str, str]]) -> tuple[str, str, l
     return best[1], best[2], sorted({c[2] for c in candidates})
 
 
+def list_priced(
+    row: Row, catalog_usd: str, listed: Row, column: str = "on_demand_usd_per_hour"
+) -> Row:
+    """``row`` at a provider's dated list price instead of the catalog's undated one, the
+    catalog's figure and how far off it was in the notes (crosscheck.csv lists those beyond
+    DISAGREEMENT)."""
+    usd = float(listed[column])
+    off = float(catalog_usd) / usd - 1
+    said = f"the skypilot catalog's price is {catalog_usd} ({off:+.0%})"
+    if abs(off) > DISAGREEMENT:
+        said += f": {DISAGREES} by more than 25 %, the catalog's is of an older era"
+    return {
+        **row,
+        "usd_per_hour": fmt(usd),
+        "price_as_of": listed["as_of"],
+        "confidence": "high",
+        "source": listed["source"],
+        "notes": f"{said}; {row['notes'].removesuffix('; ' + DATE_NOTE)}",
+    }
+
+
 # --- AWS -----------------------------------------------------------------------------------
 
 
@@ -300,17 +324,8 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         confidence = CONFIDENCE
         list_price = list_prices.get((itype, region)) if pricing == "on_demand" else None
         if list_price is not None:
-            usd = float(list_price["on_demand_usd_per_hour"])
-            off = float(text) / usd - 1
-            said = f"the skypilot catalog's price is {text} ({off:+.0%})"
-            if abs(off) > DISAGREEMENT:
-                said += f": {DISAGREES} by more than 25 %, the catalog's is of an older era"
-            rows.append(
-                offer(
-                    "aws", service, itype, region, accelerator, count, pricing, fmt(usd),
-                    [said, *notes], dated=(list_price["as_of"], list_price["source"]),
-                )
-            )  # fmt: skip
+            row = offer("aws", service, itype, region, accelerator, count, pricing, text, notes)
+            rows.append(list_priced(row, text, list_price))
             continue
         if pricing == "on_demand" and itype.startswith(AWS_PRE_CUT):
             notes.append(PRE_CUT_NOTE)
@@ -333,6 +348,7 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
 
 def azure(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     table = {r["arm_sku_name"]: r for r in read_csv(HERE / "azure_vms.csv")}
+    list_prices = {(r["arm_sku_name"], r["region"]): r for r in read_csv(HERE / AZURE_LIST_PRICES)}
     file, service, _, _ = CATALOG["azure"]
     rows = []
     for line in read_csv(CATALOGS / file):
@@ -355,19 +371,12 @@ def azure(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         on_demand, spot = price(line["Price"]), price(line["SpotPrice"])
         notes.append("catalog v6 (no v7 Azure catalog); Linux")
         if on_demand is not None:
-            rows.append(
-                offer(
-                    "azure",
-                    service,
-                    size,
-                    line["Region"],
-                    accelerator,
-                    count,
-                    "on_demand",
-                    line["Price"],
-                    notes,
-                )
-            )
+            row = offer(
+                "azure", service, size, line["Region"], accelerator, count, "on_demand",
+                line["Price"], notes,
+            )  # fmt: skip
+            list_price = list_prices.get((size, line["Region"]))
+            rows.append(row if list_price is None else list_priced(row, line["Price"], list_price))
         if spot is not None and (on_demand is None or spot < on_demand):
             rows.append(
                 offer(
