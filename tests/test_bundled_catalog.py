@@ -252,3 +252,18 @@ def test_bundled_aws_spot_rows_carry_their_band_and_n_instances_pay_it_n_times(
     ratio = eight["wall_clock_hours"] / one["wall_clock_hours"]
     assert ratio == pytest.approx(1.1666667 / 1.0208333 / (8 * eight["cluster_efficiency"]))
     assert eight["total_usd"] == pytest.approx(8 * 20.9934 * eight["wall_clock_hours"])
+
+
+def test_the_readme_states_the_dated_share_the_snapshot_has() -> None:
+    """At least a third of the bundled offers carry a real date (issue 33), and the README's
+    quick start says how many."""
+    from pricing.offer import price_date
+
+    with (DATA / "snapshot.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    share = sum(price_date(row["price_as_of"]) is not None for row in rows) / len(rows)
+    assert share > 1 / 3
+    readme = (DATA.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"`pricing/data/snapshot.csv`: {share:.0%} of its offers dated".replace(
+        "%", " %"
+    ) in " ".join(readme.split())
