@@ -105,7 +105,8 @@ class PastPrices:
 
     def series(self, accelerator: str, since: date, ends_by: datetime) -> list[PriceLine]:
         """Each provider and tier's low and median price per accelerator-hour on every day one
-        of their recorded prices began or ended, until ``ends_by``."""
+        of their recorded prices began or ended, until ``ends_by``, and on ``since`` itself
+        where prices held then: a line starts at the level it had, not at its next change."""
         chosen = [p for p in self._chosen(accelerator) if p.start < ends_by]
         by_line: dict[tuple[str, str], list[PastPrice]] = defaultdict(list)
         for past in chosen:
@@ -114,6 +115,7 @@ class PastPrices:
         for (provider, pricing), prices in sorted(by_line.items()):
             line = PriceLine(provider, pricing)
             moments = {p.start for p in prices} | {p.until for p in prices if p.until < ends_by}
+            moments.add(_midnight(since.isoformat()))
             for moment in sorted(moments):
                 held = [
                     p.offer.usd_per_accelerator_hour for p in prices if p.start <= moment < p.until

@@ -127,6 +127,16 @@ def test_the_series_spans_years_across_providers_with_the_cut_among_its_changes(
     assert answer["count"] == sum(len(x["days"]) for x in answer["lines"])
     since = client.get("/offers/series?accelerator=h100-sxm&since=2026-01-01").get_json()
     assert min(d for x in since["lines"] for d in x["days"]) >= "2026-01-01"
+    # a line starts at the level it had on since=, not at its next change: AWS's P5 was
+    # still 98.32 / 8 on 2025-06-01, three weeks before the cut
+    june = client.get("/offers/series?accelerator=h100-sxm&since=2025-06-01").get_json()
+    (aws_june,) = [
+        x for x in june["lines"] if (x["provider"], x["pricing"]) == ("aws", "on_demand")
+    ]
+    assert (aws_june["days"][:2], aws_june["low"][:2]) == (
+        ["2025-06-01", "2025-06-23"],
+        [12.29, 6.88],
+    )
     rows = list(
         csv.DictReader(
             client.get("/offers/series?accelerator=h100-sxm&format=csv")
