@@ -254,13 +254,11 @@ def cheapest(candidates: list[tuple[float, str, str, str]]) -> tuple[str, str, l
     return best[1], best[2], sorted({c[2] for c in candidates})
 
 
-def list_priced(
-    row: Row, catalog_usd: str, listed: Row, column: str = "on_demand_usd_per_hour"
-) -> Row:
-    """``row`` at a provider's dated list price instead of the catalog's undated one, the
-    catalog's figure and how far off it was in the notes (crosscheck.csv lists those beyond
-    DISAGREEMENT)."""
-    usd = float(listed[column])
+def list_priced(row: Row, listed: Row, column: str = "on_demand_usd_per_hour") -> Row:
+    """``row`` at a dated price (a provider's list or page) instead of the catalog's undated
+    one, the catalog's figure and how far off it was in the notes (crosscheck.csv lists
+    those beyond DISAGREEMENT)."""
+    catalog_usd, usd = row["usd_per_hour"], float(listed[column])
     off = float(catalog_usd) / usd - 1
     said = f"the skypilot catalog's price is {catalog_usd} ({off:+.0%})"
     if abs(off) > DISAGREEMENT:
@@ -325,7 +323,7 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         list_price = list_prices.get((itype, region)) if pricing == "on_demand" else None
         if list_price is not None:
             row = offer("aws", service, itype, region, accelerator, count, pricing, text, notes)
-            rows.append(list_priced(row, text, list_price))
+            rows.append(list_priced(row, list_price))
             continue
         if pricing == "on_demand" and itype.startswith(AWS_PRE_CUT):
             notes.append(PRE_CUT_NOTE)
@@ -376,7 +374,7 @@ def azure(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
                 line["Price"], notes,
             )  # fmt: skip
             list_price = list_prices.get((size, line["Region"]))
-            rows.append(row if list_price is None else list_priced(row, line["Price"], list_price))
+            rows.append(row if list_price is None else list_priced(row, list_price))
         if spot is not None and (on_demand is None or spot < on_demand):
             rows.append(
                 offer(
@@ -851,20 +849,7 @@ def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
             out.append(row)
             continue
         used.add(key)
-        off = float(row["usd_per_hour"]) / float(found["usd_per_hour"]) - 1
-        said = f"the skypilot catalog's price is {row['usd_per_hour']} ({off:+.0%})"
-        if abs(off) > DISAGREEMENT:
-            said += f": {DISAGREES} by more than 25 %, the catalog's is of an older era"
-        out.append(
-            {
-                **row,
-                "usd_per_hour": found["usd_per_hour"],
-                "price_as_of": found["as_of"],
-                "confidence": "high",
-                "source": found["source"],
-                "notes": f"{said}; {row['notes'].split('; read ')[0]}",
-            }
-        )
+        out.append(list_priced(row, found, column="usd_per_hour"))
     for key, found in prices.items():
         if key in used:
             continue
