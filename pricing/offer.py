@@ -5,6 +5,8 @@ from __future__ import annotations
 import calendar
 import functools
 import re
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -186,6 +188,12 @@ class PriceLine:
         self.low.append(low)
         self.median.append(median)
         self.offers.append(offers)
+
+
+def day_prices(prices: Sequence[float]) -> tuple[float, float, int]:
+    """What a price series keeps of one day's offers of a line (their prices per
+    accelerator-hour): the lowest, the median and how many."""
+    return min(prices), statistics.median(prices), len(prices)
 
 
 _DATE_TOKEN = re.compile(r"\b(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b")

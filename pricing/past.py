@@ -14,7 +14,6 @@ store has runs, the store answers; a past price stops where the store's first ru
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 
 from pricing.adapters.tabular import parse_offers_csv
-from pricing.offer import Offer, PriceLine, PriceSpan, StoredOffer
+from pricing.offer import Offer, PriceLine, PriceSpan, StoredOffer, day_prices
 
 # The longest a recorded price is taken to hold with no later record of the same offer.
 PAST_PRICE_HOLDS = timedelta(days=365)
@@ -121,7 +120,7 @@ class PastPrices:
                     p.offer.usd_per_accelerator_hour for p in prices if p.start <= moment < p.until
                 ]
                 if held and moment.date() >= since:
-                    line.add(moment.date(), min(held), statistics.median(held), len(held))
+                    line.add(moment.date(), *day_prices(held))
             if line.days:
                 lines.append(line)
         return lines

@@ -8,14 +8,13 @@ holds; the day's later run of the same source replaces its rows.
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date
 
 from sqlalchemy import Connection, delete, insert, select
 
-from pricing.offer import Offer, PriceLine
+from pricing.offer import Offer, PriceLine, day_prices
 from pricing.store.records import Run
 from pricing.store.tables import price_series
 
@@ -30,23 +29,23 @@ def _write_series(conn: Connection, adapter: str, run: Run, batch: Sequence[Offe
     conn.execute(
         delete(price_series).where(price_series.c.adapter == adapter, price_series.c.day == day)
     )
-    if lines:
-        conn.execute(
-            insert(price_series),
-            [
-                {
-                    "accelerator": accelerator,
-                    "day": day,
-                    "adapter": adapter,
-                    "provider": provider,
-                    "pricing": pricing,
-                    "low": min(prices),
-                    "median": statistics.median(prices),
-                    "offers": len(prices),
-                }
-                for (accelerator, provider, pricing), prices in lines.items()
-            ],
+    rows = []
+    for (accelerator, provider, pricing), prices in lines.items():
+        low, median, offers = day_prices(prices)
+        rows.append(
+            {
+                "accelerator": accelerator,
+                "day": day,
+                "adapter": adapter,
+                "provider": provider,
+                "pricing": pricing,
+                "low": low,
+                "median": median,
+                "offers": offers,
+            }
         )
+    if rows:
+        conn.execute(insert(price_series), rows)
 
 
 def _read_series(conn: Connection, accelerator: str, since: date) -> list[PriceLine]:
