@@ -19,6 +19,7 @@ from hardware.jobs import Method, Model
 from hardware.ownership import Ownership, Sourced, System
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
+from hardware.utilization import Run, UtilizationFit, card_factor, fit
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Hardware:
     ownership: Ownership  # sites, systems, network, selling, money over time
     models: dict[str, Model]
     methods: dict[str, Method]
+    utilization: UtilizationFit  # transformer training's MFU, fitted on published runs
 
     def speed(self, accelerator: str, workload: Workload) -> Throughput:
         return self.throughput[(accelerator, workload)]
@@ -118,6 +120,9 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         for row in _rows(folder / "resale.csv")
         if row["segment"] == "consumer"
     )
+    published = _rows(folder / "sources" / "training_runs.csv")
+    runs = (_run(row) for row in published if row["fit"] == "yes")
+    utilization = fit(runs, lambda card: card_factor(throughput, registry, card), registry)
     return Hardware(
         registry=registry,
         cards=cards,
@@ -129,6 +134,32 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         ownership=_ownership(folder, registry),
         models={row["id"]: _model(row) for row in _rows(folder / "models.csv")},
         methods={row["method"]: _method(row) for row in _rows(folder / "methods.csv")},
+        utilization=utilization,
+    )
+
+
+def _precision(text: str) -> str:
+    """bf16, fp16 or fp8 as the source's text begins; a run that does not say trained in
+    16 bits like every other, and says so."""
+    word = text.split()[0].lower() if text.strip() else ""
+    return word if word in ("bf16", "fp16", "fp8") else "16-bit (not stated)"
+
+
+def _run(row: dict[str, str]) -> Run:
+    params = float(row["params"])
+    return Run(
+        id=row["run"],
+        accelerator=row["accelerator_id"],
+        params=params,
+        active_params=_number(row["active_params"]) or params,
+        tokens=float(row["tokens_or_images"]),
+        hours=float(row["accelerator_hours"]),
+        layers=int(row["layers"]),
+        hidden=int(row["hidden"]),
+        seq_len=int(row["seq_len"]),
+        precision=_precision(row["precision"]),
+        software_year=int(row["software_year"]),
+        source=row["source"],
     )
 
 

@@ -303,6 +303,42 @@ def ownership_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def published_runs_table() -> str:
+    """The language-model runs the utilization is fitted on, each against the fit: the error
+    table of hardware/data/README.md."""
+    from hardware import load_hardware
+    from hardware.utilization import WITHIN
+
+    fitted = load_hardware().utilization
+    lines = [
+        "| run | card | active params | tokens | seq | precision | era | reported h "
+        "| predicted h | ratio | held out |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for p in fitted.predictions:
+        run = p.run
+        flag = "" if abs(p.ratio - 1) <= WITHIN else " (out)"
+        lines.append(
+            f"| `{run.id}` | {run.accelerator} | {run.active_params:.3g} | {run.tokens:.3g} "
+            f"| {run.seq_len:,} | {run.precision} | {run.era} | {run.hours:,.4g} "
+            f"| {p.predicted_hours:,.4g} | {p.ratio:.2f}{flag} | {p.held_out_ratio:.2f} |"
+        )
+    hits, runs = fitted.within
+    held, _ = fitted.held_out_within
+    low, high = fitted.spread
+    eras = ", ".join(f"{name} x {factor:.2f}" for name, factor in fitted.era_factors.items())
+    lines += [
+        "",
+        f"Fit: {fitted.at_reference:.3f} of peak on the A100 80GB at 7e9 active parameters "
+        f"with today's software, x (active / 7e9) ^ {fitted.size_slope:.3f}; older software: "
+        f"{eras}. Within {WITHIN:.0%} of the reported hours: {hits} of {runs} runs "
+        f"({hits / runs:.0%}); each predicted by the fit made without it: {held} of {runs} "
+        f"({held / runs:.0%}), P10-P90 of those ratios {low:.2f}-{high:.2f} (the answers' "
+        "`work.hours_spread`).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "breakeven-parameters": breakeven_parameters,
     "breakeven-answer": lambda: answer(BreakevenAnswer),
@@ -311,23 +347,31 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "settings": settings_table,
     "ownership-defaults": ownership_table,
 }
+# Other files with generated blocks: the hardware data's README.
+HARDWARE_README = README.parent / "hardware" / "data" / "README.md"
+FILES: dict[Path, dict[str, Callable[[], str]]] = {
+    README: BLOCKS,
+    HARDWARE_README: {"published-runs": published_runs_table},
+}
 
 
 # -- the README -----------------------------------------------------------------------------
 
 
-def render(text: str) -> str:
-    """``text`` with every generated block rewritten; each block in BLOCKS exactly once."""
+def render(text: str, blocks: dict[str, Callable[[], str]] | None = None) -> str:
+    """``text`` with every generated block rewritten; each block in ``blocks`` (the README's
+    by default) exactly once."""
+    blocks = BLOCKS if blocks is None else blocks
     found = [match["name"] for match in BLOCK.finditer(text)]
-    unknown = sorted(set(found) - set(BLOCKS))
-    missing = sorted(set(BLOCKS) - set(found))
+    unknown = sorted(set(found) - set(blocks))
+    missing = sorted(set(blocks) - set(found))
     repeated = sorted({name for name in found if found.count(name) > 1})
     if unknown or missing or repeated:
         raise ValueError(
             f"README blocks: unknown {unknown}, missing {missing}, repeated {repeated}; "
-            f"known: {sorted(BLOCKS)}"
+            f"known: {sorted(blocks)}"
         )
-    return BLOCK.sub(lambda m: m["start"] + BLOCKS[m["name"]]() + m["end"], text)
+    return BLOCK.sub(lambda m: m["start"] + blocks[m["name"]]() + m["end"], text)
 
 
 def diff(path: Path = README) -> str:
@@ -336,7 +380,7 @@ def diff(path: Path = README) -> str:
     return "".join(
         difflib.unified_diff(
             text.splitlines(keepends=True),
-            render(text).splitlines(keepends=True),
+            render(text, FILES[path]).splitlines(keepends=True),
             f"{path.name} (as it is)",
             f"{path.name} ({COMMAND})",
         )
@@ -348,18 +392,20 @@ def main(argv: list[str] | None = None) -> int:
     if args not in ([], ["--check"]):
         print(f"usage: {COMMAND} [--check]", file=sys.stderr)
         return 2
-    changes = diff()
-    if args == ["--check"]:
-        if changes:
-            print(changes + f"\nREADME.md is stale: run {COMMAND}", file=sys.stderr)
-            return 1
-        return 0
-    if changes:
-        README.write_text(render(README.read_text()))
-        print(f"README.md: generated blocks rewritten ({', '.join(BLOCKS)})")
-    else:
-        print("README.md: generated blocks already current")
-    return 0
+    stale = 0
+    for path, blocks in FILES.items():
+        name = path.relative_to(README.parent)
+        changes = diff(path)
+        if args == ["--check"]:
+            if changes:
+                print(changes + f"\n{name} is stale: run {COMMAND}", file=sys.stderr)
+                stale = 1
+        elif changes:
+            path.write_text(render(path.read_text(), blocks))
+            print(f"{name}: generated blocks rewritten ({', '.join(blocks)})")
+        else:
+            print(f"{name}: generated blocks already current")
+    return stale
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from hardware import (
 from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.ownership import SITE_PARAMETERS, SITES, Ownership, Sourced
 from hardware.throughput import ScalingPoint
+from hardware.utilization import UtilizationFit
 from pricing.offer import Offer, PricingModel, StoredOffer
 from pricing.store import Run, Store, runs
 
@@ -116,6 +117,7 @@ def toy_hardware() -> Hardware:
         TOY_OWNERSHIP,
         models={},
         methods={},
+        utilization=TOY_UTILIZATION,
     )
 
 
@@ -138,6 +140,8 @@ TOY_HOSTS = tuple(
 # Owning in the toy world costs the cards, the host and power at 0.165 USD/kWh, nothing
 # else: no site costs, network, fees, first-owner drop or discounting, so toy arithmetic
 # stays hand-checkable; tests of those costs set them (tests/test_ownership.py).
+# A flat language-model utilization: 0.4 of peak at every size, no runs behind it.
+TOY_UTILIZATION = UtilizationFit(0.4, 0.0, {}, 1.0, 1e15, (0.8, 1.25), ())
 TOY_OWNERSHIP = Ownership(
     {
         item: Sourced(item, value, None, None, "toy", "2026-01", "estimated", "toy")

@@ -454,9 +454,12 @@ def test_the_job_figures_the_work_test_leaves_out(client, hardware) -> None:  # 
     rtx3090 = hardware.speed("rtx3090", Workload.TRANSFORMER).relative
     scaling = hardware.efficiency("a100-80gb", Workload.TRANSFORMER, 8)
     quoted = [
-        f"Llama 3 8B ({_sci(model.params)} parameters)",
+        f"Llama 3 8B ({_sci(model.params)} parameters, {model.layers} layers of width "
+        f"{model.hidden:,})",
         f"x {method.flops_factor:g} (LoRA's share",
-        f"at {work.ANCHOR_UTILIZATION:.2f} of its peak",
+        f"at {hardware.utilization.utilization(model.params):.2f} of its peak",
+        f"fitted on {len(hardware.utilization.predictions)} published language-model runs",
+        "fit predicted the runs at {:.2f}-{:.2f} times".format(*hardware.utilization.spread),
         f"the {lora['work']['utilization']:.2f} its measured speed implies",
         f"its time is full training's times {method.time_factor:g}",
         f"{parts['weights']:.1f} GB of frozen 16-bit weights, "

@@ -175,7 +175,8 @@ def _answer(
         if measured is not None:  # the user's own card: a measurement, whatever the table's
             reference = replace(reference, relative=measured.relative, method="measured")
         document["sensitivity"] = sensitivity_document(result, table, asked)
-        document["ranges"] = ranges_document(ranges(result, table, reference))
+        spread = ranges(result, table, reference, work.hours_spread)
+        document["ranges"] = ranges_document(spread)
     if work.months is not None:
         document["deadline"]["basis"] = (
             f"steady work: {work.months:g} months of {HOURS_PER_MONTH:g} h, the work arriving "

@@ -42,6 +42,7 @@ def ranges_document(r: Ranges) -> dict[str, Any]:
         "offers": asdict(r.offers),
         "speed": {**asdict(r.speed), "methods": list(r.speed.methods)},
         "speed_spread_by_method": SPEED_SPREAD,
+        "work": None if r.work is None else {**asdict(r.work), "ratios": list(r.work.ratios)},
         "buy_usd": r.buy_usd,
         "close": r.close,
         "note": r.note,

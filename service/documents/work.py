@@ -213,6 +213,7 @@ def work_document(work: Work, gpu: str) -> dict[str, Any]:
         "precision": work.precision,
         "utilization": work.utilization,
         "utilization_anchor": work.utilization_anchor,
+        "hours_spread": None if work.hours_spread is None else list(work.hours_spread),
         "memory_gb": work.memory_gb,
         "memory_parts": work.memory_parts,
         "memory_note": work.memory_note,

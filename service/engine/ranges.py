@@ -6,7 +6,11 @@ provider, on the question's platforms, markets and pricing, with the memory it n
 costs for the work give P10, P50 and P90. Speeds carry a stated spread per method
 (``SPEED_SPREAD``); the rent total moves inversely with the speed ratio, so a spread u of
 the rental's and the bought card's speeds, combined in quadrature, bounds it by T / (1 + u)
-and T / (1 - u). The verdict is close when the buy total falls inside either range.
+and T / (1 - u). A job worked out from its FLOPs carries the spread of the published runs
+around the utilization fit (held out one at a time, P10-P90 of predicted over reported
+hours): the true hours are the predicted over that ratio, and the rent total moves with
+them (buying's cards are bought either way; their power, which moves too, is not counted
+here). The verdict is close when the buy total falls inside any range.
 """
 
 from __future__ import annotations
@@ -50,15 +54,28 @@ class SpeedSpread:
 
 
 @dataclass(frozen=True)
+class WorkSpread:
+    ratios: tuple[float, float]  # P10, P90 of predicted / reported hours of the runs held out
+    low_usd: float  # the cheapest rental's total if the job takes fewer hours than predicted
+    high_usd: float
+
+
+@dataclass(frozen=True)
 class Ranges:
     offers: OfferSpread
     speed: SpeedSpread
+    work: WorkSpread | None  # a job worked out from its FLOPs; None for hours stated
     buy_usd: float
     close: bool  # the buy total falls inside a range: the verdict could go either way
     note: str
 
 
-def ranges(quote: Quote, table: OfferTable, reference: Throughput) -> Ranges:
+def ranges(
+    quote: Quote,
+    table: OfferTable,
+    reference: Throughput,
+    hours_spread: tuple[float, float] | None = None,
+) -> Ranges:
     request, cheapest = quote.request, quote.rent[0]
     accelerator = cheapest.stored.offer.accelerator
     comparable = replace(request, providers=None, region=None)
@@ -83,18 +100,20 @@ def ranges(quote: Quote, table: OfferTable, reference: Throughput) -> Ranges:
     total = cheapest.present_usd
     speed = SpeedSpread(methods, spread, total / (1 + spread), total / (1 - spread))
 
-    buy = quote.buy.present_usd
-    inside = [
-        name
-        for name, low, high in (
-            (f"{accelerator}'s offers (P10-P90)", p10, p90),
-            ("the speeds' stated spread", speed.low_usd, speed.high_usd),
-        )
-        if low <= buy <= high
+    work = None
+    candidates = [
+        (f"{accelerator}'s offers (P10-P90)", p10, p90),
+        ("the speeds' stated spread", speed.low_usd, speed.high_usd),
     ]
+    if hours_spread is not None:
+        fewer, more = hours_spread
+        work = WorkSpread(hours_spread, total / more, total / fewer)
+        candidates.append(("the published runs' spread", work.low_usd, work.high_usd))
+    buy = quote.buy.present_usd
+    inside = [name for name, low, high in candidates if low <= buy <= high]
     note = (
         f"close: buying ({buy:,.0f} USD) falls within {' and within '.join(inside)}"
         if inside
-        else f"clear: buying ({buy:,.0f} USD) is outside both ranges"
+        else f"clear: buying ({buy:,.0f} USD) is outside every range"
     )
-    return Ranges(offers, speed, buy, bool(inside), note)
+    return Ranges(offers, speed, work, buy, bool(inside), note)

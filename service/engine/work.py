@@ -5,13 +5,14 @@ transformer job (a model or its parameter count, tokens, and full, LoRA or QLoRA
 a vision job (a model, images and epochs). The engine works in hours on the named card, so
 each becomes that, and the answer's ``work`` block says how.
 
-Compute: transformer training FLOPs = 6 x parameters x tokens (forward 2, backward 4 per
-parameter and token) x the method's factor; vision training FLOPs = 3 x the forward pass
+Compute: transformer training FLOPs = 6 x active parameters x tokens (forward 2, backward 4
+per parameter and token) plus attention's 12 x layers x width x sequence a token where the
+model's shape is known, x the method's factor; vision training FLOPs = 3 x the forward pass
 (2 FLOPs per multiply-accumulate in the model table) x images x epochs. FLOPs become hours
-through the card's peak dense FP16 TFLOPS (FP32 accumulate) and a model FLOPs utilization
-anchored on a published run for each kind of training: Meta's Llama 2 pre-training on A100s
-implies 0.38-0.43 for language models; NVIDIA's ResNet-50 v1.5 recipe 0.19 on an A100 for
-CNNs; DeiT-B 0.21 on V100s for vision transformers (hardware/data/sources/training_runs.csv).
+through the card's peak dense FP16 TFLOPS (FP32 accumulate) and a model FLOPs utilization:
+for language models, fitted on published runs (hardware/utilization.py: model size, software
+era, FP8, each run cited in hardware/data/sources/training_runs.csv); for CNNs, NVIDIA's
+ResNet-50 v1.5 recipe, 0.19 on an A100; for vision transformers, DeiT-B, 0.21 on V100s.
 Other cards get the utilization that makes their measured relative speed hold, so the FLOPs
 route and the throughput table agree.
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 from hardware import Hardware, Workload
 from hardware.jobs import Method, Model
+from hardware.utilization import REFERENCE_CARD, REFERENCE_PARAMS, training_flops
 from service.engine.hours import HOURS_PER_MONTH
 from service.engine.memory import (
     FRAMEWORK_GB,
@@ -31,14 +33,8 @@ from service.engine.memory import (
     shape_of,
 )
 
-# The card the utilization is anchored on, and its transformer utilization: Llama 2
-# 7B/13B/70B on A100-80GB imply 0.391/0.377/0.428 (Touvron et al. 2023, Table 2 GPU-hours).
-ANCHOR_CARD = "a100-80gb"
-ANCHOR_UTILIZATION = 0.40
-TRANSFORMER_ANCHOR = (
-    "Llama 2 7B/13B/70B pre-training on A100-80GB: 0.391/0.377/0.428 of peak "
-    "(Touvron et al. 2023, Table 2 GPU-hours for 2T tokens)"
-)
+# The card the CNN utilization is anchored on (the transformer fit's reference card too).
+ANCHOR_CARD = REFERENCE_CARD
 # CNNs: NVIDIA DeepLearningExamples, ResNet-50 v1.5 for PyTorch (README, pytorch-21.03
 # container): one A100 80GB in mixed precision trains 2,470 images/s, 90 epochs in ~14 h.
 CNN_ANCHOR_IMAGES_PER_S = 2470
@@ -58,7 +54,6 @@ VIT_ANCHOR = (
     "arXiv:2012.12877, section 6)"
 )
 IMAGENET_1K_IMAGES = 1_281_167  # the ILSVRC-2012 training set
-TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # Kaplan et al. 2020: forward 2, backward 4
 # Vision: forward 2 FLOPs per multiply-accumulate, and backward costs twice the forward.
 TRAINING_FLOPS_PER_FORWARD_MAC = 6
 # The work a question may state, however it states it (hours=, a run done, a job, steady
@@ -92,7 +87,8 @@ class Work:
     flops: float | None = None
     precision: str | None = None
     utilization: float | None = None  # of the named card's peak
-    utilization_anchor: str | None = None  # the published run it is scaled from
+    utilization_anchor: str | None = None  # the published runs it is scaled from
+    hours_spread: tuple[float, float] | None = None  # P10, P90 of hours as the anchors err
     memory_gb: float | None = None  # weights, gradients, optimizer state and activations
     memory_parts: dict[str, float] | None = None
     memory_note: str | None = None  # what memory_gb leaves out
@@ -134,10 +130,15 @@ def from_reference_run(
     )
 
 
-def anchor(hardware: Hardware, workload: Workload, family: str) -> tuple[str, float, str]:
-    """The published run a utilization is read from: its card, the utilization it implies
-    there, and the run in words. One per kind of training: a language model, a CNN, a
-    vision transformer."""
+def anchor(
+    hardware: Hardware,
+    workload: Workload,
+    family: str,
+    active_params: float = REFERENCE_PARAMS,
+) -> tuple[str, float, str]:
+    """The published runs a utilization is read from: their card, the utilization they
+    imply there, and the runs in words. One per kind of training: a language model (fitted
+    on many, by model size), a CNN, a vision transformer."""
     if workload == Workload.CNN:
         macs = _forward_macs(hardware, "resnet50")
         achieved = CNN_ANCHOR_IMAGES_PER_S * TRAINING_FLOPS_PER_FORWARD_MAC * macs
@@ -148,16 +149,35 @@ def anchor(hardware: Hardware, workload: Workload, family: str) -> tuple[str, fl
         achieved = flops / (VIT_ANCHOR_GPU_HOURS * 3600)
         return VIT_ANCHOR_CARD, achieved / (_peak(hardware, VIT_ANCHOR_CARD) * 1e12), VIT_ANCHOR
     if workload == Workload.TRANSFORMER:
-        return ANCHOR_CARD, ANCHOR_UTILIZATION, TRANSFORMER_ANCHOR
+        fitted = hardware.utilization
+        return REFERENCE_CARD, fitted.utilization(active_params), transformer_anchor(hardware)
     raise WorkError("workload", f"no published {workload} run anchors a utilization")
 
 
+def transformer_anchor(hardware: Hardware) -> str:
+    """The language-model fit in words, for the answer's ``utilization_anchor``."""
+    fitted = hardware.utilization
+    hits, runs = fitted.within
+    low, high = fitted.spread
+    return (
+        f"fitted on {runs} published language-model runs (hardware/data/sources/"
+        f"training_runs.csv): {fitted.at_reference:.3f} of peak on an {REFERENCE_CARD} at "
+        f"{REFERENCE_PARAMS:.0e} active parameters with today's software, x (active / "
+        f"{REFERENCE_PARAMS:.0e}) ^ {fitted.size_slope:.3f}; {hits} of {runs} runs within 25 %, "
+        f"held-out hours P10-P90 {low:.2f}-{high:.2f} x reported"
+    )
+
+
 def utilization(
-    hardware: Hardware, card: str, workload: Workload, family: str = "transformer"
+    hardware: Hardware,
+    card: str,
+    workload: Workload,
+    family: str = "transformer",
+    active_params: float = REFERENCE_PARAMS,
 ) -> float:
-    """Model FLOPs utilization of ``card``: the anchor run's, scaled by how the card's
-    measured speed compares with its peak against the anchor card's."""
-    anchor_card, share, _ = anchor(hardware, workload, family)
+    """Model FLOPs utilization of ``card``: the anchor's, scaled by how the card's speed
+    compares with its peak against the anchor card's."""
+    anchor_card, share, _ = anchor(hardware, workload, family, active_params)
     speed = hardware.speed(card, workload).relative / hardware.speed(anchor_card, workload).relative
     peak = _peak(hardware, card) / _peak(hardware, anchor_card)
     return share * speed / peak
@@ -178,10 +198,15 @@ def _peak(hardware: Hardware, card: str) -> float:
 
 
 def _from_flops(
-    hardware: Hardware, named: str, workload: Workload, flops: float, family: str
+    hardware: Hardware,
+    named: str,
+    workload: Workload,
+    flops: float,
+    family: str,
+    active_params: float = REFERENCE_PARAMS,
 ) -> tuple[float, float]:
     """(hours on one named card, its utilization)."""
-    share = utilization(hardware, named, workload, family)
+    share = utilization(hardware, named, workload, family, active_params)
     return flops / (_peak(hardware, named) * 1e12 * share * 3600), share
 
 
@@ -209,11 +234,14 @@ def from_transformer(
             "active_param_count",
             f"{active:.4g} active parameters are more than the model's {n:.4g}",
         )
-    full = TRAINING_FLOPS_PER_PARAM_TOKEN * active * tokens
-    hours, share = _from_flops(
-        hardware, named, Workload.TRANSFORMER, full * method.time_factor, "transformer"
-    )
     shape = shape_of(model, seq_len, micro_batch)
+    if shape is None:
+        full = training_flops(active, tokens)
+    else:
+        full = training_flops(active, tokens, shape.layers, shape.hidden, shape.seq_len)
+    hours, share = _from_flops(
+        hardware, named, Workload.TRANSFORMER, full * method.time_factor, "transformer", active
+    )
     parts = memory_parts(n, method, shape)
     name = model.id if model is not None else f"a {n:.3g}-parameter model"
     if active != n:
@@ -226,7 +254,8 @@ def from_transformer(
         flops=full * method.flops_factor,
         precision="fp16/bf16 mixed precision (peak dense FP16 TFLOPS, FP32 accumulate)",
         utilization=share,
-        utilization_anchor=TRANSFORMER_ANCHOR,
+        utilization_anchor=transformer_anchor(hardware),
+        hours_spread=hardware.utilization.spread,
         memory_gb=sum(parts.values()),
         memory_parts=parts,
         memory_note=memory_note(shape),

@@ -368,7 +368,14 @@ class WorkOut(_Out):
         "transformers (Llama 2 runs) and 0.19 for CNNs (NVIDIA's ResNet-50 recipe); other "
         "cards as their measured speed implies."
     )
-    utilization_anchor: str | None = Field(description="The published run it is scaled from.")
+    utilization_anchor: str | None = Field(
+        description="The published runs it is scaled from (language models: the fit)."
+    )
+    hours_spread: list[float] | None = Field(
+        description="P10 and P90 of predicted over reported hours of the published runs the "
+        "utilization is fitted on, each predicted without itself; null where the hours were "
+        "stated or the anchor is one run."
+    )
     memory_gb: float | None = Field(description="Weights, gradients, optimizer, activations.")
     memory_parts: dict[str, float] | None
     memory_note: str | None = Field(description="What `memory_gb` leaves out.")
@@ -419,6 +426,11 @@ class RangesOut(_Out):
         description="Methods of the two speeds, their combined spread, low and high USD."
     )
     speed_spread_by_method: dict[str, float]
+    work: dict[str, object] | None = Field(
+        description="A job worked out from its FLOPs: the published runs' spread (`ratios`, "
+        "predicted over reported hours, P10 and P90) and the cheapest rental's low and high "
+        "USD if the job's hours err as they do; null where the hours were stated."
+    )
     buy_usd: float
     close: bool = Field(description="Buying's total falls inside a range: a close call.")
     note: str
