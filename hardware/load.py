@@ -17,6 +17,7 @@ from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.hosts import Host, HostChoice, host_for
 from hardware.jobs import Method, Model
 from hardware.ownership import Ownership, Sourced, System
+from hardware.precision import DEFAULT_PRECISION, PRECISIONS, PrecisionSupport, in_fp8
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 from hardware.utilization import Run, UtilizationFit, card_factor, fit
@@ -35,9 +36,20 @@ class Hardware:
     models: dict[str, Model]
     methods: dict[str, Method]
     utilization: UtilizationFit  # transformer training's MFU, fitted on published runs
+    precisions: dict[str, PrecisionSupport]  # what each accelerator trains in
 
-    def speed(self, accelerator: str, workload: Workload) -> Throughput:
-        return self.throughput[(accelerator, workload)]
+    def speed(
+        self, accelerator: str, workload: Workload, precision: str = DEFAULT_PRECISION
+    ) -> Throughput:
+        """The card's speed for the class; in FP8, its 16-bit speed times FP8's gain there."""
+        sixteen_bits = self.throughput[(accelerator, workload)]
+        if precision != "fp8":
+            return sixteen_bits
+        peak = self.registry[accelerator].fp16_tensor_tflops
+        return in_fp8(sixteen_bits, self.precisions[accelerator], peak)
+
+    def supports(self, accelerator: str, precision: str) -> bool:
+        return precision in self.precisions[accelerator].precisions
 
     def efficiency(self, accelerator: str, workload: Workload, n: int) -> float:
         return self.scaling.efficiency(self.registry[accelerator].interconnect, workload, n)
@@ -122,6 +134,10 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
     )
     published = _rows(folder / "sources" / "training_runs.csv")
     runs = (_run(row) for row in published if row["fit"] == "yes")
+    precisions = {row["id"]: _precision_support(row) for row in _rows(folder / "precisions.csv")}
+    disagree = sorted({a.id for a in registry} ^ set(precisions))
+    if disagree:
+        raise ValueError(f"precisions.csv and accelerators.csv disagree on {disagree}")
     utilization = fit(runs, lambda card: card_factor(throughput, registry, card), registry)
     return Hardware(
         registry=registry,
@@ -135,7 +151,16 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         models={row["id"]: _model(row) for row in _rows(folder / "models.csv")},
         methods={row["method"]: _method(row) for row in _rows(folder / "methods.csv")},
         utilization=utilization,
+        precisions=precisions,
     )
+
+
+def _precision_support(row: dict[str, str]) -> PrecisionSupport:
+    named = frozenset(p for p in row["precisions"].split("|") if p)
+    unknown = sorted(named - set(PRECISIONS))
+    if unknown or not named:
+        raise ValueError(f"precisions.csv {row['id']}: {unknown or 'none'}, not of {PRECISIONS}")
+    return PrecisionSupport(row["id"], named, _number(row["fp8_tflops"]), row["source"])
 
 
 def _precision(text: str) -> str:

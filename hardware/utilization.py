@@ -22,7 +22,7 @@ What moves MFU, and how each enters:
   of 2021-2022 (Megatron-DeepSpeed before FlashAttention) took longer for the same FLOPs;
   answers are for today's software, the last era.
 - precision: runs in FP8 are counted at the speed FP8 measured over BF16 on the same cards
-  and software (``FP8_SPEEDUP``).
+  and software (``hardware.precision.FP8_SPEEDUP``).
 - cluster size: not a term. Most runs do not state their card count; the engine's scaling
   curves (scaling.csv, fabrics.csv) carry it.
 
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hardware.precision import FP8_SPEEDUP
 from hardware.registry import Registry
 from hardware.throughput import Throughput, Workload
 
@@ -49,11 +50,6 @@ ATTENTION_FLOPS_PER_LAYER_WIDTH_TOKEN = 12  # per token of context: Narayanan et
 # gives no training dates); the last is today's and has no factor of its own.
 ERAS = (("2018-2020", 2020), ("2021-2022", 2022), ("2023 on", 9999))
 TODAY = ERAS[-1][0]
-# FP8 over BF16 training throughput, same H100s, container and layout: Llama 3.1 8B 1.335
-# and 70B 1.337 on 8 and 64 GPUs (NVIDIA/dgxc-benchmarking@35a9aecc, llama3.1/README_8b.md
-# and README_70b.md, NeMo 24.09); 1.31-1.40 across that repository's releases and counts
-# (docs/research/training-2026-12-04/fp8.csv).
-FP8_SPEEDUP = 1.336
 SPREAD_PERCENTILES = (10, 90)
 WITHIN = 0.25  # the bar: a prediction within 25 % of the reported hours
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import math
 import re
 from datetime import UTC, datetime
@@ -22,6 +23,7 @@ from hardware import (
 )
 from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.ownership import SITE_PARAMETERS, SITES, Ownership, Sourced
+from hardware.precision import PrecisionSupport
 from hardware.throughput import ScalingPoint
 from hardware.utilization import UtilizationFit
 from pricing.offer import Offer, PricingModel, StoredOffer
@@ -118,6 +120,7 @@ def toy_hardware() -> Hardware:
         models={},
         methods={},
         utilization=TOY_UTILIZATION,
+        precisions=TOY_PRECISIONS,
     )
 
 
@@ -140,6 +143,10 @@ TOY_HOSTS = tuple(
 # Owning in the toy world costs the cards, the host and power at 0.165 USD/kWh, nothing
 # else: no site costs, network, fees, first-owner drop or discounting, so toy arithmetic
 # stays hand-checkable; tests of those costs set them (tests/test_ownership.py).
+# Every toy card trains in 16 bits, none in FP8 (a defaultdict: cards tests add run the same).
+TOY_PRECISIONS: dict[str, PrecisionSupport] = collections.defaultdict(
+    lambda: PrecisionSupport("toy", frozenset({"fp16", "bf16"}), None, "toy")
+)
 # A flat language-model utilization: 0.4 of peak at every size, no runs behind it.
 TOY_UTILIZATION = UtilizationFit(0.4, 0.0, {}, 1.0, 1e15, (0.8, 1.25), ())
 TOY_OWNERSHIP = Ownership(

@@ -25,7 +25,13 @@ from service.documents.queries import (
     sensitivity_parameters,
 )
 from service.documents.sensitivity import ranges_document, sensitivity_document
-from service.documents.work import job_workload, stated_work, work_document
+from service.documents.work import (
+    check_precision,
+    job_workload,
+    precision_document,
+    stated_work,
+    work_document,
+)
 from service.engine.assumptions import MIN_UTILIZATION, as_dict, with_overrides
 from service.engine.breakeven import (
     LeftOut,
@@ -110,6 +116,7 @@ def _answer(
     providers = None
     if query.providers:
         providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
+    check_precision(runtime.hardware, gpu, workload, query.precision)
     work = stated_work(query, runtime, gpu, workload)
     assumptions = with_overrides(runtime.assumptions, query)
     deadline = _deadline_hours(query, work)
@@ -155,6 +162,7 @@ def _answer(
         session_hours=runtime.colab.session_hours if runtime.colab else None,
         deadline_hours=deadline,
         site=query.site,
+        precision=query.precision,
     )
     try:
         result = quote(table, runtime.hardware, request)
@@ -171,7 +179,7 @@ def _answer(
             raise Unanswerable("cannot-quote", str(exc), "own", str(exc)) from exc
     asked = sensitivity_parameters(query.sensitivity)
     if asked:
-        reference = runtime.hardware.speed(request.reference, request.workload)
+        reference = runtime.hardware.speed(request.reference, request.workload, request.precision)
         if measured is not None:  # the user's own card: a measurement, whatever the table's
             reference = replace(reference, relative=measured.relative, method="measured")
         document["sensitivity"] = sensitivity_document(result, table, asked)
@@ -186,6 +194,7 @@ def _answer(
         **work_document(work, gpu),
         "cards_bought": CARDS_BOUGHT[bought.basis].format(cards=bought.cards) + whole,
     }
+    document["precision"] = precision_document(runtime.hardware, gpu, query.precision)
     return document, [option.stored for option in result.rent]
 
 
@@ -252,7 +261,8 @@ def _throughput_used(
             f"{m.calibration}"
         )
         return {"relative": m.relative, "method": "measured-locally", "source": source}
-    return _throughput(runtime.hardware.speed(request.reference, request.workload))
+    hardware = runtime.hardware
+    return _throughput(hardware.speed(request.reference, request.workload, request.precision))
 
 
 def _quote_document(

@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 from pydantic import WithJsonSchema
 
+from hardware import speed_key
 from pricing.offer import PriceSpan, StoredOffer
 from pricing.past import NO_RUN
 from pricing.store import HistoryCursor, HistoryPage
@@ -140,7 +141,7 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
             raise InvalidQuestion("workload", "workload and gpu go together")
         reference = resolve_gpu(runtime.hardware, query.gpu, "gpu").id
         s_ref = runtime.hardware.speed(reference, query.workload).relative
-        rentals = Rentals.of(table, picked, s_ref, query.workload)
+        rentals = Rentals.of(table, picked, s_ref, speed_key(query.workload, None))
         rates = rentals.rate(runtime.assumptions.spot_overhead).tolist()
         for row, rate in zip(rows, rates, strict=True):
             row["usd_per_reference_hour"] = rate

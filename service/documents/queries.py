@@ -22,7 +22,7 @@ from pydantic import (
     field_validator,
 )
 
-from hardware import PLATFORMS, Workload
+from hardware import PLATFORMS, Precision, Workload
 from hardware.ownership import SITES
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import MAX_USD, bounds, overrides_model
@@ -287,6 +287,13 @@ class _StatedWork(Query):
         ge=1,
         le=65_536,
         description="A transformer job: sequences a card holds at once (default: 1).",
+    )
+    precision: Precision | None = Field(
+        None,
+        description="Training precision: bf16, fp16 or fp8. Only cards and rentals that train "
+        "in it take part (a card that does not is a 422 naming it); fp8 trains transformers "
+        "at FP8's measured gain over 16 bits on each card (default: 16 bits, fp16 or bf16, "
+        "whichever each card runs; every card takes part).",
     )
     images: float | None = Field(
         None, ge=1, le=1e12, description="A vision job: training images (ImageNet-1k: 1281167)."

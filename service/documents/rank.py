@@ -9,10 +9,23 @@ from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.offers import RANKED, offer_fields
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
-from service.documents.work import job_workload, optional_work, work_document
+from service.documents.work import (
+    check_precision,
+    job_workload,
+    optional_work,
+    precision_document,
+    work_document,
+)
 from service.engine.assumptions import with_overrides
 from service.engine.hours import HOURS_PER_DAY
-from service.engine.ranking import RankedCard, Ranking, RankRequest, rank, ranks_by_work
+from service.engine.ranking import (
+    RankedCard,
+    Ranking,
+    RankRequest,
+    rank,
+    ranks_by_work,
+    untrained_in,
+)
 from service.runtime import Runtime
 
 
@@ -23,6 +36,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     /breakeven's to work out)."""
     reference = resolve_gpu(runtime.hardware, query.gpu)
     workload = job_workload(query, runtime.hardware)
+    check_precision(runtime.hardware, reference.id, workload, query.precision)
     work = optional_work(query, runtime, reference.id, workload)
     memory = query.memory
     if memory is None and work is not None:
@@ -47,10 +61,15 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         pricing=query.pricing,
         deadline_hours=deadline,
         site=query.site,
+        precision=query.precision,
     )
     ranking = rank(runtime.hardware, runtime.catalog.table(), request)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)
     document["work"] = work_document(work, reference.id) if work is not None else None
+    document["precision"] = {
+        **precision_document(runtime.hardware, reference.id, query.precision),
+        "left_out": untrained_in(runtime.hardware, query.precision),
+    }
     return document
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware import Hardware, Workload
+from hardware import PRECISIONS, Hardware, Workload
 from hardware.jobs import Model
+from hardware.precision import FP8_WORKLOADS, SIXTEEN_BITS
 from service.documents.errors import InvalidQuestion, Unanswerable, UnknownName
 from service.documents.gpus import resolve_gpu
 from service.documents.queries import MAX_CARDS
@@ -73,6 +74,56 @@ def job_workload(query: Any, hardware: Hardware) -> Workload:
             "workload", f"{model.id} trains like a {own} workload; drop workload= or make it {own}"
         )
     return own
+
+
+def check_precision(
+    hardware: Hardware, gpu: str, workload: Workload, precision: str | None
+) -> None:
+    """A precision the named card does not train in, or FP8 for work not measured in it, is
+    a 422 naming ``precision``: the answer would compare a card that cannot do the job."""
+    if precision is None:
+        return
+    if precision == "fp8" and workload not in FP8_WORKLOADS:
+        raise Unanswerable(
+            "unsupported-precision",
+            f"fp8 training is measured for transformers only, not {workload} work; ask bf16 "
+            "or fp16, or leave precision= out",
+            "precision",
+            f"fp8 is not measured for {workload}",
+        )
+    support = hardware.precisions[gpu]
+    if precision not in support.precisions:
+        runs = ", ".join(p for p in PRECISIONS if p in support.precisions)
+        raise Unanswerable(
+            "unsupported-precision",
+            f"{gpu} does not train in {precision}: it runs {runs} ({support.source})",
+            "precision",
+            f"{gpu} does not run {precision}",
+            sorted(support.precisions),
+        )
+
+
+def precision_document(hardware: Hardware, gpu: str, precision: str | None) -> dict[str, Any]:
+    """What the answer compared in: the precision asked, the speeds it used, FP8's gain on
+    the named card."""
+    if precision is None:
+        return {
+            "asked": None,
+            "speeds": SIXTEEN_BITS,
+            "gain": 1.0,
+            "note": "16 bits (fp16 or bf16, whichever each card runs): every card and offer "
+            "takes part; ask precision= to keep only those that run one",
+        }
+    gain = 1.0
+    if precision == "fp8":
+        gain, _ = hardware.precisions[gpu].fp8_gain(hardware.registry[gpu].fp16_tensor_tflops)
+    return {
+        "asked": precision,
+        "speeds": "fp8" if precision == "fp8" else SIXTEEN_BITS,
+        "gain": gain,
+        "note": f"only cards and offers that train in {precision} take part"
+        + (f"; FP8 trains {gain:.3f} x as fast as 16 bits on {gpu}" if precision == "fp8" else ""),
+    }
 
 
 def optional_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> Work | None:
@@ -169,6 +220,7 @@ def _work(query: Any, hardware: Hardware, gpu: str, workload: Workload, way: str
         active_params=query.active_param_count,
         seq_len=query.seq_len,
         micro_batch=query.micro_batch or 1,
+        precision=query.precision,
     )
 
 
@@ -177,6 +229,14 @@ def _vision_job(query: Any, hardware: Hardware, gpu: str, model: Model | None) -
         known = ", ".join(sorted(m.id for m in hardware.models.values() if m.family == "vision"))
         named = f"{model.id} is a transformer" if model is not None else "no model= given"
         raise InvalidQuestion("model", f"images= and epochs= state a vision job: {named}; {known}")
+    if query.precision == "fp8":
+        raise Unanswerable(
+            "unsupported-precision",
+            f"fp8 training is measured on language models, not on {model.id}; ask bf16 or "
+            "fp16, or leave precision= out",
+            "precision",
+            "fp8 is not measured for vision models",
+        )
     stray = next((name for name in TRANSFORMER_ONLY if getattr(query, name) is not None), None)
     if stray is not None:
         raise InvalidQuestion(

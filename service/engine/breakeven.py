@@ -216,7 +216,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         )
 
     # Buy: n local reference cards; busy hours shrink with n, less the scaling loss.
-    s_ref = request.reference_speed or hardware.speed(ref.id, k).relative
+    s_ref = request.reference_speed or hardware.speed(ref.id, k, request.precision).relative
     local_speed = bought_speed(hardware, ref.id, k, n)
     busy_hours = request.hours / local_speed
     wall_clock = calendar_hours(request.hours, local_speed, a.utilization)
@@ -557,7 +557,7 @@ def _options(
             ),
             usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
-            throughput=table.throughput(row, request.workload),
+            throughput=table.throughput(row, request.speed_key),
             sessions=int(count),
             paid_hours=paid,
         )
@@ -627,7 +627,7 @@ def _cheapest_measured(
     answer should not rest on an estimate without showing the measured alternative."""
     if not cheapest.throughput_estimated:
         return None
-    measured = ~table.estimated[request.workload][main.index]
+    measured = ~table.estimated[request.speed_key][main.index]
     found = _narrower(table, request, model, main, measured)
     if found is not None:
         return found

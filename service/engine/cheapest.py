@@ -154,7 +154,7 @@ def _hourly(
     if mask.dtype != bool:  # a few offers' rows: cost them all at once
         every = (np.inf,) * len(TERM_HOURS)
         return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf, every)
-    orders = list(table.by_cost[request.workload])
+    orders = list(table.by_cost[request.speed_key])
     stops = [order.size for order in orders]
     reading = list(range(len(orders)))
     start, size = 0, COSTED_CHUNK
@@ -215,7 +215,7 @@ def _with_committed(
     cheap."""
     if found.term_floors:
         return found  # every offer the question admits was costed
-    reached = committed_next or (0,) * len(table.committed_orders[request.workload])
+    reached = committed_next or (0,) * len(table.committed_orders[request.speed_key])
     floors = _term_floors(table, request, tuple(reached), s_ref, limits)
     started = Costed(found.index, found.job, found.floor, floors, tuple(reached))
 
@@ -240,7 +240,7 @@ def read_terms(
     only, never a scan of the catalog), until each term's floor reaches ``bar_of`` the offers
     costed and their totals so far: the ``top``-th cheapest, or a term's own cheapest, to
     prove it."""
-    orders = table.committed_orders[request.workload]
+    orders = table.committed_orders[request.speed_key]
     chosen = range(len(found.term_floors)) if terms is None else terms
     reached, floors = list(found.reached), list(found.term_floors)
     rows, costs = [found.index], [found.job]
@@ -288,7 +288,7 @@ def _term_floors(
     offer's term (by one term's cost), the next offer's work on one instance (by the work's
     cost) times a term over the deadline where that is more than 1; inf where an order is
     read to its end (every offer of the term was read)."""
-    orders = table.committed_orders[request.workload]
+    orders = table.committed_orders[request.speed_key]
     a, rf = request.assumptions, request.rent_factor
     deadline = limits.deadline_hours
     floors = []
@@ -299,7 +299,7 @@ def _term_floors(
             floors.append(np.inf)
             continue
         term = float(table.term_cost[by_term[term_at]]) * rf
-        rentals = Rentals.of(table, by_work[work_at : work_at + 1], s_ref, request.workload)
+        rentals = Rentals.of(table, by_work[work_at : work_at + 1], s_ref, request.speed_key)
         work = float(rentals.floor_usd(request.hours, a.spot_overhead, rf)[0])
         terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
         floors.append(max(term, work * terms))
@@ -315,7 +315,7 @@ def _floor(table: OfferTable, request: QuoteRequest, stops: tuple[int, ...], s_r
     """A floor under every offer a walk did not read: each order's first unread offer's
     cost on one instance with no deadline, which no later offer of that order undercuts
     (inf where every order was read to its end)."""
-    orders = table.by_cost[request.workload]
+    orders = table.by_cost[request.speed_key]
     nexts = [order[stop] for order, stop in zip(orders, stops, strict=True) if stop < order.size]
     if not nexts:
         return np.inf
@@ -325,7 +325,7 @@ def _floor(table: OfferTable, request: QuoteRequest, stops: tuple[int, ...], s_r
 def job_on(
     table: OfferTable, request: QuoteRequest, index: np.ndarray, s_ref: float, limits: Limits
 ) -> JobCost:
-    rentals = Rentals.of(table, index, s_ref, request.workload)
+    rentals = Rentals.of(table, index, s_ref, request.speed_key)
     a = request.assumptions
     return rentals.job(request.hours, a, request.rent_factor, request.session_hours, limits)
 

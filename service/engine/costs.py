@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from hardware import BASES, Card, CardPrice, Hardware, Workload
+from hardware import BASES, Card, CardPrice, Hardware, SpeedKey, Workload
 from hardware.ownership import System
 from service.engine.assumptions import Assumptions
 from service.engine.clusters import DEADLINE_TOLERANCE, Clusters
@@ -125,13 +125,13 @@ class Rentals:
 
     @classmethod
     def of(
-        cls, table: OfferTable, index: np.ndarray, reference_speed: float, workload: Workload
+        cls, table: OfferTable, index: np.ndarray, reference_speed: float, key: SpeedKey
     ) -> Rentals:
         """The offers at ``index``, their work counted in hours of a card of speed
-        ``reference_speed`` on ``workload``."""
+        ``reference_speed`` at ``key`` (a workload class, 16 bits or FP8)."""
         return cls(
             usd_per_hour=table.price[index],
-            speed=table.speed[workload][index],
+            speed=table.speed[key][index],
             reference_speed=reference_speed,
             interruptible=table.interruptible[index],
             band_overhead=table.band_overhead[index],

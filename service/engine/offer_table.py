@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from hardware import Hardware, Throughput, Workload
+from hardware import PRECISIONS, SPEED_KEYS, Hardware, SpeedKey, Throughput
 from pricing.listed import Listed
 from pricing.offer import INTERRUPTIBLE, TERM_HOURS, PricingModel, StoredOffer, pricing_models
 from pricing.tiers import TIER_NAMES, tier_code
@@ -157,15 +157,22 @@ class OfferTable:
             dtype=np.intp,
         )
         self.regions, self.region_code = _codes(r.lower() for r in column("region"))
-        self.speed: dict[Workload, np.ndarray] = {}
-        self.estimated: dict[Workload, np.ndarray] = {}
-        self._throughput: dict[Workload, tuple[list[Throughput], np.ndarray]] = {}
-        self.by_cost: dict[Workload, tuple[np.ndarray, ...]] = {}
+        # Which precisions each offer's accelerator trains in (hardware/data/precisions.csv)
+        self.runs = {
+            p: np.array([hardware.supports(a, p) for a in self.accelerators], dtype=bool)[
+                self.accelerator_code
+            ]
+            for p in PRECISIONS
+        }
+        self.speed: dict[SpeedKey, np.ndarray] = {}
+        self.estimated: dict[SpeedKey, np.ndarray] = {}
+        self._throughput: dict[SpeedKey, tuple[list[Throughput], np.ndarray]] = {}
+        self.by_cost: dict[SpeedKey, tuple[np.ndarray, ...]] = {}
         # Each term's committed offers in two orders: by what one term costs (price x term
         # hours) and by what an hour of work costs; a job on an offer costs at least both (one
         # instance at least, one term at least; service/engine/cheapest.py reads them). Per
         # term, in TERM_HOURS order: (1-year by term, 1-year by work, 3-year by term, ...).
-        self.committed_orders: dict[Workload, tuple[np.ndarray, ...]] = {}
+        self.committed_orders: dict[SpeedKey, tuple[np.ndarray, ...]] = {}
         self.term_cost = self.price * self.term_hours
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
@@ -196,44 +203,46 @@ class OfferTable:
         )
         # Banded offers carry their own overhead, fixed by data: it orders them as it costs.
         own_overhead = 1.0 + np.where(banded, self.band_overhead, 0.0)
-        for k in Workload:
+        for key in SPEED_KEYS:
+            k, precision = key
+            records = [hardware.speed(acc, k, precision) for acc, _ in pairs]
             speed = [
-                n * hardware.efficiency(acc, k, n) * hardware.speed(acc, k).relative
-                for acc, n in pairs
+                n * hardware.efficiency(acc, k, n) * record.relative
+                for (acc, n), record in zip(pairs, records, strict=True)
             ]
-            records = [hardware.speed(acc, k) for acc, _ in pairs]
-            self._throughput[k] = (records, pair_code)
+            self._throughput[key] = (records, pair_code)
             estimated = [record.estimated for record in records]
-            self.speed[k] = np.array(speed, dtype=np.float64)[pair_code]
-            self.estimated[k] = np.array(estimated, dtype=bool)[pair_code]
+            self.speed[key] = np.array(speed, dtype=np.float64)[pair_code]
+            self.estimated[key] = np.array(estimated, dtype=bool)[pair_code]
             # Cheapest-first orders per class, one per overhead group: the spot_overhead
             # assumption scales a whole group alike, so a quote's top offers are the first
             # candidates of each. Session restarts add about the same share to every
             # session-bound offer (a restart per session_hours of work), so that group keeps
             # its order too; banded offers are ordered with their own overheads.
-            unit_cost = self.price * own_overhead / self.speed[k] if rows else self.price
-            self.by_cost[k] = tuple(
+            unit_cost = self.price * own_overhead / self.speed[key] if rows else self.price
+            self.by_cost[key] = tuple(
                 group[np.argsort(unit_cost[group], kind="stable")] for group in groups
             )
-            self.committed_orders[k] = tuple(
-                rows[np.argsort(key[rows], kind="stable")]
+            self.committed_orders[key] = tuple(
+                rows[np.argsort(cost[rows], kind="stable")]
                 for term in TERM_HOURS.values()
                 for rows in (np.flatnonzero(self.term_hours == term),)
-                for key in (self.term_cost, unit_cost)
+                for cost in (self.term_cost, unit_cost)
             )
 
     def __len__(self) -> int:
         return len(self.rows)
 
-    def throughput(self, row: int, workload: Workload) -> Throughput:
+    def throughput(self, row: int, key: SpeedKey) -> Throughput:
         """How offer ``row``'s accelerator speed is known: its value, method and source."""
-        records, pair_code = self._throughput[workload]
+        records, pair_code = self._throughput[key]
         return records[pair_code[row]]
 
     def filter_key(self, request: QuoteRequest, need: MemoryNeed) -> tuple[object, ...]:
         """What a question's candidates depend on: its filters and its memory need."""
         return (
-            request.workload,
+            request.speed_key,
+            request.precision,
             request.pricing,
             request.providers,
             request.platforms,
@@ -286,14 +295,14 @@ class OfferTable:
             for p in pricing_models(request.pricing)
             if str(p) in self.pricings
         }
-        orders = (*self.by_cost[request.workload], *self.committed_orders[request.workload])
+        orders = (*self.by_cost[request.speed_key], *self.committed_orders[request.speed_key])
         read = [
             _leading(order, mask, request.top)
             if wanted & pricings
             else (_EMPTY, order.size)  # none admitted: read to its end at once
             for order, pricings in zip(orders, self._order_pricings, strict=True)
         ]
-        hours_orders = len(self.by_cost[request.workload])
+        hours_orders = len(self.by_cost[request.speed_key])
         hourly = [found for found, _ in read[:hours_orders]]
         committed = read[hours_orders:]
         rows = np.concatenate([*hourly, *(found for found, _ in committed)])
@@ -314,7 +323,8 @@ class OfferTable:
                 request.platforms,
                 (request.region or "").lower(),
                 request.markets,
-                request.workload if request.measured_only else None,
+                request.speed_key if request.measured_only else None,
+                request.precision,
             )
             found = self._candidates.get(key)
             if found is None:
@@ -333,7 +343,9 @@ class OfferTable:
             rows=rows,
         )
         if request.measured_only:
-            mask &= ~_at(self.estimated[request.workload], rows)
+            mask &= ~_at(self.estimated[request.speed_key], rows)
+        if request.precision is not None:
+            mask &= _at(self.runs[request.precision], rows)
         return mask
 
     def comparable(

@@ -84,7 +84,7 @@ def ranges(
     index = table.comparable(accelerator, comparable, need, most)
     s_ref = quote.priced.reference_speed if quote.priced else reference.relative
     limits = quote.priced.limits if quote.priced else Limits(quote.deadline_hours)
-    rentals = Rentals.of(table, index, s_ref, request.workload)
+    rentals = Rentals.of(table, index, s_ref, request.speed_key)
     job = rentals.job(
         request.hours, quote.assumptions, request.rent_factor, request.session_hours, limits
     )

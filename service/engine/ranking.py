@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hardware import Accelerator, Card, Hardware, Workload
+from hardware import Accelerator, Card, Hardware, SpeedKey, Workload, speed_key
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from service.engine.cheapest import admitted_mask, cheapest, costed
@@ -41,6 +41,11 @@ class RankRequest:
     # with `hours`: wall-clock hours the work must be done in; None: no deadline
     deadline_hours: float | None = None
     site: str | None = None  # where bought cards run; None: where their host class runs
+    precision: str | None = None  # bf16, fp16 or fp8: only cards and offers that run it
+
+    @property
+    def speed_key(self) -> SpeedKey:
+        return speed_key(self.workload, self.precision)
 
 
 @dataclass(frozen=True)
@@ -84,9 +89,9 @@ def ranks_by_work(request: RankRequest) -> bool:
 
 
 def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking:
-    k = request.workload
-    s_ref = hardware.speed(request.reference, k).relative
-    ranked = [_card(hardware, request, card, s_ref) for card in hardware.cards.values()]
+    s_ref = hardware.speed(request.reference, request.workload, request.precision).relative
+    runs = [c for c in hardware.cards.values() if _runs(hardware, c.accelerator, request.precision)]
+    ranked = [_card(hardware, request, card, s_ref) for card in runs]
 
     def key(c: RankedCard) -> tuple[bool, float]:
         metric = c.reference_hours_per_usd if ranks_by_work(request) else c.throughput_per_1000_usd
@@ -99,11 +104,21 @@ def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking
     return Ranking(request, cards, too_small, rent, candidates)
 
 
+def _runs(hardware: Hardware, accelerator: str, precision: str | None) -> bool:
+    """A card takes part when it trains in the precision asked (any, when none is)."""
+    return precision is None or hardware.supports(accelerator, precision)
+
+
+def untrained_in(hardware: Hardware, precision: str | None) -> list[str]:
+    """The cards for sale left out of a ranking because they do not train in ``precision``."""
+    return sorted(c for c in hardware.cards if not _runs(hardware, c, precision))
+
+
 def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) -> RankedCard:
     """One card's place. A card sold only in whole systems (systems.csv) is owned by the
     node: its cost over the work, and the budget, are a whole node's doing it."""
     acc = hardware.registry[card.accelerator]
-    speed = hardware.speed(acc.id, request.workload)
+    speed = hardware.speed(acc.id, request.workload, request.precision)
     system = hardware.ownership.sold_whole(acc.id)
     cards, price, basis = 1, card.purchase_usd, "new"
     if system is not None:
@@ -155,13 +170,14 @@ def _rentals(
         platforms=request.platforms,
         markets=request.markets,
         pricing=request.pricing,
+        precision=request.precision,
     )
     need = MemoryNeed(per_accelerator_gb=request.memory_gb)
     shortlist = table.shortlist(probe, need, own=False)
     index, candidates = shortlist.index, shortlist.candidates
     if index.size == 0:
         return [], candidates
-    k = request.workload
+    k = request.speed_key
     if request.deadline_hours is not None and request.hours is not None:
         # the work by the deadline: each on the fewest instances that make it, by its total
         probe = replace(probe, hours=request.hours, deadline_hours=request.deadline_hours)

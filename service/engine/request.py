@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hardware import Workload
+from hardware import SpeedKey, Workload, speed_key
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, MAX_USD, Assumptions
 from service.engine.work import MAX_HOURS, MIN_HOURS
 
@@ -50,3 +50,8 @@ class QuoteRequest:
     # wall-clock hours every rental must finish in; None: the bought cards' own calendar time
     deadline_hours: float | None = None
     site: str | None = None  # home, office or colo; None: where the host class runs
+    precision: str | None = None  # bf16, fp16 or fp8: only offers that run it; None: 16 bits
+
+    @property
+    def speed_key(self) -> SpeedKey:
+        return speed_key(self.workload, self.precision)

@@ -349,7 +349,7 @@ def case_of(quote: Quote, table: OfferTable) -> Case:
         hours=request.hours,
         assumptions=quote.assumptions,
         rent_factor=request.rent_factor,
-        rentals=Rentals.of(table, priced.shortlist, priced.reference_speed, request.workload),
+        rentals=Rentals.of(table, priced.shortlist, priced.reference_speed, request.speed_key),
         session_hours=request.session_hours,
         limits=priced.limits,
         deadline_given=quote.deadline_given,

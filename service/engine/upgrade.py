@@ -97,7 +97,7 @@ def _keep(
             f"needs {request.total_memory_gb:g} GB in all",
         )
     reference = quote.priced.reference_speed if quote.priced else 1.0
-    speed = hardware.speed(owned, request.workload).relative / reference
+    speed = hardware.speed(owned, request.workload, request.precision).relative / reference
     given = replace(request.assumptions, host_cost=0.0, resale=None, selling_fee=None)
     a, _ = buy_assumptions(given, hardware, owned, 1, request.site, "used", value_usd)
     a = replace(a, utilization=quote.assumptions.utilization)

@@ -54,6 +54,11 @@ VIT_ANCHOR = (
     "arXiv:2012.12877, section 6)"
 )
 IMAGENET_1K_IMAGES = 1_281_167  # the ILSVRC-2012 training set
+SIXTEEN_BIT_TRAINING = "fp16/bf16 mixed precision (peak dense 16-bit TFLOPS, FP32 accumulate)"
+FP8_TRAINING = (
+    "fp8 (linear layers in FP8, as Transformer Engine trains): the 16-bit hours / {gain:.3f}, "
+    "FP8's gain on {card} (hardware/precision.py); utilization stated at 16 bits"
+)
 # Vision: forward 2 FLOPs per multiply-accumulate, and backward costs twice the forward.
 TRAINING_FLOPS_PER_FORWARD_MAC = 6
 # The work a question may state, however it states it (hours=, a run done, a job, steady
@@ -220,6 +225,7 @@ def from_transformer(
     active_params: float | None = None,
     seq_len: int | None = None,
     micro_batch: int = 1,
+    precision: str | None = None,
 ) -> Work:
     """A transformer job. Compute counts the parameters each token passes through (a
     mixture of experts' active ones); memory holds them all (service/engine/memory.py). The
@@ -242,6 +248,14 @@ def from_transformer(
     hours, share = _from_flops(
         hardware, named, Workload.TRANSFORMER, full * method.time_factor, "transformer", active
     )
+    trained_in = SIXTEEN_BIT_TRAINING
+    if precision == "fp8":
+        peak = hardware.registry[named].fp16_tensor_tflops
+        gain, _ = hardware.precisions[named].fp8_gain(peak)
+        hours /= gain
+        trained_in = FP8_TRAINING.format(gain=gain, card=named)
+    elif precision is not None:
+        trained_in = f"{precision} mixed precision (peak dense 16-bit TFLOPS, FP32 accumulate)"
     parts = memory_parts(n, method, shape)
     name = model.id if model is not None else f"a {n:.3g}-parameter model"
     if active != n:
@@ -252,7 +266,7 @@ def from_transformer(
         f"{method.name} training of {name} on {tokens:.3g} tokens{timed}",
         hours,
         flops=full * method.flops_factor,
-        precision="fp16/bf16 mixed precision (peak dense FP16 TFLOPS, FP32 accumulate)",
+        precision=trained_in,
         utilization=share,
         utilization_anchor=transformer_anchor(hardware),
         hours_spread=hardware.utilization.spread,
@@ -275,7 +289,7 @@ def from_vision(hardware: Hardware, named: str, model: Model, images: float, epo
         f"full training of {model.id} on {images:,.0f} images for {epochs:g} epochs",
         hours,
         flops=flops,
-        precision="fp16/bf16 mixed precision (peak dense FP16 TFLOPS, FP32 accumulate)",
+        precision=SIXTEEN_BIT_TRAINING,
         utilization=share,
         utilization_anchor=anchor(hardware, workload, model.family)[2],
         memory_gb=sum(parts.values()),

@@ -21,7 +21,7 @@ from typing import Any, Literal, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema, models_json_schema
 
-from hardware import Workload
+from hardware import Precision, Workload
 from service.documents.offers import CATALOG, HISTORY, OFFER_FIELDS, RANKED, RENTED, Number
 from service.documents.queries import Query
 from service.engine.breakeven import BuyCost
@@ -416,6 +416,21 @@ class SensitivityOut(_Out):
     steps: dict[str, str]
 
 
+class PrecisionOut(_Out):
+    """What the answer compared in (`precision=`)."""
+
+    asked: Precision | None = Field(description="The precision asked; null: none.")
+    speeds: Literal["16-bit", "fp8"] = Field(description="The speeds every card was counted at.")
+    gain: float = Field(description="FP8's speed over 16 bits on the named card; 1 otherwise.")
+    note: str
+
+
+class RankPrecisionOut(PrecisionOut):
+    left_out: list[str] = Field(
+        description="Cards for sale left out of the ranking: they do not train in it."
+    )
+
+
 class RangesOut(_Out):
     """The rent side's spread across comparable offers and the speeds' stated uncertainty."""
 
@@ -503,6 +518,7 @@ class BreakevenAnswer(_Out):
     prices: PricesOut = Field(description="The rentals' price dates and how old they are.")
     throughput: ThroughputOut = Field(description="The bought card's speed the answer used.")
     work: BreakevenWorkOut
+    precision: PrecisionOut
 
 
 # -- /offers and /offers/history (answers re-serialised through these models) ---------------
@@ -792,6 +808,7 @@ class RankAnswer(_Out):
     )
     ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
     work: WorkOut | None = Field(description="The work as stated; null without one.")
+    precision: RankPrecisionOut
     cards: list[RankedCardOut]
     too_small: list[RankedCardOut]
     rent: list[RankedRentalOut]
