@@ -144,3 +144,33 @@ def test_too_little_bought_memory_is_a_422_naming_total_memory(client) -> None: 
     response = client.get("/breakeven?gpu=rtx3090&hours=500&total_memory=100")
     assert response.status_code == 422
     assert response.get_json()["errors"][0]["parameter"] == "total_memory"
+
+
+def test_every_card_keeps_its_framework_share_beside_the_shards() -> None:
+    """Sharded 62 GB with 1 GB kept on every card: 4x small holds 4 x (16 - 1) = 60 < 62,
+    out, though its 64 GB cover 62 + 1 counted once; 1x fast holds 80 - 1 = 79. The four
+    cards bought hold 4 x (24 - 1) = 92; two hold 46, short of 47: a 422 that says why."""
+    result = run(OFFERS, gpus=4, total_memory_gb=62.0, memory_overhead_gb=1.0)
+    assert products(result) == {"1x fast"}
+    assert result.memory_gate.need.per_card_overhead_gb == 1.0
+    assert products(run(OFFERS, gpus=4, total_memory_gb=62.0)) == {"4x small", "1x fast"}
+    with pytest.raises(QuoteError, match="hold 46 GB besides the 1 GB each keeps"):
+        run(OFFERS, gpus=2, total_memory_gb=47.0, memory_overhead_gb=1.0)
+    run(OFFERS, gpus=2, total_memory_gb=47.0)  # 48 GB counted without the overhead
+
+
+def test_a_described_sharded_job_meets_one_rule_bought_and_rented(client, hardware) -> None:  # type: ignore[no-untyped-def]
+    """Full training of Llama 2 7B on RTX 4090s: the cards bought are the fewest that hold
+    its sharded parts with 1 GB of framework on each (service/engine/memory.py), and every
+    rental holds them by the same rule across its instances."""
+    body = client.get("/breakeven?gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
+    gate, work = body["memory_gate"], body["work"]
+    kept = work["memory_parts"]["framework"]
+    assert gate["per_card_overhead_gb"] == kept == 1.0
+    assert gate["total_gb"] == pytest.approx(work["memory_gb"] - kept)
+    assert body["buy"]["gpus"] == math.ceil(gate["total_gb"] / (24 - kept))
+    assert body["rent"]
+    for line in body["rent"]:
+        memory = hardware.registry[line["accelerator"]].memory_gb
+        room = line["count"] * (memory - kept)
+        assert line["instances"] * room >= gate["total_gb"], line

@@ -150,6 +150,7 @@ def _answer(
         gpus=bought.cards,
         memory_gb=bought.memory_gb,
         total_memory_gb=bought.total_memory_gb,
+        memory_overhead_gb=bought.overhead_gb,
         price_usd=query.price,
         price_basis=query.price_basis,
         watts=query.watts,
@@ -536,6 +537,7 @@ def _memory_gate(gate: MemoryGate | None) -> dict[str, Any] | None:
         "applied": gate.need.gate,
         "per_accelerator_gb": gate.need.per_accelerator_gb,
         "total_gb": gate.need.total_gb,
+        "per_card_overhead_gb": gate.need.per_card_overhead_gb,
         "removed": gate.removed,
     }
 

@@ -207,11 +207,14 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     if watts is None:
         raise QuoteError("watts", f"no sourced board power for {ref.id}; pass watts=W")
     need = memory_need(request, ref.device_memory_gb)
-    held = request.gpus * ref.memory_gb
+    held = request.gpus * (ref.memory_gb - request.memory_overhead_gb)
     if request.total_memory_gb is not None and held < request.total_memory_gb:
+        kept = ""
+        if request.memory_overhead_gb:
+            kept = f" besides the {request.memory_overhead_gb:g} GB each keeps for the framework"
         raise QuoteError(
             "total_memory",
-            f"{request.gpus} x {ref.id} hold {held:g} GB, less than total_memory="
+            f"{request.gpus} x {ref.id} hold {held:g} GB{kept}, less than total_memory="
             f"{request.total_memory_gb:g}: buy more cards (gpus=) or shard less",
         )
 
@@ -230,7 +233,7 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
             "the fewest that make it), or allow more time",
             [("deadline_days", "the bought cards miss it"), ("gpus", "too few to make it")],
         )
-    limits = Limits(deadline, need.total_gb, a.max_instances)
+    limits = Limits(deadline, need.total_gb, a.max_instances, need.per_card_overhead_gb)
     nodes = hardware.host(n).count
     model = buy_model(price, watts, n, local_speed, a, nodes)
     buy = _buy_cost(
@@ -390,7 +393,8 @@ def memory_need(request: QuoteRequest, device_memory_gb: float) -> MemoryNeed:
     per_accelerator = request.memory_gb
     if per_accelerator is None and request.total_memory_gb is None:
         per_accelerator = device_memory_gb
-    return MemoryNeed(per_accelerator, request.total_memory_gb)
+    overhead = request.memory_overhead_gb if request.total_memory_gb is not None else 0.0
+    return MemoryNeed(per_accelerator, request.total_memory_gb, overhead)
 
 
 @dataclass(frozen=True)

@@ -67,12 +67,14 @@ BRACKET_STEPS = 200  # a cap on a discounted crossing's steps: Newton's, or halv
 class Limits:
     """What a job asks of a rental besides its price: to finish by ``deadline_hours`` of
     wall-clock time (inf: whenever), to hold ``total_memory_gb`` across its instances
-    (None: a replica per device, which the memory gate already checked), on at most
+    (None: a replica per device, which the memory gate already checked) with
+    ``per_card_overhead_gb`` kept on every accelerator besides, on at most
     ``max_instances`` instances of the offer."""
 
     deadline_hours: float = math.inf
     total_memory_gb: float | None = None
     max_instances: int = 1
+    per_card_overhead_gb: float = 0.0
 
 
 NO_LIMITS = Limits()
@@ -120,6 +122,7 @@ class Rentals:
     interruption_class: np.ndarray  # service/engine/interruption.py: on demand, assumed, band
     fabric: np.ndarray  # code into clusters.names: the network between two instances
     instance_memory: np.ndarray  # GB in all of one instance's accelerators
+    instance_cards: np.ndarray  # accelerators in one instance
     term_hours: np.ndarray  # a committed offer's term, paid whole; 0: paid as used
     clusters: Clusters
 
@@ -139,6 +142,7 @@ class Rentals:
             interruption_class=table.interruption_class[index],
             fabric=table.fabric_code[index],
             instance_memory=table.total_memory[index],
+            instance_cards=table.cards[index],
             term_hours=table.term_hours[index],
             clusters=table.clusters,
         )
@@ -215,8 +219,10 @@ class Rentals:
         most = np.minimum(self.clusters.largest[self.fabric], limits.max_instances)
         n = np.ones(busy.shape, dtype=np.int64)
         if limits.total_memory_gb is not None:
-            short = self.instance_memory < limits.total_memory_gb
-            n[short] = np.ceil(limits.total_memory_gb / self.instance_memory[short])
+            room = self.instance_memory - self.instance_cards * limits.per_card_overhead_gb
+            room = np.maximum(room, 1e-9)  # cards smaller than their own overhead hold nothing
+            short = room < limits.total_memory_gb
+            n[short] = np.ceil(limits.total_memory_gb / room[short])
             unsharded = short & ~self.clusters.shards[self.fabric]
             n[unsharded] = most[unsharded] + 1  # cannot hold it: past any cluster allowed
         if math.isfinite(limits.deadline_hours):

@@ -98,11 +98,21 @@ def memory_parts(params: float, method: Method, shape: Shape | None) -> dict[str
     return parts
 
 
+UNSHARDED_PARTS = ("framework",)  # kept whole on every card: not split by ZeRO or FSDP
+
+
+def unsharded_gb(parts: dict[str, float]) -> float:
+    """What every card keeps for itself, whatever the sharding."""
+    return sum(parts.get(part, 0.0) for part in UNSHARDED_PARTS)
+
+
 def cards_to_hold(parts: dict[str, float], card_memory_gb: float) -> int:
     """The fewest cards whose memory holds the job, the model states and activations
-    sharded across them (ZeRO stage 3, FSDP) and the framework's share taken on each."""
-    sharded = sum(gb for part, gb in parts.items() if part != "framework")
-    room = max(card_memory_gb - parts.get("framework", 0.0), 1e-9)
+    sharded across them (ZeRO stage 3, FSDP) and the framework's share taken on each. The
+    rentals meet the same rule (MemoryNeed.per_card_overhead_gb)."""
+    kept = unsharded_gb(parts)
+    sharded = sum(parts.values()) - kept
+    room = max(card_memory_gb - kept, 1e-9)
     return max(1, math.ceil(sharded / room))
 
 

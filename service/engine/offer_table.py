@@ -37,10 +37,13 @@ _GENERATIONS = itertools.count(1)  # tells tables apart for caches keyed on "thi
 @dataclass(frozen=True)
 class MemoryNeed:
     """What the job needs in memory: per accelerator (each device holds a whole replica),
-    in total (a sharded job: FSDP, ZeRO), or both; None is no need of that kind."""
+    in total (a sharded job: FSDP, ZeRO), or both; None is no need of that kind. A sharded
+    job's total is what is split across the cards; each card also keeps
+    ``per_card_overhead_gb`` for itself (the framework), which is not split."""
 
     per_accelerator_gb: float | None = None
     total_gb: float | None = None
+    per_card_overhead_gb: float = 0.0
 
     @property
     def gate(self) -> str:
@@ -109,7 +112,8 @@ class OfferTable:
         )
         program = [registry[a].program_memory_gb for a in accelerator]
         self.memory = np.fmin(chip, np.array(program, dtype=np.float64))  # nan: no cap
-        self.total_memory = chip * np.array(count, dtype=np.float64)
+        self.cards = np.array(count, dtype=np.float64)  # accelerators in one instance
+        self.total_memory = chip * self.cards
         # Pricing and market as codes first: what follows from them is looked up per code
         # (a handful) and gathered, not worked out per offer.
         self.pricings, self.pricing_code = _codes(str(p) for p in pricing)
@@ -384,7 +388,8 @@ class OfferTable:
         if need.per_accelerator_gb is not None:
             mask &= _at(self.memory, rows) >= need.per_accelerator_gb
         if need.total_gb is not None:
-            total = _at(self.total_memory, rows)
+            overhead = _at(self.cards, rows) * need.per_card_overhead_gb
+            total = _at(self.total_memory, rows) - overhead
             most = np.minimum(self.clusters.largest, max_instances)
             fabric = _at(self.fabric_code, rows)
             sharded = self.clusters.shards[fabric] & (total * most[fabric] >= need.total_gb)

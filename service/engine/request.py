@@ -33,6 +33,7 @@ class QuoteRequest:
     gpus: int = 1
     memory_gb: float | None = None  # per accelerator; None = the reference card's memory
     total_memory_gb: float | None = None  # a sharded job's total; None = not sharded
+    memory_overhead_gb: float = 0.0  # kept on every card beside its shard (the framework)
     price_usd: float | None = None  # None = the card's sourced purchase price
     price_basis: str | None = None  # new, used or launch; None = new, else used, else launch
     watts: float | None = None  # None = the card's board power

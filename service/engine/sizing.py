@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from service.engine.clusters import DEADLINE_TOLERANCE
 from service.engine.hours import HOURS_PER_MONTH
+from service.engine.memory import unsharded_gb
 from service.engine.work import Work
 
 # How the count of cards bought was chosen, as the answer names it.
@@ -39,6 +40,7 @@ class Purchase:
     memory_gb: float | None  # per accelerator; None: the rule of the question, or none
     total_memory_gb: float | None  # a sharded job's total; None: not sharded
     utilization: float | None = None  # steady work's own; None: the assumption's
+    overhead_gb: float = 0.0  # kept on each card beside its shard of total_memory_gb
 
 
 def purchase(
@@ -69,13 +71,16 @@ def purchase(
     steady_utilization = None
     if work.hours_per_month is not None:
         steady_utilization = min(1.0, work.hours_per_month / (HOURS_PER_MONTH * speed(cards)))
+    overhead = 0.0
     if work.memory_gb is not None and memory_gb is None and total_memory_gb is None:
-        # the job's own memory need: per device where one card holds it, else in total
+        # the job's own memory need: per device where one card holds it, else its sharded
+        # parts in total, each card keeping the framework's share besides (cards_to_hold)
         if work.min_cards == 1:
             memory_gb = work.memory_gb
         else:
-            total_memory_gb = work.memory_gb
-    return Purchase(cards, basis, memory_gb, total_memory_gb, steady_utilization)
+            overhead = unsharded_gb(work.memory_parts or {})
+            total_memory_gb = work.memory_gb - overhead
+    return Purchase(cards, basis, memory_gb, total_memory_gb, steady_utilization, overhead)
 
 
 def _fewest(start: int, speed: Callable[[int], float], needed: float, most: int, why: str) -> int:

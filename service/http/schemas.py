@@ -347,7 +347,13 @@ class MemoryGateOut(_Out):
 
     applied: Literal["per_accelerator", "total", "per_accelerator+total"]
     per_accelerator_gb: float | None = Field(description="Each device holds this much.")
-    total_gb: float | None = Field(description="Count x memory per accelerator covers this.")
+    total_gb: float | None = Field(
+        description="Count x (memory per accelerator - `per_card_overhead_gb`) covers this."
+    )
+    per_card_overhead_gb: float = Field(
+        description="What every card of a sharded job keeps for itself (the framework), "
+        "not split across cards; 0 unless the job was described."
+    )
     removed: int = Field(description="Offers past every other filter that lacked the memory.")
 
 
