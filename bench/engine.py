@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 import random
 import statistics
+import sys
 import time
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from hardware import Hardware, Workload, load_hardware
 from pricing.offer import COMMITTED, INTERRUPTIBLE, Offer, PricingModel, StoredOffer
@@ -21,6 +23,8 @@ from service.engine.offer_table import OfferTable
 from service.engine.work import from_transformer, from_vision
 
 OFFERS = 100_000
+ENGINE_BUDGET_MS = 2.0  # design section 7: one quote over 100,000 offers
+MIN_SPEEDUP = 50.0  # issue 9: at least 50x the plain-Python loop
 QUOTES = 300  # timed repetitions of the vectorized quote
 LOOPS = 5  # timed repetitions of the slow baseline
 SEED = 20261129
@@ -150,6 +154,15 @@ def run() -> dict[str, float]:
         work = from_transformer(hardware, "rtx3090", model, None, 1e9 + i, lora)
         quote(table, hardware, replace(request, hours=work.hours, memory_gb=work.memory_gb))
         job_times.append(time.perf_counter() - t0)
+    # The same job in FP8 on an H100 (issue 34): its hours divided by FP8's gain there, and
+    # rentals that run FP8 only, at their FP8 speeds.
+    fp8_times = []
+    h100 = replace(request, reference="h100-sxm", precision="fp8")
+    for i in range(QUOTES):
+        t0 = time.perf_counter()
+        work = from_transformer(hardware, "h100-sxm", model, None, 1e9 + i, lora, precision="fp8")
+        quote(table, hardware, replace(h100, hours=work.hours, memory_gb=work.memory_gb))
+        fp8_times.append(time.perf_counter() - t0)
     # A vision job: ResNet-50 on ImageNet-1k, worked out through the CNN anchor.
     vision_times = []
     resnet = hardware.models["resnet50"]
@@ -181,6 +194,7 @@ def run() -> dict[str, float]:
         "engine_p99_ms": sorted(engine_times)[int(0.99 * len(engine_times))] * 1000,
         "warm_p50_ms": statistics.median(warm_times) * 1000,
         "job_p50_ms": statistics.median(job_times) * 1000,
+        "fp8_job_p50_ms": statistics.median(fp8_times) * 1000,
         "vision_p50_ms": statistics.median(vision_times) * 1000,
         "deadline_p50_ms": statistics.median(deadline_times) * 1000,
         "deadline_instances": largest,
@@ -190,6 +204,56 @@ def run() -> dict[str, float]:
     }
 
 
+def verdict(e: dict[str, Any]) -> bool:
+    timed = ("engine_p50_ms", "job_p50_ms", "fp8_job_p50_ms", "vision_p50_ms", "deadline_p50_ms")
+    return all(e[name] <= ENGINE_BUDGET_MS for name in timed) and e["speedup"] >= MIN_SPEEDUP
+
+
+def section(e: dict[str, Any]) -> list[str]:
+    return [
+        "## Engine: one quote over 100,000 offers",
+        "",
+        "Synthetic catalog (`bench/engine.py`, seeded): every accelerator in the registry, "
+        "1-8 per offer, on-demand, spot, compute-unit and committed (1- and 3-year) pricing "
+        "in equal shares, six regions; gpu=rtx3090, hours=500, transformer; every quote with "
+        "its tiers. The baseline is a plain-Python loop over the same offers in the same "
+        "process (a committed offer paying whole terms); both must pick the same cheapest "
+        "offer before figures count.",
+        "",
+        "| figure | value | budget |",
+        "|---|---|---|",
+        f"| offers / candidates after the memory gate | {e['offers']:,} / {e['candidates']:,} | |",
+        f"| engine p50 per quote, full scan (new filters each time) "
+        f"| {e['engine_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| engine p99 per quote, full scan | {e['engine_p99_ms']:.3f} ms | |",
+        f"| engine p50, same filters again (shortlist cached) | {e['warm_p50_ms']:.3f} ms | |",
+        f"| a job described (LoRA llama-3-8b, 1e9 tokens): work out and quote, p50 "
+        f"| {e['job_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| the same job in FP8 on an H100 (precision=fp8): work out and quote, p50 "
+        f"| {e['fp8_job_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| a vision job (ResNet-50, ImageNet-1k, 90 epochs): work out and quote, p50 "
+        f"| {e['vision_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| a deadline the cheapest miss alone (5,000 h in 2 days, clusters of up to "
+        f"{e['deadline_instances']} instances in the answer), full scan, p50 "
+        f"| {e['deadline_p50_ms']:.3f} ms | <= {ENGINE_BUDGET_MS} ms |",
+        f"| plain-Python loop p50 | {e['loop_p50_ms']:.1f} ms | baseline |",
+        f"| speed-up of the full scan over the loop | {e['speedup']:.0f}x "
+        f"| >= {MIN_SPEEDUP:.0f}x |",
+        f"| building the offer table (once per catalog) | {e['table_build_s']:.2f} s | |",
+        "",
+        f"Verdict: {'within budget' if verdict(e) else 'OVER BUDGET'}.",
+    ]
+
+
+def main() -> int:
+    """Run this benchmark alone and rewrite its section of bench/results.md."""
+    from bench.results import replace_section
+
+    results = run()
+    replace_section("## Engine: one quote over 100,000 offers", section(results))
+    print("\n".join(section(results)))
+    return 0 if verdict(results) else 1
+
+
 if __name__ == "__main__":
-    for name, value in run().items():
-        print(f"{name}: {value:,.3f}" if isinstance(value, float) else f"{name}: {value:,}")
+    sys.exit(main())
