@@ -108,3 +108,35 @@ def test_the_live_marketplace_adapters_resolve_the_variants(hardware: Hardware) 
     }
     for (name, memory), accelerator in vast.items():
         assert vast_gpu(name, memory, canonical)[0] == accelerator, name
+
+
+@pytest.mark.parametrize(
+    ("name", "card"),
+    [
+        ("A800 80GB", "a800-80gb"),  # the newcomer's AutoDL import, once refused
+        ("A800", "a800-80gb"),
+        ("NVIDIA A800 80GB PCIe", "a800-80gb-pcie"),
+        ("NVIDIA H800", "h800"),  # nvidia-smi's name
+        ("H20", "h20"),
+        ("L20 48GB", "l20"),
+        ("RTX 4090D", "rtx4090d"),
+        ("GeForce RTX 4090 D", "rtx4090d"),
+        ("RTX 4090", "rtx4090"),  # the D is never the plain card, nor the other way
+    ],
+)
+def test_the_cards_sold_in_china_resolve(hardware: Hardware, name: str, card: str) -> None:
+    assert hardware.registry.resolve(name).id == card
+
+
+def test_china_s_cards_speeds_say_how_they_were_made(hardware: Hardware) -> None:
+    """Same chips take their twins' speeds; the H20, with 15 % of an H100's TFLOPS, is an
+    estimate far below it; none passes for a measurement."""
+    k = Workload.TRANSFORMER
+    assert hardware.speed("h800", k).relative == hardware.speed("h100-sxm", k).relative
+    assert hardware.speed("a800-80gb", k).relative == hardware.speed("a100-80gb", k).relative
+    assert {hardware.speed(c, k).method for c in ("h800", "a800-80gb")} == {"adjusted"}
+    h20 = hardware.speed("h20", k)
+    assert (
+        h20.method == "estimated" and h20.relative < 0.35 * hardware.speed("h100-sxm", k).relative
+    )
+    assert hardware.supports("h20", "fp8") and not hardware.supports("a800-80gb", "fp8")

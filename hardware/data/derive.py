@@ -92,6 +92,10 @@ ANCHORS = {
     "rtx3060": "rtx3090",  # Ampere GeForce
     "rtx3090ti": "rtx3090",
     "t4": "quadro-rtx8000",  # Turing, full-rate FP32 accumulate
+    # China's cards (docs/research/china-2026-12-04): no training measurement found
+    "rtx4090d": "rtx4090",  # AD102 with 456 of the 4090's 512 tensor cores
+    "h20": "h100-sxm",  # Hopper with 148 of the H100's 989 TFLOPS and more bandwidth
+    "l20": "rtx6000-ada",  # AD102 datacenter part, full-rate FP32 accumulate
 }
 
 # Per-accelerator training results against a card the Lambda sets measure (MLPerf Training
@@ -144,7 +148,14 @@ VENDOR_CEILINGS = {
 }
 # One chip in two memory sizes: the same speed. The 32 GB row was a 2022 value bridged to
 # the 2025 scale, 38 % off the 16 GB card's 2025 measurement (data audit 2026-11-30).
-SAME_CHIP = {"v100-32gb": "v100-16gb"}
+SAME_CHIP = {
+    "v100-32gb": "v100-16gb",
+    # China's cards (docs/research/china-2026-12-04): the A100's and H100's chips with their
+    # NVLink cut, which moves multi-card scaling, not one card's speed
+    "a800-80gb": "a100-80gb",
+    "a800-80gb-pcie": "a100-80gb-pcie",
+    "h800": "h100-sxm",
+}
 # A measured speed ratio to a card whose own value is an estimate: T4 vs L4 on the same
 # Colab fine-tune (McCormick 2024-04: 12 vs 5.5 minutes). The T4 came out 1.1x slower than
 # the L4 from specs, against 2.2-2.8x measured.
