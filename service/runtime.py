@@ -14,6 +14,7 @@ from typing import Any
 from hardware import Hardware, load_hardware
 from pricing.adapters.colab import SessionTerms, load_plans, session_terms
 from pricing.errors import StoreError
+from pricing.fx import ExchangeRates, bundled_rates
 from pricing.measurement_store import Measurement, latest_measurements
 from pricing.past import load_past_prices
 from pricing.snapshot import ensure_snapshot
@@ -64,6 +65,7 @@ class Runtime:
     measured: Measured
     assumptions: Assumptions  # the deployment's defaults (BREAKEVEN_*), queries set on top
     colab: SessionTerms | None  # Colab's session length and plans (pricing/data)
+    fx: ExchangeRates  # the ECB's reference rates: answers in another currency
     # Answers to questions asked again on the same catalog (dashboards poll): documents less
     # their price ages, which are recomputed on every answer.
     answers: Lru[Hashable, Any] = field(default_factory=lambda: Lru(ANSWERS_REMEMBERED))
@@ -101,6 +103,7 @@ def open_runtime(settings: Settings, prepare_store: bool = True) -> Runtime:
         Measured(store, settings.catalog_check_seconds),
         with_overrides(DEFAULT_ASSUMPTIONS, settings),
         session_terms(load_plans()),
+        bundled_rates(),
     )
     if prepare_store:
         ensure_snapshot(store, runtime.resolve_accelerator)

@@ -118,6 +118,12 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         gt=0,
         description="A price older than this many hours is reported as stale in answers.",
     )
+    fx_stale_after_days: float = Field(
+        default=7.0,
+        gt=0,
+        description="An exchange rate older than this many days is reported as stale in "
+        "answers asked in another currency (the ECB publishes one each working day).",
+    )
     catalog_check_seconds: float = Field(
         default=2.0,
         ge=0,

@@ -104,8 +104,9 @@ POSITIVE_REFUSALS = {
     "/offers": {400, 404, 422},
     "/offers/history": {400, 404},  # 400: since matches the pattern but no calendar day
     "/offers/series": {400, 404},  # the same
-    # 400: a job sized past MAX_HOURS (tokens=1e15); 404: unknown card
-    "/rank": {400, 404},
+    # 400: a job sized past MAX_HOURS (tokens=1e15); 404: unknown card; 422: a precision
+    # the card does not train in
+    "/rank": {400, 404, 422},
 }
 CHECKS = [
     not_a_server_error,
@@ -132,10 +133,12 @@ CARD_PARAMETERS = {
     "/rank": [("query", "gpu")],
 }
 # Parameters that, generated at random, leave nothing to answer: filters that match no
-# rental (/breakeven: 422) or no row (an empty list), and workload and gpu, which go together
-# (one without the other: 400). Half the positive cases go without them.
+# rental (/breakeven: 422) or no row (an empty list), a precision the card named does not
+# train in (422), and workload and gpu, which go together (one without the other: 400).
+# Half the positive cases go without them.
 DROPPED_HALF_THE_TIME = {
-    "/breakeven": ("providers", "region", "memory"),
+    "/breakeven": ("providers", "region", "memory", "precision"),
+    "/rank": ("precision",),
     "/offers": ("provider", "region", "pricing", "workload", "gpu"),
     "/offers/history": ("provider", "region", "pricing"),
 }
@@ -145,12 +148,15 @@ DROPPED_HALF_THE_TIME = {
 # be a 400. A named model decides the workload, so a stated one goes with it.
 WORK_WAYS: dict[str, dict[str, Any]] = {
     "hours": {"hours": 500},
+    "steady": {"hours_per_month": 200, "months": 12},
     "reference_run": {"ref_gpu": "a100-80gb", "ref_count": 8, "ref_hours": 40},
     "transformer": {"model": "llama-3-8b", "tokens": 1e9},
     "vision": {"model": "resnet50", "images": 1_281_167, "epochs": 90},
     "none": {},
 }
-WORK_PARAMETERS = {"param_count", "method"} | {n for way in WORK_WAYS.values() for n in way}
+# A transformer job's parameters besides its model and tokens: kept with that way only.
+JOB_DETAILS = {"param_count", "method", "active_param_count", "seq_len", "micro_batch"}
+WORK_PARAMETERS = JOB_DETAILS | {n for way in WORK_WAYS.values() for n in way}
 HEADER_TEXT = string.ascii_letters + string.digits + string.punctuation + " "
 
 COUNTS: dict[str, dict[str, Any]] = {}
@@ -219,7 +225,9 @@ def _steered(strategy: st.SearchStrategy, path: str) -> st.SearchStrategy:
             case.query = _one_way(case.query or {}, way if path == "/rank" else way or "hours")
         return case
 
-    ways = st.sampled_from(["hours", "hours", "reference_run", "transformer", "vision", ""])
+    ways = st.sampled_from(
+        ["hours", "hours", "steady", "reference_run", "transformer", "vision", ""]
+    )
     return st.tuples(strategy, picks, st.booleans(), ways).map(steer)
 
 
@@ -227,7 +235,7 @@ def _one_way(query: dict[str, Any], way: str) -> dict[str, Any]:
     """``query`` stating the work one way (``""``: none): that way's parameters kept (its
     required ones filled where generation left them out), the other ways' dropped."""
     own = set(WORK_WAYS[way or "none"])
-    own |= {"param_count", "method"} if way == "transformer" else set()
+    own |= JOB_DETAILS if way == "transformer" else set()
     kept = {k: v for k, v in query.items() if k not in WORK_PARAMETERS - own}
     required = dict(WORK_WAYS[way or "none"])
     if "param_count" in kept:  # a job sized by its parameter count names no model

@@ -16,6 +16,7 @@ from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
+from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
 from service.documents.offers import RENTED, offer_fields
 from service.documents.queries import (
     MAX_CARDS,
@@ -87,6 +88,16 @@ CARDS_BOUGHT = {
 
 
 def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
+    """The answer, in the question's currency where it asks one (service/documents/money.py)."""
+    on = query.at.date() if query.at is not None else None
+    rate = asked_rate(runtime.fx, query.currency, on)
+    document = _document_in_dollars(in_dollars(query, rate), runtime)
+    document = with_currency(document, rate)
+    document["fx"] = fx_document(query, rate, runtime.settings.fx_stale_after_days)
+    return document
+
+
+def _document_in_dollars(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
     gpu = resolve_gpu(runtime.hardware, query.gpu)
     workload = job_workload(query, runtime.hardware)
     measured = _measurement(query, runtime, gpu.id, workload)

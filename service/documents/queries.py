@@ -24,6 +24,7 @@ from pydantic import (
 
 from hardware import PLATFORMS, Precision, Workload
 from hardware.ownership import SITES
+from pricing.fx import Currency as FxCurrency
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import MAX_USD, bounds, overrides_model
 from service.engine.hours import HOURS_PER_MONTH
@@ -175,6 +176,18 @@ Markets = Annotated[
         description="Comma-separated market tiers to rent from: cloud (a provider's own data "
         "centres), secure and community (RunPod), verified and unverified (Vast.ai hosts) "
         "(default: all).",
+    ),
+]
+
+
+# ISO 4217, of the currencies the bundled rates carry (pricing.fx.CURRENCIES).
+Currency = Annotated[
+    FxCurrency | None,
+    Field(
+        description="ISO 4217 currency of the amounts you state (price, budget, electricity, "
+        "host and site costs) and of a sibling of every amount in the answer (`total_usd` -> "
+        "`total_cny`), at the ECB's reference rate; the answer's `fx` block gives the rate, "
+        "its date and age (default: USD, nothing converted).",
     ),
 ]
 
@@ -350,7 +363,8 @@ class _BreakevenQuestion(_StatedWork):
     price: float | None = Field(
         None,
         **QUESTION_BOUNDS["price"],
-        description="Purchase price per card, USD (default: the sourced price at `price_basis`).",
+        description="Purchase price per card, in `currency` (default: the sourced price at "
+        "`price_basis`).",
     )
     price_basis: Literal["new", "used", "launch", "system"] | None = Field(
         None,
@@ -394,6 +408,7 @@ class _BreakevenQuestion(_StatedWork):
         "offset): each source's last run by that moment; before the first stored run, 422 "
         "(default: now).",
     )
+    currency: Currency = None
     sensitivity: str | None = Field(
         None,
         max_length=200,
@@ -422,8 +437,9 @@ class _RankQuestion(_StatedWork):
         description="GB needed per accelerator (default: a described job's own need).",
     )
     budget: float | None = Field(
-        None, gt=0, le=MAX_USD, description="Max purchase, USD (default: no limit)."
+        None, gt=0, le=MAX_USD, description="Max purchase, in `currency` (default: no limit)."
     )
+    currency: Currency = None
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
     market: Markets = None

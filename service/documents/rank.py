@@ -7,6 +7,7 @@ from typing import Any
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
+from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
 from service.documents.offers import RANKED, offer_fields
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
 from service.documents.work import (
@@ -34,6 +35,8 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     a job), else by throughput per purchase dollar. A described job's memory need gates
     single accelerators: /rank compares one card with one card (a sharded job's count is
     /breakeven's to work out)."""
+    rate = asked_rate(runtime.fx, query.currency)
+    asked, query = query, in_dollars(query, rate)
     reference = resolve_gpu(runtime.hardware, query.gpu)
     workload = job_workload(query, runtime.hardware)
     check_precision(runtime.hardware, reference.id, workload, query.precision)
@@ -70,6 +73,8 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         **precision_document(runtime.hardware, reference.id, query.precision),
         "left_out": untrained_in(runtime.hardware, query.precision),
     }
+    document = with_currency(document, rate)
+    document["fx"] = fx_document(asked, rate, runtime.settings.fx_stale_after_days)
     return document
 
 

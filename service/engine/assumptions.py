@@ -46,6 +46,15 @@ from pydantic.dataclasses import dataclass
 # real price. The lower bound of utilization does the same for vanishing inputs:
 # utilization=5e-324 made the break-even days infinite and the resale decay divide by zero.
 MAX_USD = 100_000_000
+# The assumptions that are amounts of money (or money per unit): a question in another
+# currency states them in it (service/documents/money.py converts them).
+MONEY_ASSUMPTIONS = (
+    "electricity",
+    "host_cost",
+    "colo_usd_per_kw_month",
+    "staff_usd_per_node_year",
+    "network_usd",
+)
 MIN_UTILIZATION = 0.001  # under 9 hours a year
 
 
@@ -57,8 +66,8 @@ class Assumptions:
         None,
         ge=0,
         le=100,
-        description="Electricity price, USD per kWh (default: the site's tariff, "
-        "hardware/data/ownership.csv: US residential at home, commercial in an office, "
+        description="Electricity price, USD (or `currency`) per kWh (default: the site's "
+        "tariff, hardware/data/ownership.csv: US residential at home, commercial in an office, "
         "industrial in colocation; EIA).",
     )
     pue: float | None = Field(
@@ -75,8 +84,8 @@ class Assumptions:
         None,
         ge=0,
         le=MAX_USD,
-        description="Host machine around the cards, USD (default: sized by card count from "
-        "hardware/data/hosts.csv; 0 if you have one).",
+        description="Host machine around the cards, USD (or `currency`) (default: sized by "
+        "card count from hardware/data/hosts.csv; 0 if you have one).",
     )
     host_watts: float | None = Field(
         None,
@@ -88,8 +97,9 @@ class Assumptions:
         None,
         ge=0,
         le=100_000,
-        description="Colocation rent per kW of the nodes' nameplate draw per month (default: "
-        "the site's: 0 at home or in an office, CBRE's 2025 North America rate in colo).",
+        description="Colocation rent, USD (or `currency`) per kW of the nodes' nameplate draw "
+        "per month (default: the site's: 0 at home or in an office, CBRE's 2025 North America "
+        "rate in colo).",
     )
     support_share: float | None = Field(
         None,
@@ -102,15 +112,15 @@ class Assumptions:
         None,
         ge=0,
         le=MAX_USD,
-        description="Staff who run the nodes, USD per node-year (default: the site's: 0 at "
-        "home or in an office; a fleet's share of an administrator in colo).",
+        description="Staff who run the nodes, USD (or `currency`) per node-year (default: the "
+        "site's: 0 at home or in an office; a fleet's share of an administrator in colo).",
     )
     network_usd: float | None = Field(
         None,
         ge=0,
         le=MAX_USD,
-        description="Network between bought nodes, USD per node (default: none for one node; "
-        "InfiniBand cables and switches by cluster size for datacenter nodes, "
+        description="Network between bought nodes, USD (or `currency`) per node (default: none "
+        "for one node; InfiniBand cables and switches by cluster size for datacenter nodes, "
         "hardware/data/ownership.csv; none for Ethernet-linked desktops).",
     )
     discount_rate: float | None = Field(

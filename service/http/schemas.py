@@ -422,6 +422,21 @@ class SensitivityOut(_Out):
     steps: dict[str, str]
 
 
+class FxOut(_Out):
+    """The exchange rate an answer in another currency used (`currency=`)."""
+
+    currency: str = Field(description="ISO 4217: the currency asked (USD: nothing converted).")
+    per_usd: float = Field(description="What one US dollar was worth in it.")
+    as_of: str | None = Field(description="The ECB working day the rate was published.")
+    age_days: int | None = Field(description="Days from that day to today.")
+    stale: bool = Field(description="Older than the deployment's `fx_stale_after_days`.")
+    source: str
+    inputs: dict[str, dict[str, float]] = Field(
+        description="The amounts the question stated in the currency, and in dollars."
+    )
+    note: str
+
+
 class PrecisionOut(_Out):
     """What the answer compared in (`precision=`)."""
 
@@ -525,6 +540,7 @@ class BreakevenAnswer(_Out):
     throughput: ThroughputOut = Field(description="The bought card's speed the answer used.")
     work: BreakevenWorkOut
     precision: PrecisionOut
+    fx: FxOut
 
 
 # -- /offers and /offers/history (answers re-serialised through these models) ---------------
@@ -815,6 +831,7 @@ class RankAnswer(_Out):
     ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
     work: WorkOut | None = Field(description="The work as stated; null without one.")
     precision: RankPrecisionOut
+    fx: FxOut
     cards: list[RankedCardOut]
     too_small: list[RankedCardOut]
     rent: list[RankedRentalOut]

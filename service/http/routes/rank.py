@@ -25,7 +25,11 @@ bp = APIBlueprint("rank", __name__)
         "listed apart and cards over `budget` marked. The cheapest rentals for the same "
         "work come priced per hour of `gpu`'s work."
     ),
-    responses={400: "Invalid parameters", 404: "Unknown GPU"},
+    responses={
+        400: "Invalid parameters",
+        404: "Unknown GPU",
+        422: "The card does not train in `precision`",
+    },
 )
 def get_rank(query: RankQuery) -> Response:
     # A Response skips APIFlask's re-validation of the output; RankAnswer documents it.

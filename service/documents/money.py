@@ -1,0 +1,131 @@
+"""Answers in the asker's currency (`currency=`): money in, money out, at a dated rate.
+
+Every price is kept, and every cost worked out, in US dollars; a question in another
+currency is converted at the edges. Going in, the amounts the question states (a card's
+price, a budget, the electricity tariff, a host's cost ...) are divided by the rate into
+dollars. Coming out, every amount of the answer whose name says ``usd`` gets a sibling
+named for the currency (``total_usd`` -> ``total_cny``, ``usd_per_hour`` ->
+``cny_per_hour``, ``reference_hours_per_usd`` -> ``reference_hours_per_cny``): the dollar
+figures stay, so no client that reads them is misled. The ``fx`` block says which rate,
+from which day and source, and how old it is; the sentences stay in dollars and say so.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+from typing import Any
+
+from pricing.fx import BASE, ExchangeRates, FxError, Rate
+from service.documents.errors import InvalidQuestion
+from service.engine.assumptions import MONEY_ASSUMPTIONS
+
+# Amounts a question may state beside the assumptions: a card's price, a budget.
+MONEY_INPUTS = ("price", "budget", *MONEY_ASSUMPTIONS)
+_USD = re.compile(r"(^|_)usd(_|$)")
+_PER_USD = re.compile(r"per_(1000_)?usd$")  # the dollar is the denominator: divide
+
+
+def asked_rate(rates: ExchangeRates, currency: str | None, on: date | None = None) -> Rate | None:
+    """The rate a question's ``currency`` asks for (None: dollars, nothing to convert)."""
+    if currency is None or currency == BASE:
+        return None
+    try:
+        return rates.rate(currency, on)
+    except FxError as exc:
+        raise InvalidQuestion("currency", str(exc)) from exc
+
+
+def in_dollars(query: Any, rate: Rate | None) -> Any:
+    """The query with the amounts it states in ``rate``'s currency turned into dollars."""
+    if rate is None:
+        return query
+    fields = type(query).model_fields
+    given = {
+        name: getattr(query, name) / rate.per_usd
+        for name in MONEY_INPUTS
+        if name in fields and getattr(query, name) is not None
+    }
+    return query.model_copy(update=given) if given else query
+
+
+def fx_document(
+    query: Any, rate: Rate | None, stale_after_days: float, today: date | None = None
+) -> dict[str, Any]:
+    """The answer's ``fx`` block: the rate, its day, source and age, and what it turned."""
+    if rate is None:
+        return {
+            "currency": BASE,
+            "per_usd": 1.0,
+            "as_of": None,
+            "age_days": None,
+            "stale": False,
+            "source": "no conversion: every price is kept in US dollars",
+            "inputs": {},
+            "note": "amounts in US dollars; ask currency= (ISO 4217) for another",
+        }
+    today = today or datetime.now(UTC).date()
+    age = rate.age_days(today)
+    fields = type(query).model_fields
+    inputs = {
+        name: {"given": getattr(query, name), "usd": getattr(query, name) / rate.per_usd}
+        for name in MONEY_INPUTS
+        if name in fields and getattr(query, name) is not None
+    }
+    stale = age > stale_after_days
+    old = f"; the rate is {age} days old (STALE: no newer rate has been fetched)" if stale else ""
+    code = rate.currency.lower()
+    return {
+        "currency": rate.currency,
+        "per_usd": rate.per_usd,
+        "as_of": rate.day.isoformat(),
+        "age_days": age,
+        "stale": stale,
+        "source": rate.source,
+        "inputs": inputs,
+        "note": (
+            f"1 USD = {rate.per_usd:.6g} {rate.currency} ({rate.day}); amounts you stated in "
+            f"{rate.currency} were turned into dollars at it, and every amount named usd has "
+            f"a {code} sibling; sentences stay in dollars{old}"
+        ),
+    }
+
+
+def with_currency(document: Any, rate: Rate | None) -> Any:
+    """``document`` with a sibling in ``rate``'s currency for every amount named ``usd``."""
+    if rate is None:
+        return document
+    code = rate.currency.lower()
+    return _convert(document, rate.per_usd, code)
+
+
+def _convert(value: Any, per_usd: float, code: str) -> Any:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out[key] = _convert(item, per_usd, code)
+            if isinstance(key, str) and _USD.search(key):
+                converted = _amount(item, per_usd, dividing=bool(_PER_USD.search(key)))
+                if converted is not _SKIP:
+                    out[_USD.sub(lambda m: f"{m[1]}{code}{m[2]}", key)] = converted
+        return out
+    if isinstance(value, list):
+        return [_convert(item, per_usd, code) for item in value]
+    return value
+
+
+_SKIP = object()
+
+
+def _amount(value: Any, per_usd: float, dividing: bool) -> Any:
+    if value is None:
+        return None  # an amount not known in dollars is not known in any currency
+    if isinstance(value, bool):
+        return _SKIP
+    if isinstance(value, int | float):
+        return value / per_usd if dividing else value * per_usd
+    if isinstance(value, list) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value
+    ):
+        return [v / per_usd if dividing else v * per_usd for v in value]
+    return _SKIP
