@@ -19,6 +19,7 @@ from hardware.jobs import Method, Model
 from hardware.ownership import Ownership, Sourced, System
 from hardware.precision import DEFAULT_PRECISION, PRECISIONS, PrecisionSupport, in_fp8
 from hardware.registry import PLATFORMS, Accelerator, Registry
+from hardware.tariffs import COUNTRIES, Tariff, Tariffs
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 from hardware.utilization import Run, UtilizationFit, card_factor, fit
 
@@ -37,6 +38,7 @@ class Hardware:
     methods: dict[str, Method]
     utilization: UtilizationFit  # transformer training's MFU, fitted on published runs
     precisions: dict[str, PrecisionSupport]  # what each accelerator trains in
+    tariffs: Tariffs  # electricity by country and sector, in its own currency
 
     def speed(
         self, accelerator: str, workload: Workload, precision: str = DEFAULT_PRECISION
@@ -152,7 +154,27 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
         methods={row["method"]: _method(row) for row in _rows(folder / "methods.csv")},
         utilization=utilization,
         precisions=precisions,
+        tariffs=_tariffs(folder),
     )
+
+
+def _tariffs(folder: Path) -> Tariffs:
+    tariffs = Tariffs(
+        Tariff(
+            country=row["country"],
+            region=row["region"],
+            sector=row["sector"],
+            per_kwh=float(row["per_kwh"]),
+            currency=row["currency"],
+            period=row["period"],
+            kind=row["kind"],
+            source=row["source"],
+        )
+        for row in _rows(folder / "tariffs.csv")
+    )
+    if set(tariffs.countries) != set(COUNTRIES):
+        raise ValueError(f"tariffs.csv covers {tariffs.countries}, not {COUNTRIES}")
+    return tariffs
 
 
 def _precision_support(row: dict[str, str]) -> PrecisionSupport:

@@ -24,6 +24,7 @@ from hardware import (
 from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.ownership import SITE_PARAMETERS, SITES, Ownership, Sourced
 from hardware.precision import PrecisionSupport
+from hardware.tariffs import Tariffs
 from hardware.throughput import ScalingPoint
 from hardware.utilization import UtilizationFit
 from pricing.offer import Offer, PricingModel, StoredOffer
@@ -121,6 +122,7 @@ def toy_hardware() -> Hardware:
         methods={},
         utilization=TOY_UTILIZATION,
         precisions=TOY_PRECISIONS,
+        tariffs=Tariffs(()),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import filecmp
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pricing.sanity import SanityPolicy, check
 
 DATA = Path(str(resources.files("pricing") / "data"))
 ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
-PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"}
+PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab", "runpod", "vast", "autodl"}
 
 
 @pytest.fixture(scope="module")
@@ -267,3 +268,21 @@ def test_the_readme_states_the_dated_share_the_snapshot_has() -> None:
     assert f"`pricing/data/snapshot.csv`: {share:.0%} of its offers dated".replace(
         "%", " %"
     ) in " ".join(readme.split())
+
+
+def test_chinas_prices_keep_their_yuan_and_the_rate_that_turned_them(offers: list[Offer]) -> None:
+    """Each AutoDL row: the yuan price and the ECB rate of its day (or the newest bundled
+    before it) in its note, and the dollar price is the one divided by the other. The RTX
+    4090 at 1.88 CNY (2026-08) over the rate of 2026-04-13, 7.9827 / 1.1684 = 6.8322."""
+    from pricing.fx import bundled_rates
+
+    rows = [o for o in offers if o.provider == "autodl"]
+    assert rows and all(o.region == "cn" and o.price_as_of for o in rows)
+    rates = bundled_rates()
+    for o in rows:
+        found = re.search(r"^([\d.]+) CNY per GPU-hour at ([\d.]+) CNY per USD", o.notes)
+        assert found, o.notes
+        yuan, per_usd = float(found[1]), float(found[2])
+        assert o.usd_per_hour == pytest.approx(yuan * o.count / per_usd, rel=1e-4)
+    rtx4090 = next(o for o in rows if o.accelerator == "rtx4090")
+    assert rtx4090.usd_per_hour == pytest.approx(1.88 / rates.rate("CNY").per_usd, rel=1e-5)

@@ -137,3 +137,13 @@ def test_a_bad_currency_is_a_400_naming_it(client, value: str) -> None:  # type:
         body = response.get_json()
         assert response.status_code == 400, body
         assert body["errors"][0]["parameter"] == "currency"
+
+
+def test_an_amount_past_its_dollar_bound_once_converted_is_a_400(client) -> None:  # type: ignore[no-untyped-def]
+    """90 million EUR of host passes the 100-million bound as written and not in dollars
+    (the fuzz found it a 500)."""
+    response = client.get("/rank?hours=100&host_cost=90000000&currency=EUR")
+    body = response.get_json()
+    assert response.status_code == 400, body
+    assert body["errors"][0]["parameter"] == "host_cost"
+    assert "past its bound in dollars (<= 100,000,000)" in body["detail"]

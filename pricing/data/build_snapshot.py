@@ -52,6 +52,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -876,6 +877,53 @@ def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
     return out
 
 
+def china() -> list[Row]:
+    """China's GPU clouds (china_prices.csv): dated prices in yuan, no credential-free API.
+    Each is turned into dollars at the ECB's reference rate of its day, or the newest
+    bundled before it (pricing/fx.py), and the row says which: the yuan price, the rate and
+    its day stay with the offer."""
+    sys.path.insert(0, str(ROOT))  # the rates are the service's own: one conversion
+    from pricing.fx import bundled_rates
+
+    rates = bundled_rates()
+    rows = []
+    for line in read_csv(HERE / "china_prices.csv"):
+        day = date.fromisoformat(_first_day(line["price_as_of"]))
+        rate = rates.rate(line["currency"], day)
+        amount = float(line["price"])
+        lag = (day - rate.day).days
+        behind = f", {lag} days before the price's" if lag > 7 else ""
+        rows.append(
+            {
+                "provider": line["provider"],
+                "service": line["service"],
+                "product": line["product"],
+                "region": line["region"],
+                "zone": "",
+                "accelerator": line["accelerator"],
+                "count": line["count"],
+                "pricing": line["pricing"],
+                "usd_per_hour": fmt(amount * int(line["count"]) / rate.per_usd),
+                "host_included": "true",
+                "price_as_of": line["price_as_of"],
+                "confidence": line["confidence"],
+                "source": line["source"],
+                "notes": (
+                    f"{amount:g} {line['currency']} per GPU-hour at {rate.per_usd:.4f} "
+                    f"{line['currency']} per USD (ECB reference rate of {rate.day}{behind}); "
+                    + line["notes"]
+                ),
+                "market": "cloud",
+            }
+        )
+    return rows
+
+
+def _first_day(as_of: str) -> str:
+    """A price's day: YYYY-MM-DD as given, a month's first day for YYYY-MM."""
+    return as_of if len(as_of) == 10 else f"{as_of}-01"
+
+
 def build() -> tuple[str, Report]:
     aliases = alias_table()
     skips = Skips()
@@ -891,6 +939,7 @@ def build() -> tuple[str, Report]:
     generated = dated(generated, aliases)
     rows, replaced, kept_notes = merge(curated, generated)
     rows += read_csv(HERE / "committed.csv")
+    rows += china()
     rows.sort(key=sort_key)
     out = io.StringIO()
     for row in rows:

@@ -18,6 +18,7 @@ from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
 from service.documents.offers import RENTED, offer_fields
+from service.documents.place import asked_currency, left_out_providers, tariff
 from service.documents.queries import (
     MAX_CARDS,
     BreakevenQuery,
@@ -90,7 +91,7 @@ CARDS_BOUGHT = {
 def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
     """The answer, in the question's currency where it asks one (service/documents/money.py)."""
     on = query.at.date() if query.at is not None else None
-    rate = asked_rate(runtime.fx, query.currency, on)
+    rate = asked_rate(runtime.fx, asked_currency(query, runtime.hardware), on)
     document = _document_in_dollars(in_dollars(query, rate), runtime)
     document = with_currency(document, rate)
     document["fx"] = fx_document(query, rate, runtime.settings.fx_stale_after_days)
@@ -145,6 +146,12 @@ def _answer(
     except SizingError as exc:  # a valid question no purchase can answer
         raise Unanswerable("cannot-quote", str(exc), exc.parameter, "no purchase does it") from exc
     bought, whole = _whole_systems(query, runtime, gpu, bought)
+    where = query.site or runtime.hardware.host(bought.cards).host.site
+    power = None
+    if query.electricity is None:  # the country's tariff for where the cards run
+        power = tariff(runtime.hardware, runtime.fx, query.country, where)
+        if power is not None:
+            assumptions = replace(assumptions, electricity=power["usd_per_kwh"])
     if bought.utilization is not None:  # steady work sets its own
         assumptions = replace(assumptions, utilization=max(bought.utilization, MIN_UTILIZATION))
     owned = None if query.own is None else resolve_gpu(runtime.hardware, query.own, "own").id
@@ -175,6 +182,7 @@ def _answer(
         deadline_hours=deadline,
         site=query.site,
         precision=query.precision,
+        excluded_providers=left_out_providers(query, providers),
     )
     try:
         result = quote(table, runtime.hardware, request)
@@ -207,6 +215,7 @@ def _answer(
         "cards_bought": CARDS_BOUGHT[bought.basis].format(cards=bought.cards) + whole,
     }
     document["precision"] = precision_document(runtime.hardware, gpu, query.precision)
+    document["tariff"] = power
     return document, [option.stored for option in result.rent]
 
 

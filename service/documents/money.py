@@ -16,9 +16,11 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
+from pydantic.fields import FieldInfo
+
 from pricing.fx import BASE, ExchangeRates, FxError, Rate
 from service.documents.errors import InvalidQuestion
-from service.engine.assumptions import MONEY_ASSUMPTIONS
+from service.engine.assumptions import BOUND_SIGNS, MONEY_ASSUMPTIONS, bounds
 
 # Amounts a question may state beside the assumptions: a card's price, a budget.
 MONEY_INPUTS = ("price", "budget", *MONEY_ASSUMPTIONS)
@@ -37,7 +39,9 @@ def asked_rate(rates: ExchangeRates, currency: str | None, on: date | None = Non
 
 
 def in_dollars(query: Any, rate: Rate | None) -> Any:
-    """The query with the amounts it states in ``rate``'s currency turned into dollars."""
+    """The query with the amounts it states in ``rate``'s currency turned into dollars. The
+    bounds are in dollars: an amount within them in its own currency can fall outside once
+    converted (90 million EUR of host), a 400 naming it, never a failure inside."""
     if rate is None:
         return query
     fields = type(query).model_fields
@@ -46,7 +50,37 @@ def in_dollars(query: Any, rate: Rate | None) -> Any:
         for name in MONEY_INPUTS
         if name in fields and getattr(query, name) is not None
     }
+    for name, usd in given.items():
+        for kind, limit in _bounds(fields[name], name).items():
+            if not _HOLDS[kind](usd, limit):
+                raise InvalidQuestion(
+                    name,
+                    f"{getattr(query, name):g} {rate.currency} is {usd:,.6g} USD at "
+                    f"{rate.per_usd:.6g} {rate.currency} per USD ({rate.day}), past its "
+                    f"bound in dollars ({BOUND_SIGNS[kind]} {limit:,})",
+                )
     return query.model_copy(update=given) if given else query
+
+
+def _bounds(field: FieldInfo, name: str) -> dict[str, float]:
+    """A money input's bounds: an assumption's own (service/engine/assumptions.py), else
+    the query field's."""
+    if name in MONEY_ASSUMPTIONS:
+        return bounds(name)
+    return {
+        kind: getattr(item, kind)
+        for item in field.metadata
+        for kind in BOUND_SIGNS
+        if getattr(item, kind, None) is not None
+    }
+
+
+_HOLDS = {
+    "gt": lambda value, limit: value > limit,
+    "ge": lambda value, limit: value >= limit,
+    "lt": lambda value, limit: value < limit,
+    "le": lambda value, limit: value <= limit,
+}
 
 
 def fx_document(

@@ -24,6 +24,7 @@ from pydantic import (
 
 from hardware import PLATFORMS, Precision, Workload
 from hardware.ownership import SITES
+from hardware.tariffs import Country as TariffCountry
 from pricing.fx import Currency as FxCurrency
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import MAX_USD, bounds, overrides_model
@@ -176,6 +177,20 @@ Markets = Annotated[
         description="Comma-separated market tiers to rent from: cloud (a provider's own data "
         "centres), secure and community (RunPod), verified and unverified (Vast.ai hosts) "
         "(default: all).",
+    ),
+]
+
+
+# ISO 3166-1 alpha-2, of the countries with sourced tariffs (hardware.tariffs.COUNTRIES).
+Country = Annotated[
+    TariffCountry | None,
+    Field(
+        description="ISO 3166 country the cards would run in: its electricity tariff for the "
+        "site (residential at home, commercial in an office, industrial in colocation; "
+        "hardware/data/tariffs.csv, dated and sourced; the answer's `tariff` block says which "
+        "applied) and its currency unless `currency` says otherwise; China's GPU clouds "
+        "(AutoDL) compete only for CN or when named in `providers` (default: none: the "
+        "sites' US tariffs, US dollars).",
     ),
 ]
 
@@ -409,6 +424,7 @@ class _BreakevenQuestion(_StatedWork):
         "(default: now).",
     )
     currency: Currency = None
+    country: Country = None
     sensitivity: str | None = Field(
         None,
         max_length=200,
@@ -440,6 +456,7 @@ class _RankQuestion(_StatedWork):
         None, gt=0, le=MAX_USD, description="Max purchase, in `currency` (default: no limit)."
     )
     currency: Currency = None
+    country: Country = None
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
     market: Markets = None

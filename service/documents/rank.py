@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from service.documents.errors import InvalidQuestion
@@ -9,6 +10,7 @@ from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
 from service.documents.offers import RANKED, offer_fields
+from service.documents.place import asked_currency, left_out_providers, tariff
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
 from service.documents.work import (
     check_precision,
@@ -35,7 +37,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     a job), else by throughput per purchase dollar. A described job's memory need gates
     single accelerators: /rank compares one card with one card (a sharded job's count is
     /breakeven's to work out)."""
-    rate = asked_rate(runtime.fx, query.currency)
+    rate = asked_rate(runtime.fx, asked_currency(query, runtime.hardware))
     asked, query = query, in_dollars(query, rate)
     reference = resolve_gpu(runtime.hardware, query.gpu)
     workload = job_workload(query, runtime.hardware)
@@ -51,6 +53,12 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         deadline = query.deadline_days * HOURS_PER_DAY
     elif work is not None:
         deadline = work.span_hours
+    assumptions = with_overrides(runtime.assumptions, query)
+    power = None
+    if query.electricity is None:  # the country's tariff where the cards would run
+        power = tariff(runtime.hardware, runtime.fx, query.country, query.site or "home")
+        if power is not None:
+            assumptions = replace(assumptions, electricity=power["usd_per_kwh"])
     request = RankRequest(
         workload=workload,
         reference=reference.id,
@@ -58,13 +66,14 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         budget_usd=query.budget,
         hours=work.hours if work is not None else None,
         top=query.top,
-        assumptions=with_overrides(runtime.assumptions, query),
+        assumptions=assumptions,
         platforms=competing_platforms(query.platforms, reference.platform),
         markets=market_tiers(query.market),
         pricing=query.pricing,
         deadline_hours=deadline,
         site=query.site,
         precision=query.precision,
+        excluded_providers=left_out_providers(query, None),
     )
     ranking = rank(runtime.hardware, runtime.catalog.table(), request)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)
@@ -73,6 +82,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         **precision_document(runtime.hardware, reference.id, query.precision),
         "left_out": untrained_in(runtime.hardware, query.precision),
     }
+    document["tariff"] = power
     document = with_currency(document, rate)
     document["fx"] = fx_document(asked, rate, runtime.settings.fx_stale_after_days)
     return document

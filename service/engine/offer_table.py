@@ -247,6 +247,7 @@ class OfferTable:
         return (
             request.speed_key,
             request.precision,
+            request.excluded_providers,
             request.pricing,
             request.providers,
             request.platforms,
@@ -329,6 +330,7 @@ class OfferTable:
                 request.markets,
                 request.speed_key if request.measured_only else None,
                 request.precision,
+                request.excluded_providers,
             )
             found = self._candidates.get(key)
             if found is None:
@@ -350,6 +352,9 @@ class OfferTable:
             mask &= ~_at(self.estimated[request.speed_key], rows)
         if request.precision is not None:
             mask &= _at(self.runs[request.precision], rows)
+        if request.excluded_providers:
+            codes = _at(self.provider_code, rows)
+            mask &= ~_within(self.providers, request.excluded_providers, codes)
         return mask
 
     def comparable(

@@ -42,6 +42,7 @@ class RankRequest:
     deadline_hours: float | None = None
     site: str | None = None  # where bought cards run; None: where their host class runs
     precision: str | None = None  # bf16, fp16 or fp8: only cards and offers that run it
+    excluded_providers: frozenset[str] = frozenset()  # providers that do not serve the asker
 
     @property
     def speed_key(self) -> SpeedKey:
@@ -171,6 +172,7 @@ def _rentals(
         markets=request.markets,
         pricing=request.pricing,
         precision=request.precision,
+        excluded_providers=request.excluded_providers,
     )
     need = MemoryNeed(per_accelerator_gb=request.memory_gb)
     shortlist = table.shortlist(probe, need, own=False)

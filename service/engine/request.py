@@ -52,6 +52,7 @@ class QuoteRequest:
     deadline_hours: float | None = None
     site: str | None = None  # home, office or colo; None: where the host class runs
     precision: str | None = None  # bf16, fp16 or fp8: only offers that run it; None: 16 bits
+    excluded_providers: frozenset[str] = frozenset()  # providers that do not serve the asker
 
     @property
     def speed_key(self) -> SpeedKey:

@@ -541,6 +541,11 @@ class BreakevenAnswer(_Out):
     work: BreakevenWorkOut
     precision: PrecisionOut
     fx: FxOut
+    tariff: dict[str, object] | None = Field(
+        description="With `country`: the electricity tariff the bought cards pay (its "
+        "country, region, sector, price in its currency and in dollars, period and source); "
+        "null: the site's default (US, ownership.csv) or `electricity` as given."
+    )
 
 
 # -- /offers and /offers/history (answers re-serialised through these models) ---------------
@@ -832,6 +837,9 @@ class RankAnswer(_Out):
     work: WorkOut | None = Field(description="The work as stated; null without one.")
     precision: RankPrecisionOut
     fx: FxOut
+    tariff: dict[str, object] | None = Field(
+        description="With `country`: the electricity tariff at `site` (home by default)."
+    )
     cards: list[RankedCardOut]
     too_small: list[RankedCardOut]
     rent: list[RankedRentalOut]
