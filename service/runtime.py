@@ -9,12 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from hardware import Hardware, load_hardware
 from pricing.adapters.colab import SessionTerms, load_plans, session_terms
 from pricing.errors import StoreError
-from pricing.fx import ExchangeRates, bundled_rates
+from pricing.fx import ExchangeRates, Rate, bundled_rates
 from pricing.measurement_store import Measurement, latest_measurements
 from pricing.past import load_past_prices
 from pricing.snapshot import ensure_snapshot
@@ -56,6 +57,35 @@ class Measured:
         return found if found is not None and found.relative is not None else None
 
 
+class Rates:
+    """The exchange rates answers convert with: the bundled year, with the days a refresh
+    stored laid over it, re-read every few seconds. A failed read keeps the last."""
+
+    def __init__(self, store: Store, bundled: ExchangeRates, ttl_seconds: float) -> None:
+        self._store = store
+        self._bundled = bundled
+        self._ttl = ttl_seconds
+        self._read_at = float("-inf")
+        self._rates = bundled
+        self.health = Health()
+
+    def current(self) -> ExchangeRates:
+        if time.monotonic() - self._read_at >= self._ttl:
+            self._read_at = time.monotonic()  # one reader at a time tries; the rest use these
+            try:
+                stored = self._store.rates()
+            except StoreError as error:
+                self.health.failed(error, "exchange rates")
+                return self._rates
+            self._rates = self._bundled.merged(stored) if stored else self._bundled
+            self._read_at = time.monotonic()
+            self.health.recovered("exchange rates")
+        return self._rates
+
+    def rate(self, currency: str, on: date | None = None) -> Rate:
+        return self.current().rate(currency, on)
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -65,7 +95,7 @@ class Runtime:
     measured: Measured
     assumptions: Assumptions  # the deployment's defaults (BREAKEVEN_*), queries set on top
     colab: SessionTerms | None  # Colab's session length and plans (pricing/data)
-    fx: ExchangeRates  # the ECB's reference rates: answers in another currency
+    fx: Rates  # the ECB's reference rates: answers in another currency
     # Answers to questions asked again on the same catalog (dashboards poll): documents less
     # their price ages, which are recomputed on every answer.
     answers: Lru[Hashable, Any] = field(default_factory=lambda: Lru(ANSWERS_REMEMBERED))
@@ -75,7 +105,8 @@ class Runtime:
 
     def degraded(self) -> Degraded | None:
         """The oldest store failure the in-memory data is covering for, if any."""
-        found = [h.degraded for h in (self.catalog.health, self.measured.health) if h.degraded]
+        healths = (self.catalog.health, self.measured.health, self.fx.health)
+        found = [h.degraded for h in healths if h.degraded]
         return min(found, key=lambda d: d.since) if found else None
 
 
@@ -103,7 +134,7 @@ def open_runtime(settings: Settings, prepare_store: bool = True) -> Runtime:
         Measured(store, settings.catalog_check_seconds),
         with_overrides(DEFAULT_ASSUMPTIONS, settings),
         session_terms(load_plans()),
-        bundled_rates(),
+        Rates(store, bundled_rates(), settings.catalog_check_seconds),
     )
     if prepare_store:
         ensure_snapshot(store, runtime.resolve_accelerator)

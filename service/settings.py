@@ -118,6 +118,16 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         gt=0,
         description="A price older than this many hours is reported as stale in answers.",
     )
+    ecb_rates_url: str = Field(
+        default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.xml",
+        description="The ECB's euro reference rates (XML, last 90 working days), fetched by "
+        "`breakeven fx-refresh` and the scheduler; no key.",
+    )
+    fx_refresh_cron: str = Field(
+        default="30 15 * * *",
+        description="When `breakeven scheduler` fetches the exchange rates: crontab, 5 fields "
+        "(UTC; the ECB publishes about 16:00 CET on working days).",
+    )
     fx_stale_after_days: float = Field(
         default=7.0,
         gt=0,

@@ -148,6 +148,8 @@ def _no_real_cloud_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     # a closed local port (discard, 9), so no AWS refresh in a test reaches the internet.
     monkeypatch.setenv("BREAKEVEN_AWS_SPOT_PRICES_URL", "http://127.0.0.1:9/spot.json")
     monkeypatch.setenv("BREAKEVEN_AWS_SPOT_ADVISOR_URL", "http://127.0.0.1:9/advisor.json")
+    # The ECB's rates likewise: a scheduler a test starts runs the rates job too.
+    monkeypatch.setenv("BREAKEVEN_ECB_RATES_URL", "http://127.0.0.1:9/eurofxref-hist-90d.xml")
     # Google: no Application Default Credentials and never probe the GCE metadata server.
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "no-gcp-credentials"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")

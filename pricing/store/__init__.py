@@ -20,6 +20,7 @@ StoreError, StoreUnavailable), never as SQLAlchemy's. The package, one module pe
   write.py     a run and what it changes
   history.py   price spans since a moment, a page at a time
   series.py    each day's low and median per accelerator, provider and tier
+  fx.py        the exchange rates a refresh fetched
   upkeep.py    packing and pruning
 """
 
@@ -32,6 +33,7 @@ from datetime import date, datetime
 from sqlalchemy import Connection, Engine, func, select
 
 from pricing import schema
+from pricing.fx import EuroRate
 from pricing.listed import Listed, listed_offer
 from pricing.offer import BUNDLED, Offer, PriceLine, StoredOffer
 from pricing.store.connect import (
@@ -41,6 +43,7 @@ from pricing.store.connect import (
     store_errors,
     transaction,
 )
+from pricing.store.fx import _read_rates, _write_rates
 from pricing.store.history import HistoryCursor, HistoryPage, RunTimes, _chosen, _page
 from pricing.store.locks import SessionLock, _lock_writes, try_session_lock
 from pricing.store.read import _current_runs, _listed
@@ -313,6 +316,16 @@ class Store:
         (pricing/store/series.py), oldest first."""
         with self._snapshot() as conn:
             return _read_series(conn, accelerator, since)
+
+    def write_rates(self, rates: Sequence[EuroRate], fetched_at: datetime) -> int:
+        """Store a fetch of exchange rates (pricing/store/fx.py): its days replaced whole."""
+        with self.begin() as conn:
+            return _write_rates(conn, rates, fetched_at)
+
+    def rates(self) -> list[EuroRate]:
+        """Every exchange rate a refresh stored."""
+        with self._snapshot() as conn:
+            return _read_rates(conn)
 
     def run_counts(self) -> dict[tuple[str, str], int]:
         """Runs kept in the store per (adapter, status): for /metrics."""

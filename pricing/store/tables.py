@@ -147,6 +147,17 @@ price_series = Table(
     Index("ix_price_series_adapter_day", "adapter", "day"),
 )
 
+# The ECB's euro reference rates as the refresh fetched them (pricing/fx.py): a currency's
+# units per euro on a working day; a day fetched again replaces its figure.
+fx_rates = Table(
+    "fx_rates",
+    metadata,
+    Column("day", Date, primary_key=True),
+    Column("currency", String(3), primary_key=True),
+    Column("per_eur", Float, nullable=False),
+    Column("fetched_at", DateTime(timezone=True), nullable=False),
+)
+
 # Users' own throughput measurements and the calibrations that put them on the published
 # scale (pricing/measurement_store.py reads and writes them).
 calibrations = Table(

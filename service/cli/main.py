@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from hardware import Workload
 from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.controls import escape_controls, escape_lines
-from pricing.errors import ImportRejected, StoreError, StoreUnavailable
+from pricing.errors import AdapterError, ImportRejected, StoreError, StoreUnavailable
 from pricing.measurement_store import add_measurements, export_file, read_file
 from pricing.offer import Offer
 from pricing.refresh import RunResult, refresh
@@ -42,6 +42,7 @@ from service.documents.providers import describe_result
 from service.documents.queries import BreakevenQuery, RankQuery
 from service.documents.rank import rank_document
 from service.jobs import scheduler as scheduling
+from service.jobs.fx import refresh_rates
 from service.jobs.measure_card import CannotMeasure, measure_card
 from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
 from service.runtime import Runtime, open_runtime
@@ -216,6 +217,19 @@ def refresh_command(ctx: click.Context, names: Sequence[str], force: bool) -> No
 
 
 refresh_command.name = "refresh"
+
+
+@cli.command("fx-refresh", help="Fetch the ECB's exchange rates now (BREAKEVEN_ECB_RATES_URL).")
+@click.pass_context
+def fx_refresh_command(ctx: click.Context) -> None:
+    runtime = _runtime(ctx)
+    try:
+        written = refresh_rates(runtime)
+    except (AdapterError, StoreError) as exc:
+        click.echo(escape_lines(f"exchange rates: {exc}; the rates stored before stay"), err=True)
+        ctx.exit(1)
+    newest = runtime.fx.current().latest_day
+    click.echo(f"exchange rates: {written} stored; newest {newest}", err=True)
 
 
 @cli.group(help="Offers you bring: negotiated rates, quotes.")

@@ -21,9 +21,11 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from pricing.adapters import Adapter
+from pricing.errors import AdapterError, StoreError
 from pricing.refresh import RefreshPolicy, run_adapter
 from pricing.store import SessionLock, Store
 from service.documents.providers import describe_result
+from service.jobs.fx import refresh_rates
 from service.jobs.locks import ProviderLock, lock_file, try_flock
 from service.jobs.refresh import refresh_policy, scheduled_adapters
 from service.runtime import Runtime
@@ -131,6 +133,18 @@ def refresh_job(
             lock.release()
 
 
+def rates_job(runtime: Runtime, leadership: Leadership) -> None:
+    """The day's exchange rates; a failure is logged and the stored rates keep serving."""
+    if not leadership.still_held():
+        log.error("leadership lost; exiting so a supervisor restarts this scheduler")
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    try:
+        refresh_rates(runtime)
+    except (AdapterError, StoreError) as exc:
+        log.error("exchange rates: %s", exc)
+
+
 def build_scheduler(runtime: Runtime, leadership: Leadership) -> BlockingScheduler:
     settings = runtime.settings
     scheduler = BlockingScheduler(
@@ -156,6 +170,14 @@ def build_scheduler(runtime: Runtime, leadership: Leadership) -> BlockingSchedul
             id=f"refresh-{adapter.name}",
             name=f"refresh {adapter.name}",
         )
+
+    scheduler.add_job(
+        rates_job,
+        cron_trigger(settings.fx_refresh_cron, settings.refresh_jitter_seconds),
+        args=(runtime, leadership),
+        id="refresh-fx",
+        name="refresh exchange rates",
+    )
 
     def on_event(event: JobExecutionEvent) -> None:
         if event.code == EVENT_JOB_MISSED:
