@@ -248,9 +248,12 @@ def section(e: dict[str, Any]) -> list[str]:
 def main() -> int:
     """Run this benchmark alone and rewrite its section of bench/results.md."""
     from bench.results import replace_section
+    from bench.run import machine
 
     results = run()
-    replace_section("## Engine: one quote over 100,000 offers", section(results))
+    lines = section(results)
+    lines[1:1] = ["", f"Run alone {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on: {machine()}."]
+    replace_section("## Engine: one quote over 100,000 offers", lines)
     print("\n".join(section(results)))
     return 0 if verdict(results) else 1
 
