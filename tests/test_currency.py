@@ -147,3 +147,17 @@ def test_an_amount_past_its_dollar_bound_once_converted_is_a_400(client) -> None
     assert response.status_code == 400, body
     assert body["errors"][0]["parameter"] == "host_cost"
     assert "past its bound in dollars (<= 100,000,000)" in body["detail"]
+
+
+def test_a_server_priced_in_won_passes_and_a_dollar_price_past_the_bound_does_not(client) -> None:  # type: ignore[no-untyped-def]
+    """The parser bounds amounts in any currency; the dollar bounds hold once converted:
+    an 8-GPU server at 450 million won (about 310,000 USD) is asked, 2e8 USD is not."""
+    won = client.get(
+        "/breakeven?gpu=h100-sxm&hours=20000&price=56250000&gpus=8&currency=KRW"
+    ).get_json()
+    assert won["fx"]["inputs"]["price"]["given"] == 56250000
+    assert won["buy"]["purchase_usd"] == pytest.approx(won["fx"]["inputs"]["price"]["usd"] * 8)
+    too_much = client.get("/breakeven?gpu=h100-sxm&hours=500&price=2e8")
+    assert too_much.status_code == 400
+    assert too_much.get_json()["errors"][0]["parameter"] == "price"
+    assert "2e+08 USD past its bound in dollars (<= 100,000,000)" in too_much.get_json()["detail"]

@@ -16,11 +16,10 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
-from pydantic.fields import FieldInfo
-
-from pricing.fx import BASE, ExchangeRates, FxError, Rate
+from pricing.fx import BASE, USD, ExchangeRates, FxError, Rate
 from service.documents.errors import InvalidQuestion
-from service.engine.assumptions import BOUND_SIGNS, MONEY_ASSUMPTIONS, bounds
+from service.engine.assumptions import BOUND_SIGNS, MAX_USD, MONEY_ASSUMPTIONS, bounds
+from service.engine.request import QUESTION_BOUNDS
 
 # Amounts a question may state beside the assumptions: a card's price, a budget.
 MONEY_INPUTS = ("price", "budget", *MONEY_ASSUMPTIONS)
@@ -40,10 +39,11 @@ def asked_rate(rates: ExchangeRates, currency: str | None, on: date | None = Non
 
 def in_dollars(query: Any, rate: Rate | None) -> Any:
     """The query with the amounts it states in ``rate``'s currency turned into dollars. The
-    bounds are in dollars: an amount within them in its own currency can fall outside once
-    converted (90 million EUR of host), a 400 naming it, never a failure inside."""
-    if rate is None:
-        return query
+    bounds are in dollars, checked here for every currency, the dollar too: the parser lets
+    amounts through up to CURRENCY_SPAN times them (a server priced in won), and one within
+    them in its own currency can fall outside once converted (90 million EUR of host): a
+    400 naming it, never a failure inside."""
+    rate = rate or USD
     fields = type(query).model_fields
     given = {
         name: getattr(query, name) / rate.per_usd
@@ -51,28 +51,30 @@ def in_dollars(query: Any, rate: Rate | None) -> Any:
         if name in fields and getattr(query, name) is not None
     }
     for name, usd in given.items():
-        for kind, limit in _bounds(fields[name], name).items():
+        for kind, limit in _dollar_bounds(name).items():
             if not _HOLDS[kind](usd, limit):
+                converted = (
+                    ""
+                    if rate is USD
+                    else f" is {usd:,.6g} USD at {rate.per_usd:.6g} {rate.currency} per USD "
+                    f"({rate.day}),"
+                )
                 raise InvalidQuestion(
                     name,
-                    f"{getattr(query, name):g} {rate.currency} is {usd:,.6g} USD at "
-                    f"{rate.per_usd:.6g} {rate.currency} per USD ({rate.day}), past its "
-                    f"bound in dollars ({BOUND_SIGNS[kind]} {limit:,})",
+                    f"{getattr(query, name):g} {rate.currency}{converted} past its bound in "
+                    f"dollars ({BOUND_SIGNS[kind]} {limit:,})",
                 )
+    if rate is USD:
+        return query
     return query.model_copy(update=given) if given else query
 
 
-def _bounds(field: FieldInfo, name: str) -> dict[str, float]:
-    """A money input's bounds: an assumption's own (service/engine/assumptions.py), else
-    the query field's."""
+def _dollar_bounds(name: str) -> dict[str, float]:
+    """A money input's bounds in dollars: an assumption's own (service/engine/assumptions.py),
+    a price's (service/engine/request.py), a budget's."""
     if name in MONEY_ASSUMPTIONS:
         return bounds(name)
-    return {
-        kind: getattr(item, kind)
-        for item in field.metadata
-        for kind in BOUND_SIGNS
-        if getattr(item, kind, None) is not None
-    }
+    return QUESTION_BOUNDS["price"] if name == "price" else {"gt": 0, "le": MAX_USD}
 
 
 _HOLDS = {

@@ -27,7 +27,7 @@ from hardware.ownership import SITES
 from hardware.tariffs import Country as TariffCountry
 from pricing.fx import Currency as FxCurrency
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
-from service.engine.assumptions import MAX_USD, bounds, overrides_model
+from service.engine.assumptions import CURRENCY_SPAN, MAX_USD, bounds, overrides_model
 from service.engine.hours import HOURS_PER_MONTH
 from service.engine.request import QUESTION_BOUNDS
 from service.engine.sensitivity import PARAMETERS
@@ -377,9 +377,10 @@ class _BreakevenQuestion(_StatedWork):
     top: int = Field(10, ge=1, le=100, description="Rentals listed, cheapest first.")
     price: float | None = Field(
         None,
-        **QUESTION_BOUNDS["price"],
-        description="Purchase price per card, in `currency` (default: the sourced price at "
-        "`price_basis`).",
+        gt=0,
+        le=QUESTION_BOUNDS["price"]["le"] * CURRENCY_SPAN,
+        description="Purchase price per card, in `currency`, at most 100,000,000 USD once "
+        "converted (default: the sourced price at `price_basis`).",
     )
     price_basis: Literal["new", "used", "launch", "system"] | None = Field(
         None,
@@ -453,7 +454,11 @@ class _RankQuestion(_StatedWork):
         description="GB needed per accelerator (default: a described job's own need).",
     )
     budget: float | None = Field(
-        None, gt=0, le=MAX_USD, description="Max purchase, in `currency` (default: no limit)."
+        None,
+        gt=0,
+        le=MAX_USD * CURRENCY_SPAN,
+        description="Max purchase, in `currency`, at most 100,000,000 USD once converted "
+        "(default: no limit).",
     )
     currency: Currency = None
     country: Country = None

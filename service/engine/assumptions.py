@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from annotated_types import Le
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.dataclasses import dataclass
 
@@ -55,6 +56,11 @@ MONEY_ASSUMPTIONS = (
     "staff_usd_per_node_year",
     "network_usd",
 )
+# Amounts are bounded in dollars, once converted (service/documents/money.py). As written,
+# in any currency, their upper bounds stretch by the most units of a currency a question
+# may ask that a dollar buys, rounded up (the won: about 1,450): a whole server priced in
+# won passes the parser and is checked in dollars after.
+CURRENCY_SPAN = 10_000
 MIN_UTILIZATION = 0.001  # under 9 hours a year
 
 
@@ -211,11 +217,22 @@ def bounded(name: str) -> Any:
     return Annotated[(kind, *FIELDS[name].metadata)]
 
 
+def stated(name: str) -> Any:
+    """The type of one assumption as a question states it: an amount of money's upper bound
+    stretched by CURRENCY_SPAN (it is checked in dollars once converted), the rest as
+    bounded."""
+    if name not in MONEY_ASSUMPTIONS:
+        return bounded(name)
+    kept = [item for item in FIELDS[name].metadata if getattr(item, "le", None) is None]
+    widened = [Le(item.le * CURRENCY_SPAN) for item in FIELDS[name].metadata if hasattr(item, "le")]
+    return Annotated[(float, *kept, *widened)]
+
+
 def overrides_model(base: type[BaseModel], name: str, doc: str) -> type[BaseModel]:
     """``base`` plus every assumption as an optional field (None keeps the default), after
     ``base``'s own fields: the queries that take cost parameters."""
     fields: dict[str, Any] = {
-        field: (bounded(field) | None, Field(None, description=info.description))
+        field: (stated(field) | None, Field(None, description=info.description))
         for field, info in FIELDS.items()
     }
     return create_model(name, __base__=base, __doc__=doc, **fields)
