@@ -200,3 +200,19 @@ def test_a_store_that_does_not_answer_is_one_line_for_every_command(  # type: ig
     assert line.startswith("Error: the price store is not answering (")
     assert "OperationalError" in line or "DatabaseError" in line
     assert "sekret" not in line
+
+
+def test_quote_in_yuan_says_the_amounts_and_the_rate(invoke, client) -> None:  # type: ignore[no-untyped-def]
+    """--country CN: the text gives buying and the cheapest rental in yuan, the rate and its
+    day, and the tariff that applied, the same figures as the REST answer."""
+    args = ["--gpu", "rtx4090", "--hours", "500", "--country", "CN"]
+    result = invoke("quote", *args)
+    assert result.exit_code == 0, result.output
+    rest = client.get("/breakeven?gpu=rtx4090&hours=500&country=CN").get_json()
+    fx = rest["fx"]
+    assert (
+        f"IN CNY: buy {rest['buy']['total_cny']:,.2f}, the cheapest rental "
+        f"{rest['rent'][0]['total_cny']:,.2f}"
+    ) in result.output
+    assert f"1 USD = {fx['per_usd']:.4f} CNY (ECB, {fx['as_of']}" in result.output
+    assert "ELECTRICITY: 0.4883 CNY/kWh (Beijing, residential" in result.output

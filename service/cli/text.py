@@ -26,6 +26,24 @@ def _own_lines(own: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _currency_lines(d: dict[str, Any]) -> list[str]:
+    """--currency, --country: the headline amounts in the currency asked, at its rate."""
+    fx = d.get("fx")
+    if not fx or fx["currency"] == "USD":
+        return []
+    code = fx["currency"].lower()
+    buy, cheapest = d["buy"], d["rent"][0]
+    stale = f", {fx['age_days']} days old (STALE)" if fx["stale"] else ""
+    lines = [
+        f"IN {fx['currency']}: buy {buy[f'total_{code}']:,.2f}, the cheapest rental "
+        f"{cheapest[f'total_{code}']:,.2f} ({_text(cheapest['provider'])}); 1 USD = "
+        f"{fx['per_usd']:.4f} {fx['currency']} (ECB, {fx['as_of']}{stale})"
+    ]
+    if d.get("tariff"):
+        lines.append(f"ELECTRICITY: {_text(d['tariff']['note'])}")
+    return lines
+
+
 def describe_quote(d: dict[str, Any]) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
     buy, a = d["buy"], d["assumptions"]
@@ -80,6 +98,7 @@ def describe_quote(d: dict[str, Any]) -> str:
         f"(against the cheapest {compared['tier']} rental)"
     )
     lines += _own_lines(d.get("own"))
+    lines += _currency_lines(d)
     be = d["breakeven"]
     if be and be["within_life"]:
         lines.append(
