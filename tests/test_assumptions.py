@@ -16,7 +16,16 @@ from pydantic import BaseModel, ValidationError
 
 from service.cli import cli
 from service.documents.queries import BreakevenQuery, RankQuery
-from service.engine.assumptions import DEFAULT_ASSUMPTIONS, FIELDS, NAMES, Assumptions, table_rows
+from service.engine.assumptions import (
+    CURRENCY_SPAN,
+    DEFAULT_ASSUMPTIONS,
+    FIELDS,
+    MONEY_ASSUMPTIONS,
+    NAMES,
+    Assumptions,
+    bounds,
+    table_rows,
+)
 from service.settings import Settings, settings_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -87,13 +96,23 @@ def test_a_value_outside_the_bounds_is_a_400_naming_the_parameter(client, name: 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_queries_take_each_assumption_with_its_bounds_and_help(name: str) -> None:
+    """An amount of money passes the parser up to CURRENCY_SPAN times its upper bound (it
+    may be stated in won) and is held to the bound in dollars once converted: the test
+    above asks the service, which answers 400 either way."""
     inside, outside = edges(name)
+    upper = bounds(name).get("le")
+    money = name in MONEY_ASSUMPTIONS
     for query in QUERIES.values():
         field = query.model_fields[name]
         assert field.default is None  # unset: the deployment's default applies
         assert field.description == FIELDS[name].description
         assert all(accepts(query, name, v, **REQUIRED[query]) for v in inside)
-        assert not any(accepts(query, name, v, **REQUIRED[query]) for v in outside)
+        parsed_out = [v for v in outside if not (money and upper is not None and v > upper)]
+        assert not any(accepts(query, name, v, **REQUIRED[query]) for v in parsed_out)
+        if money and upper is not None:
+            stretched = upper * CURRENCY_SPAN
+            assert accepts(query, name, stretched, **REQUIRED[query])
+            assert not accepts(query, name, math.nextafter(stretched, math.inf), **REQUIRED[query])
     assert all(accepts(Assumptions, name, v) for v in inside)
     assert not any(accepts(Assumptions, name, v) for v in outside)
 
