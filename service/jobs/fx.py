@@ -6,7 +6,7 @@ import logging
 from datetime import UTC, datetime
 
 from pricing.adapters.ecb import fetch_rates
-from pricing.adapters.kit import HttpConfig
+from service.jobs.refresh import http_config
 from service.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -15,12 +15,7 @@ log = logging.getLogger(__name__)
 def refresh_rates(runtime: Runtime) -> int:
     """Rates fetched and stored; an AdapterError or StoreError leaves the stored ones."""
     settings = runtime.settings
-    http = HttpConfig(
-        timeout_seconds=settings.http_timeout_seconds,
-        retries=settings.http_retries,
-        backoff_seconds=settings.http_backoff_seconds,
-    )
-    rates = fetch_rates(settings.ecb_rates_url, http)
+    rates = fetch_rates(settings.ecb_rates_url, http_config(settings))
     written = runtime.store.write_rates(rates, datetime.now(UTC))
     days = sorted({r.day for r in rates})
     log.info("exchange rates: %d stored, %s..%s", written, days[0], days[-1])

@@ -21,13 +21,18 @@ from service.runtime import Runtime
 from service.settings import Settings
 
 
-def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
-    settings = runtime.settings
-    http = HttpConfig(
+def http_config(settings: Settings) -> HttpConfig:
+    """How every fetch calls its source: the deployment's timeout, retries and backoff."""
+    return HttpConfig(
         timeout_seconds=settings.http_timeout_seconds,
         retries=settings.http_retries,
         backoff_seconds=settings.http_backoff_seconds,
     )
+
+
+def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
+    settings = runtime.settings
+    http = http_config(settings)
     aws = AwsConfig(
         regions=settings.aws_regions,
         bulk_url=settings.aws_bulk_url,
