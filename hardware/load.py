@@ -17,7 +17,13 @@ from hardware.fabrics import FabricPoint, Fabrics, InstanceFabric
 from hardware.hosts import Host, HostChoice, host_for
 from hardware.jobs import Method, Model
 from hardware.ownership import Ownership, Sourced, System
-from hardware.precision import DEFAULT_PRECISION, PRECISIONS, PrecisionSupport, in_fp8
+from hardware.precision import (
+    DEFAULT_PRECISION,
+    PRECISIONS,
+    PrecisionSupport,
+    fp8_gain,
+    in_fp8,
+)
 from hardware.registry import PLATFORMS, Accelerator, Registry
 from hardware.tariffs import COUNTRIES, Tariff, Tariffs
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
@@ -49,6 +55,10 @@ class Hardware:
             return sixteen_bits
         peak = self.registry[accelerator].fp16_tensor_tflops
         return in_fp8(sixteen_bits, self.precisions[accelerator], peak)
+
+    def fp8_gain(self, accelerator: str) -> float:
+        """FP8's training speed over 16 bits on the card (hardware/precision.py)."""
+        return fp8_gain(self.precisions, self.registry, accelerator)
 
     def supports(self, accelerator: str, precision: str) -> bool:
         return precision in self.precisions[accelerator].precisions
@@ -140,7 +150,12 @@ def load_hardware(data_dir: Path | None = None) -> Hardware:
     disagree = sorted({a.id for a in registry} ^ set(precisions))
     if disagree:
         raise ValueError(f"precisions.csv and accelerators.csv disagree on {disagree}")
-    utilization = fit(runs, lambda card: card_factor(throughput, registry, card), registry)
+    utilization = fit(
+        runs,
+        lambda card: card_factor(throughput, registry, card),
+        registry,
+        lambda card: fp8_gain(precisions, registry, card),
+    )
     return Hardware(
         registry=registry,
         cards=cards,

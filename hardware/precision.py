@@ -12,9 +12,11 @@ hardware/data/precisions.csv says, card by card and with its source, what each r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
+from hardware.registry import Registry
 from hardware.throughput import Throughput, Workload
 
 Precision = Literal["bf16", "fp16", "fp8"]
@@ -68,6 +70,14 @@ class PrecisionSupport:
             ratio, estimated = self.fp8_tflops / sixteen_bit_tflops, False
         gain = 1.0 + (FP8_SPEEDUP - 1.0) * (ratio - 1.0) / (FP8_PEAK_RATIO_MEASURED - 1.0)
         return max(gain, 1.0), estimated
+
+
+def fp8_gain(
+    precisions: Mapping[str, PrecisionSupport], registry: Registry, accelerator: str
+) -> float:
+    """FP8's training speed over 16 bits on ``accelerator``: its support's gain at its
+    16-bit peak."""
+    return precisions[accelerator].fp8_gain(registry[accelerator].fp16_tensor_tflops)[0]
 
 
 def in_fp8(

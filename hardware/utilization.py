@@ -21,8 +21,8 @@ What moves MFU, and how each enters:
 - software: a fitted factor for each era before today's. Runs of 2018-2020 (TF1, Apex) and
   of 2021-2022 (Megatron-DeepSpeed before FlashAttention) took longer for the same FLOPs;
   answers are for today's software, the last era.
-- precision: runs in FP8 are counted at the speed FP8 measured over BF16 on the same cards
-  and software (``hardware.precision.FP8_SPEEDUP``).
+- precision: runs in FP8 are counted at FP8's gain over BF16 on their card
+  (hardware/precision.py: measured on H100s, carried to other cards by their peaks).
 - cluster size: not a term. Most runs do not state their card count; the engine's scaling
   curves (scaling.csv, fabrics.csv) carry it.
 
@@ -38,7 +38,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hardware.precision import FP8_SPEEDUP
 from hardware.registry import Registry
 from hardware.throughput import Throughput, Workload
 
@@ -162,17 +161,23 @@ def card_factor(
     return (speed / reference) * (_peak(registry, REFERENCE_CARD) / _peak(registry, card))
 
 
-def fit(runs: Iterable[Run], factor: Callable[[str], float], registry: Registry) -> UtilizationFit:
+def fit(
+    runs: Iterable[Run],
+    factor: Callable[[str], float],
+    registry: Registry,
+    fp8_gain: Callable[[str], float],
+) -> UtilizationFit:
     """Least squares on log MFU: log u = log u0 + k(card) + slope log(N / 7e9) + era, with
-    k(card) fixed by the throughput table. Each run is also predicted by the fit made
-    without it, which is what ``spread`` and the held-out column report."""
+    k(card) fixed by the throughput table and an FP8 run counted at FP8's gain on its card
+    (hardware/precision.py). Each run is also predicted by the fit made without it, which is
+    what ``spread`` and the held-out column report."""
     runs = tuple(runs)
     unknown = sorted({run.accelerator for run in runs if run.accelerator not in registry})
     if unknown:
         raise FitError(f"published runs name accelerators the registry lacks: {unknown}")
     if len(runs) < 8:
         raise FitError(f"{len(runs)} runs cannot fit {2 + len(ERAS) - 1} parameters")
-    implied = np.array([_implied(run, registry) for run in runs])
+    implied = np.array([_implied(run, registry, fp8_gain) for run in runs])
     offsets = np.array([math.log(factor(run.accelerator)) for run in runs])
     design = np.array([_features(run) for run in runs])
     target = np.log(implied) - offsets
@@ -215,9 +220,9 @@ def _solve(design: np.ndarray, target: np.ndarray) -> np.ndarray:
     return coefficients
 
 
-def _implied(run: Run, registry: Registry) -> float:
+def _implied(run: Run, registry: Registry, fp8_gain: Callable[[str], float]) -> float:
     """MFU at 16-bit peak; an FP8 run's FLOPs are counted at BF16's speed."""
-    speedup = FP8_SPEEDUP if run.precision == "fp8" else 1.0
+    speedup = fp8_gain(run.accelerator) if run.precision == "fp8" else 1.0
     return run.flops / (run.hours * 3600 * _peak(registry, run.accelerator) * 1e12 * speedup)
 
 

@@ -56,7 +56,7 @@ def test_the_offer_table_holds_fp8_speeds_for_transformers(hardware: Hardware, a
         rows = table.accelerator_code == table.accelerators.get(name, -1)
         if not rows.any():
             continue
-        gain = hardware.precisions[name].fp8_gain(hardware.registry[name].fp16_tensor_tflops)[0]
+        gain = hardware.fp8_gain(name)
         assert fp8[rows] == pytest.approx(bits16[rows] * gain), name
     assert (Workload.CNN, "fp8") not in table.speed  # FP8 is measured on transformers only
     assert not table.runs["fp8"][table.accelerator_code == table.accelerators["a100-80gb"]].any()

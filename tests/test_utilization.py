@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from hardware import Hardware, load_hardware
+from hardware.precision import FP8_SPEEDUP
 from hardware.utilization import (
-    FP8_SPEEDUP,
     REFERENCE_CARD,
     FitError,
     Run,
@@ -74,7 +74,9 @@ def test_a_fit_finds_the_coefficients_that_made_its_runs(hardware: Hardware) -> 
         )
     ]
     eras = {"2018-2020": 0.5, "2021-2022": 0.7}
-    fitted = fit(_made_by(hardware, runs, 0.45, 0.1, eras), _factor, hardware.registry)
+    fitted = fit(
+        _made_by(hardware, runs, 0.45, 0.1, eras), _factor, hardware.registry, hardware.fp8_gain
+    )
     assert fitted.at_reference == pytest.approx(0.45)
     assert fitted.size_slope == pytest.approx(0.1)
     assert dict(fitted.era_factors) == pytest.approx(eras)
@@ -90,9 +92,9 @@ def test_a_fit_finds_the_coefficients_that_made_its_runs(hardware: Hardware) -> 
 def test_a_run_the_fit_cannot_read_fails_loudly(hardware: Hardware) -> None:
     runs = [_run(i, "a100-80gb", 7e9, 2024) for i in range(8)]
     with pytest.raises(FitError, match="tpu-v9"):
-        fit([*runs, _run(9, "tpu-v9", 7e9, 2024)], _factor, hardware.registry)
+        fit([*runs, _run(9, "tpu-v9", 7e9, 2024)], _factor, hardware.registry, hardware.fp8_gain)
     with pytest.raises(FitError, match="7 runs"):
-        fit(runs[:7], _factor, hardware.registry)
+        fit(runs[:7], _factor, hardware.registry, hardware.fp8_gain)
 
 
 def test_training_flops_count_attention_where_the_shape_is_known() -> None:

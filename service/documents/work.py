@@ -116,7 +116,7 @@ def precision_document(hardware: Hardware, gpu: str, precision: str | None) -> d
         }
     gain = 1.0
     if precision == "fp8":
-        gain, _ = hardware.precisions[gpu].fp8_gain(hardware.registry[gpu].fp16_tensor_tflops)
+        gain = hardware.fp8_gain(gpu)
     return {
         "asked": precision,
         "speeds": "fp8" if precision == "fp8" else SIXTEEN_BITS,

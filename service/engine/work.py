@@ -250,8 +250,7 @@ def from_transformer(
     )
     trained_in = SIXTEEN_BIT_TRAINING
     if precision == "fp8":
-        peak = hardware.registry[named].fp16_tensor_tflops
-        gain, _ = hardware.precisions[named].fp8_gain(peak)
+        gain = hardware.fp8_gain(named)
         hours /= gain
         trained_in = FP8_TRAINING.format(gain=gain, card=named)
     elif precision is not None:
