@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import math
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from sqlalchemy import Engine, Table, func, select
 
@@ -203,3 +203,21 @@ def downgrade(engine: Engine, revision: str) -> None:
         config = schema._config()
         config.attributes["connection"] = conn
         command.downgrade(config, revision)
+
+
+def ecb_feed(days: dict[date, dict[str, str]]) -> str:
+    """The ECB's XML rate feed (eurofxref-daily.xml, -hist-90d.xml) as it is served: a
+    ``<Cube time=...>`` per day of ``<Cube currency= rate=>``, units per euro."""
+    cubes = "".join(
+        f'<Cube time="{day.isoformat()}">'
+        + "".join(f'<Cube currency="{c}" rate="{r}"/>' for c, r in rates.items())
+        + "</Cube>"
+        for day, rates in days.items()
+    )
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01"
+    xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+  <gesmes:subject>Reference rates</gesmes:subject>
+  <gesmes:Sender><gesmes:name>European Central Bank</gesmes:name></gesmes:Sender>
+  <Cube>{cubes}</Cube>
+</gesmes:Envelope>"""

@@ -15,6 +15,7 @@ from pricing.fx import (
     parse_history_csv,
     parse_xml,
 )
+from tests.helpers import ecb_feed
 
 # The ECB's history file as it is: newest first, N/A, a trailing comma on every line.
 HISTORY = """Date,USD,JPY,CNY,BGN,
@@ -22,20 +23,12 @@ HISTORY = """Date,USD,JPY,CNY,BGN,
 2026-04-10,1.1700,186.00,7.9900,N/A,
 2026-04-09,1.1650,185.10,N/A,N/A,
 """
-XML = """<?xml version="1.0" encoding="UTF-8"?>
-<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01"
-    xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
-  <gesmes:subject>Reference rates</gesmes:subject>
-  <gesmes:Sender><gesmes:name>European Central Bank</gesmes:name></gesmes:Sender>
-  <Cube>
-    <Cube time="2026-12-03">
-      <Cube currency="USD" rate="1.0500"/><Cube currency="CNY" rate="7.4550"/>
-    </Cube>
-    <Cube time="2026-12-02">
-      <Cube currency="USD" rate="1.0400"/><Cube currency="CNY" rate="7.4880"/>
-    </Cube>
-  </Cube>
-</gesmes:Envelope>"""
+XML = ecb_feed(
+    {
+        date(2026, 12, 3): {"USD": "1.0500", "CNY": "7.4550"},
+        date(2026, 12, 2): {"USD": "1.0400", "CNY": "7.4880"},
+    }
+)
 
 
 def test_a_dollar_in_yuan_is_the_two_euro_rates_divided() -> None:

@@ -17,23 +17,14 @@ from service.cli.main import cli
 from service.http.app import create_app
 from service.jobs.fx import refresh_rates
 from service.settings import Settings
+from tests.helpers import ecb_feed
 
 TODAY = datetime.now(UTC).date()
 FAST = HttpConfig(timeout_seconds=5, retries=0)
 
 
 def feed(day: date, usd: str = "1.0500", cny: str = "7.4550") -> str:
-    return f"""<?xml version="1.0" encoding="UTF-8"?>
-<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01"
-    xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
-  <gesmes:subject>Reference rates</gesmes:subject>
-  <gesmes:Sender><gesmes:name>European Central Bank</gesmes:name></gesmes:Sender>
-  <Cube>
-    <Cube time="{day.isoformat()}">
-      <Cube currency="USD" rate="{usd}"/><Cube currency="CNY" rate="{cny}"/>
-    </Cube>
-  </Cube>
-</gesmes:Envelope>"""
+    return ecb_feed({day: {"USD": usd, "CNY": cny}})
 
 
 @pytest.fixture
