@@ -16,10 +16,11 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
-from pricing.fx import BASE, USD, ExchangeRates, FxError, Rate
+from pricing.fx import BASE, USD, FxError, Rate
 from service.documents.errors import InvalidQuestion
 from service.engine.assumptions import BOUND_SIGNS, MAX_USD, MONEY_ASSUMPTIONS, bounds
 from service.engine.request import QUESTION_BOUNDS
+from service.runtime import Rates
 
 # Amounts a question may state beside the assumptions: a card's price, a budget.
 MONEY_INPUTS = ("price", "budget", *MONEY_ASSUMPTIONS)
@@ -27,7 +28,7 @@ _USD = re.compile(r"(^|_)usd(_|$)")
 _PER_USD = re.compile(r"per_(1000_)?usd$")  # the dollar is the denominator: divide
 
 
-def asked_rate(rates: ExchangeRates, currency: str | None, on: date | None = None) -> Rate | None:
+def asked_rate(rates: Rates, currency: str | None, on: date | None = None) -> Rate | None:
     """The rate a question's ``currency`` asks for (None: dollars, nothing to convert)."""
     if currency is None or currency == BASE:
         return None
@@ -44,12 +45,7 @@ def in_dollars(query: Any, rate: Rate | None) -> Any:
     them in its own currency can fall outside once converted (90 million EUR of host): a
     400 naming it, never a failure inside."""
     rate = rate or USD
-    fields = type(query).model_fields
-    given = {
-        name: getattr(query, name) / rate.per_usd
-        for name in MONEY_INPUTS
-        if name in fields and getattr(query, name) is not None
-    }
+    given = {name: amount / rate.per_usd for name, amount in _stated(query).items()}
     for name, usd in given.items():
         for kind, limit in _dollar_bounds(name).items():
             if not _HOLDS[kind](usd, limit):
@@ -67,6 +63,16 @@ def in_dollars(query: Any, rate: Rate | None) -> Any:
     if rate is USD:
         return query
     return query.model_copy(update=given) if given else query
+
+
+def _stated(query: Any) -> dict[str, float]:
+    """The amounts of money the question states, in its own currency."""
+    fields = type(query).model_fields
+    return {
+        name: getattr(query, name)
+        for name in MONEY_INPUTS
+        if name in fields and getattr(query, name) is not None
+    }
 
 
 def _dollar_bounds(name: str) -> dict[str, float]:
@@ -102,11 +108,9 @@ def fx_document(
         }
     today = today or datetime.now(UTC).date()
     age = rate.age_days(today)
-    fields = type(query).model_fields
     inputs = {
-        name: {"given": getattr(query, name), "usd": getattr(query, name) / rate.per_usd}
-        for name in MONEY_INPUTS
-        if name in fields and getattr(query, name) is not None
+        name: {"given": amount, "usd": amount / rate.per_usd}
+        for name, amount in _stated(query).items()
     }
     stale = age > stale_after_days
     old = f"; the rate is {age} days old (STALE: no newer rate has been fetched)" if stale else ""

@@ -14,8 +14,9 @@ from typing import Any
 
 from hardware import Hardware
 from hardware.tariffs import SECTOR_OF_SITE
-from pricing.fx import ExchangeRates, FxError
+from pricing.fx import FxError
 from service.documents.errors import InvalidQuestion
+from service.runtime import Rates
 
 CHINA_ONLY_PROVIDERS = frozenset({"autodl"})
 
@@ -36,7 +37,7 @@ def left_out_providers(query: Any, named: frozenset[str] | None) -> frozenset[st
 
 
 def tariff(
-    hardware: Hardware, rates: ExchangeRates, country: str | None, site: str
+    hardware: Hardware, rates: Rates, country: str | None, site: str
 ) -> dict[str, Any] | None:
     """The electricity tariff a card at ``site`` pays in ``country``, in its currency and in
     dollars; None where the site's own default applies (no country, or the United States)."""
