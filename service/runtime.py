@@ -7,15 +7,15 @@ cost assumptions. The web app, the CLI and the scheduler each open one and hand 
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from hardware import Hardware, load_hardware
 from pricing.adapters.colab import SessionTerms, load_plans, session_terms
 from pricing.errors import StoreError
-from pricing.fx import ExchangeRates, Rate, bundled_rates
+from pricing.fx import EuroRate, ExchangeRates, Rate, bundled_rates
 from pricing.measurement_store import Measurement, latest_measurements
 from pricing.past import load_past_prices
 from pricing.snapshot import ensure_snapshot
@@ -25,65 +25,73 @@ from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, with_ov
 from service.engine.lru import Lru
 from service.settings import Settings
 
+T = TypeVar("T")
 ANSWERS_REMEMBERED = 256  # distinct questions per worker; a document is a few kB
 
 
-class Measured:
-    """The newest calibrated measurement per (card, workload), re-read every few seconds,
-    so answers that use one cost no database round trip. A failed read keeps the last."""
+class Reread(Generic[T]):
+    """A value read from the store every few seconds, so answers that use it cost no
+    database round trip. A failed read keeps the last, and the health says so."""
 
-    def __init__(self, store: Store, ttl_seconds: float) -> None:
-        self._store = store
+    def __init__(self, read: Callable[[], T], initial: T, ttl_seconds: float, what: str) -> None:
+        self._read = read
+        self._value = initial
         self._ttl = ttl_seconds
+        self._what = what
         self._read_at = float("-inf")
-        self._by_key: dict[tuple[str, str], Measurement] = {}
         self.health = Health()
 
-    def all(self) -> dict[tuple[str, str], Measurement]:
+    def value(self) -> T:
         if time.monotonic() - self._read_at >= self._ttl:
             self._read_at = time.monotonic()  # one reader at a time tries; the rest use these
             try:
-                latest = latest_measurements(self._store)
+                self._value = self._read()
             except StoreError as error:
-                self.health.failed(error, "measurements")
-                return self._by_key
-            self._by_key = {(m.accelerator, m.workload): m for m in latest}
+                self.health.failed(error, self._what)
+                return self._value
             self._read_at = time.monotonic()
-            self.health.recovered("measurements")
-        return self._by_key
+            self.health.recovered(self._what)
+        return self._value
+
+
+class Measured(Reread[dict[tuple[str, str], Measurement]]):
+    """The newest calibrated measurement per (card, workload)."""
+
+    def __init__(self, store: Store, ttl_seconds: float) -> None:
+        def read() -> dict[tuple[str, str], Measurement]:
+            return {(m.accelerator, m.workload): m for m in latest_measurements(store)}
+
+        super().__init__(read, {}, ttl_seconds, "measurements")
+
+    def all(self) -> dict[tuple[str, str], Measurement]:
+        return self.value()
 
     def get(self, accelerator: str, workload: str) -> Measurement | None:
-        found = self.all().get((accelerator, workload))
+        found = self.value().get((accelerator, workload))
         return found if found is not None and found.relative is not None else None
 
 
-class Rates:
+class Rates(Reread[ExchangeRates]):
     """The exchange rates answers convert with: the bundled year, with the days a refresh
-    stored laid over it, re-read every few seconds. A failed read keeps the last."""
+    stored laid over it; rebuilt only when the stored days change."""
 
     def __init__(self, store: Store, bundled: ExchangeRates, ttl_seconds: float) -> None:
-        self._store = store
-        self._bundled = bundled
-        self._ttl = ttl_seconds
-        self._read_at = float("-inf")
-        self._rates = bundled
-        self.health = Health()
+        seen: list[list[EuroRate]] = [[]]
+        merged = [bundled]
+
+        def read() -> ExchangeRates:
+            stored = store.rates()
+            if stored != seen[0]:
+                seen[0], merged[0] = stored, bundled.merged(stored) if stored else bundled
+            return merged[0]
+
+        super().__init__(read, bundled, ttl_seconds, "exchange rates")
 
     def current(self) -> ExchangeRates:
-        if time.monotonic() - self._read_at >= self._ttl:
-            self._read_at = time.monotonic()  # one reader at a time tries; the rest use these
-            try:
-                stored = self._store.rates()
-            except StoreError as error:
-                self.health.failed(error, "exchange rates")
-                return self._rates
-            self._rates = self._bundled.merged(stored) if stored else self._bundled
-            self._read_at = time.monotonic()
-            self.health.recovered("exchange rates")
-        return self._rates
+        return self.value()
 
     def rate(self, currency: str, on: date | None = None) -> Rate:
-        return self.current().rate(currency, on)
+        return self.value().rate(currency, on)
 
 
 @dataclass
