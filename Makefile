@@ -40,13 +40,18 @@ lint: $(INSTALLED)
 bench: $(INSTALLED) $(WRK)  ## run the benchmarks and rewrite bench/results.md
 	$(BIN)/python -m bench.run
 
+# Debian's packages behind each tool; Chromium draws the zh-CN dashboard's screenshots with a
+# CJK font (WenQuanYi Zen Hei, 10 MB), else every Chinese character is an empty box.
+PACKAGES.chromium := chromium fonts-wqy-zenhei
+PACKAGES.wrk := wrk
+
 $(CHROMIUM) $(WRK):
-	@echo "installing Debian's $(notdir $@) (apt-get)"
+	@echo "installing Debian's $(PACKAGES.$(notdir $@)) (apt-get)"
 	@if [ "$$(id -u)" -ne 0 ]; then \
-		echo "run 'sudo apt-get install $(notdir $@)'"; exit 1; \
+		echo "run 'sudo apt-get install $(PACKAGES.$(notdir $@))'"; exit 1; \
 	fi
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(notdir $@) >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PACKAGES.$(notdir $@)) >/dev/null
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -17,6 +17,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.engine.assumptions import defaults_model
+from service.i18n import Language
 
 # Regions with the widest choice of GPU instance types (p4d/p5/g5/g6/g6e): each costs one
 # offer file download without credentials, so the default stays short.
@@ -127,6 +128,13 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         default="30 15 * * *",
         description="When `breakeven scheduler` fetches the exchange rates: crontab, 5 fields "
         "(UTC; the ECB publishes about 16:00 CET on working days).",
+    )
+    lang: Language | None = Field(
+        default=None,
+        description="Language of the dashboard and the CLI's text (en or zh-CN) where the "
+        "reader does not choose: the dashboard takes ?lang=, then the browser's "
+        "Accept-Language, then this; the CLI takes --lang, then this, then LC_ALL, "
+        "LC_MESSAGES or LANG (default: en).",
     )
     fx_stale_after_days: float = Field(
         default=7.0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -42,6 +43,10 @@ def _table_rows(page: Page) -> list[list[str]]:
     )
 
 
+def _dollars(cell: str) -> float:
+    return float(cell.lstrip("$").replace(",", ""))
+
+
 def test_every_view_loads_with_no_request_leaving_loopback(page: Page, base_url: str) -> None:
     hosts: set[str] = set()
     page.on("request", lambda r: hosts.add(urlparse(r.url).netloc or urlparse(r.url).scheme))
@@ -62,10 +67,10 @@ def test_table_filters_and_sorts(page: Page, base_url: str) -> None:
     assert "provider=aws" in page.url
 
     page.click("#prices-table th button[data-sort=usd_per_hour]")
-    ascending = [float(row[7].lstrip("$")) for row in _table_rows(page)]
+    ascending = [_dollars(row[7]) for row in _table_rows(page)]
     assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
     page.click("#prices-table th button[data-sort=usd_per_hour]")
-    descending = [float(row[7].lstrip("$")) for row in _table_rows(page)]
+    descending = [_dollars(row[7]) for row in _table_rows(page)]
     assert descending == sorted(ascending, reverse=True)
 
 
@@ -271,7 +276,7 @@ def test_freshness_view_calls_old_prices_stale_and_shows_their_dates(
     expect(item).to_contain_text("bundled: Stale")
     prices = bundled["prices"]
     expect(item).to_contain_text(f"priced {prices['oldest_as_of']} to {prices['newest_as_of']}")
-    expect(item).to_contain_text(f"{prices['unknown_age']} of unknown age")
+    expect(item).to_contain_text(f"{prices['unknown_age']:,} of unknown age")
     assert "stale" in (item.get_attribute("class") or "")
 
 
@@ -287,16 +292,18 @@ def test_csv_download_matches_the_visible_rows(page: Page, base_url: str) -> Non
     assert all(r["provider"] == "gcp" and r["pricing"] == "spot" for r in rows)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
 @pytest.mark.parametrize("width", WIDTHS)
-def test_screenshots_of_every_view(browser: Browser, base_url: str, width: str) -> None:
+def test_screenshots_of_every_view(browser: Browser, base_url: str, width: str, lang: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     w, h = WIDTHS[width]
     context = browser.new_context(viewport={"width": w, "height": h})
     page = context.new_page()
+    suffix = "" if lang == "en" else f"-{lang}"
     for view in VIEWS:
-        page.goto(f"{base_url}/?view={view}")
+        page.goto(f"{base_url}/?view={view}&lang={lang}")
         page.wait_for_load_state("networkidle")
-        target = SCREENSHOTS / f"{view}-{width}.png"
+        target = SCREENSHOTS / f"{view}-{width}{suffix}.png"
         page.screenshot(path=str(target), full_page=True)
         assert target.stat().st_size > 10_000
         # nothing wider than the screen but the scrollable table
@@ -307,7 +314,7 @@ def test_screenshots_of_every_view(browser: Browser, base_url: str, width: str) 
 
 def test_which_card_charts_every_card_of_the_ranking(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/?view=rank&r_workload=cnn&r_memory=16&r_budget=2000")
-    expect(page.locator("#rank-status")).to_contain_text("per $1,000")
+    expect(page.locator("#rank-status")).to_contain_text("per 1,000 USD")
     api = requests.get(f"{base_url}/rank?workload=cnn&memory=16&budget=2000", timeout=10).json()
     labels = page.evaluate("window.breakevenCharts.rank.data.labels")
     assert labels == [c["id"] for c in [*api["cards"], *api["too_small"]]]
@@ -337,7 +344,7 @@ def test_the_calculator_sets_every_tier_beside_the_headline(page: Page, base_url
         assert row[0] == tier["tier"]
         if tier["best"] is not None:
             assert tier["best"]["product"] in row[1]
-            assert row[2] == f"${tier['total_usd']:.2f}"
+            assert row[2] == f"${tier['total_usd']:,.2f}"  # grouped, as people write it
     year = next(row for row in cells[1:] if row[0] == "reserved_1y")
     assert "term paid" in year[4]
     headline = page.locator("#tiers tr.headline td").first
@@ -370,7 +377,7 @@ def test_the_calculator_asks_the_upgrade_question_at_a_site(page: Page, base_url
         f"{base_url}/breakeven?gpu=rtx4090&hours=2000&own=rtx3090&site=colo", timeout=10
     ).json()
     text = page.locator("#breakdown").inner_text()
-    assert "Buy: site (colo): colo, support, staff" in text
+    assert "Buy: site (colocation): colo, support, staff" in text
     assert (
         f"${api['buy']['present_usd']:,.2f}" in text or f"${api['buy']['present_usd']:.2f}" in text
     )
@@ -393,7 +400,105 @@ def test_the_history_view_draws_a_line_per_provider_and_tier_and_lists_the_chang
     expect(rows).to_have_count(len(api["changes"]))
     cut = rows.filter(has_text="2025-06-23")
     expect(cut).to_contain_text("aws")
-    expect(cut).to_contain_text("-44.0 %")
+    expect(cut).to_contain_text("-44.0%")
     page.fill("#history-form input[name=since]", "2026-01-01")
     page.dispatch_event("#history-form input[name=since]", "change")
     expect(page.locator("#history-status")).to_contain_text("from 2026-")
+
+
+# -- the reader's language and currency (issue 35) -----------------------------------------
+
+
+def _yuan(cell: str) -> float:
+    return float(cell.replace("¥", "").replace("CN", "").replace(",", "").strip())
+
+
+def test_every_view_in_chinese(page: Page, base_url: str) -> None:
+    """Each view with ?lang=zh-CN: its headings, controls and the text the script writes
+    are Chinese, amounts are in yuan at the answer's rate, dates as Chinese write them."""
+    page.goto(f"{base_url}/?view=prices&lang=zh-CN")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(page.locator("nav")).to_contain_text("价格")
+    expect(page.locator("nav")).to_contain_text("租还是买？")
+    expect(page.locator("#view-prices h2")).to_have_text("当前报价")
+    expect(page.locator("#prices-status")).to_contain_text("条报价")
+    api = requests.get(f"{base_url}/offers?limit=1&currency=CNY", timeout=10).json()
+    first = api["offers"][0]
+    page.select_option("#prices-form select[name=provider]", first["provider"])
+    page.wait_for_selector("#prices-table tbody tr")
+    rows = _table_rows(page)
+    assert all(row[7].startswith("¥") for row in rows)  # the yuan sign, not dollars
+    for row in rows:  # a whole day in Chinese; a month alone as it came, never a made-up day
+        assert re.fullmatch(r"\d{4}年\d{1,2}月\d{1,2}日(之前)?|\d{4}-\d{2}", row[10]), row[10]
+        assert not re.search(r"\d{4}-\d{2}-\d{2}", row[10]), row[10]
+
+    page.goto(f"{base_url}/?view=freshness&lang=zh-CN")
+    expect(page.locator("#view-freshness h2")).to_have_text("价格来源")
+    expect(page.locator("#freshness-list li").first).to_contain_text("已过期")
+    expect(page.locator("#freshness-list li").first).to_contain_text("价格日期")
+
+    page.goto(f"{base_url}/?view=history&lang=zh-CN")
+    expect(page.locator("#view-history h2")).to_have_text("价格历史")
+    expect(page.locator("#history-status")).to_contain_text("条曲线")
+    expect(page.locator("#history-changes thead")).to_contain_text("变动前")
+
+    page.goto(f"{base_url}/?view=calculator&lang=zh-CN&gpu=rtx4090&hours=500&country=CN")
+    answer = requests.get(
+        f"{base_url}/breakeven?gpu=rtx4090&hours=500&country=CN&currency=CNY&sensitivity=all",
+        timeout=10,
+    ).json()
+    verdict = page.locator("#verdict")
+    expect(verdict).to_contain_text("更便宜")
+    expect(verdict).to_contain_text(f"{answer['fx']['per_usd']:.4f} CNY")
+    saved = f"¥{answer['savings_cny']:,.2f}"
+    expect(verdict).to_contain_text(saved)
+    expect(page.locator("#breakdown")).to_contain_text(f"¥{answer['buy']['total_cny']:,.2f}")
+    expect(page.locator("#breakdown")).to_contain_text("购买：合计")
+    expect(page.locator("#tiers")).to_contain_text("最优报价")
+    expect(page.locator("#gates")).to_contain_text("显存门槛")
+    expect(page.locator("#gates")).to_contain_text("电价：")
+    expect(page.locator("#sentences li").first).to_contain_text("当前")
+    expect(page.locator("[data-currency]").first).to_have_text("CNY")
+    # the chart is drawn in yuan: the buy line ends where the answer's model says
+    datasets = "window.breakevenCharts.calc.data.datasets"
+    times = "\N{MULTIPLICATION SIGN}"
+    label = page.evaluate(f"{datasets}[0].label")
+    assert label == f"购买 {answer['buy']['gpus']} {times} rtx4090"
+    model = answer["buy"]["model"]
+    assert page.evaluate(f"{datasets}[0].data[0].y") == pytest.approx(
+        model["capex_cny"] - model["resale_start_cny"], rel=1e-9
+    )
+
+    page.goto(f"{base_url}/?view=rank&lang=zh-CN")
+    expect(page.locator("#view-rank h2")).to_have_text("哪张卡每花一元钱训练得最多？")
+    page.click("#rank-form button[type=submit]")
+    expect(page.locator("#rank-status")).to_contain_text("灰色：显存不足")
+    expect(page.locator("#rank-rent")).to_contain_text("每 rtx3090 小时的 CNY")
+
+
+def test_the_currency_chosen_carries_to_every_answer(page: Page, base_url: str) -> None:
+    """In English with euros chosen: the amounts are the answer's EUR siblings, the link
+    keeps the currency, and the assumptions' money fields say it."""
+    page.goto(f"{base_url}/?view=calculator&gpu=rtx3090&hours=500")
+    expect(page.locator("#verdict")).to_contain_text("$")
+    page.select_option("#currency", "EUR")
+    answer = requests.get(
+        f"{base_url}/breakeven?gpu=rtx3090&hours=500&currency=EUR", timeout=10
+    ).json()
+    expect(page.locator("#verdict")).to_contain_text(f"€{answer['savings_eur']:,.2f}")
+    expect(page.locator("#verdict")).to_contain_text("1 USD = ")
+    assert "currency=EUR" in page.url
+    expect(page.locator("[data-currency]").first).to_have_text("EUR")
+    page.goto(page.url.replace("view=calculator", "view=prices"))
+    page.wait_for_selector("#prices-table tbody tr")
+    assert all(row[7].startswith("€") for row in _table_rows(page)[:20])
+
+
+def test_the_language_links_keep_the_question(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/?view=calculator&gpu=rtx4090&hours=700")
+    expect(page.locator("#verdict")).to_contain_text("rtx4090")
+    page.click("a[data-lang='zh-CN']")
+    expect(page.locator("#verdict")).to_contain_text("rtx4090")
+    expect(page.locator("#verdict")).to_contain_text("700 小时")
+    assert page.input_value("#calc-form input[name=hours]") == "700"
+    expect(page.locator("a[data-lang='zh-CN']")).to_have_attribute("aria-current", "true")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ from service.documents.offers import CATALOG, offer_fields, to_csv
 from service.documents.providers import describe_result
 from service.documents.queries import BreakevenQuery, RankQuery
 from service.documents.rank import rank_document
+from service.i18n import LANGUAGES, Translator, from_locale, translator
 from service.jobs import scheduler as scheduling
 from service.jobs.fx import refresh_rates
 from service.jobs.measure_card import CannotMeasure, measure_card
@@ -71,12 +73,27 @@ class _Commands(click.Group):
     cls=_Commands,
     help="Rent cloud GPUs/TPUs or buy your own cards? Settings come from BREAKEVEN_* variables.",
 )
+@click.option(
+    "--lang",
+    type=click.Choice(LANGUAGES),
+    default=None,
+    help="Language of the text: en or zh-CN [BREAKEVEN_LANG, else LC_ALL/LC_MESSAGES/LANG, "
+    "else en].",
+)
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, lang: str | None) -> None:
     try:
-        ctx.obj = Settings()
+        settings = Settings()
     except ValidationError as exc:
         raise click.UsageError(f"bad BREAKEVEN_* setting: {exc}") from exc
+    chosen = lang or settings.lang or from_locale(os.environ)
+    ctx.obj = settings.model_copy(update={"lang": chosen}) if chosen else settings
+
+
+def _reader(ctx: click.Context) -> Translator:
+    """The text's language: --lang, else BREAKEVEN_LANG, else the terminal's locale."""
+    settings: Settings = ctx.obj
+    return translator(settings.lang)
 
 
 @cli.command(help="Start the REST service (gunicorn).")
@@ -110,7 +127,7 @@ def _question(
     help_text: str,
     model: type[BaseModel],
     build: Callable[[Any, Runtime], dict[str, Any]],
-    describe: Callable[[dict[str, Any]], str],
+    describe: Callable[[dict[str, Any], Translator], str],
 ) -> click.Command:
     """A command asking what a REST endpoint answers: the query's fields as options, the
     same document, printed as JSON (--json) or as text for a person."""
@@ -129,9 +146,14 @@ def _question(
         try:
             document = build(query, _runtime(ctx))
         except QuestionError as error:
-            hint = f"\ndid you mean: {', '.join(error.suggestions)}" if error.suggestions else ""
+            t = _reader(ctx)
+            names = ", ".join(error.suggestions)
+            hint = "\n" + t("did you mean: {names}", names=names) if error.suggestions else ""
             raise click.ClickException(f"{error.detail}{hint}") from error
-        click.echo(json.dumps(document, indent=2) if as_json else escape_lines(describe(document)))
+        if as_json:
+            click.echo(json.dumps(document, indent=2))
+        else:
+            click.echo(escape_lines(describe(document, _reader(ctx))))
 
     return command
 
@@ -168,7 +190,7 @@ def gpus(ctx: click.Context, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(docs, indent=2))
         return
-    click.echo(describe_gpus(docs))
+    click.echo(describe_gpus(docs, _reader(ctx)))
 
 
 @cli.command(help="Current rental offers.")
@@ -181,7 +203,7 @@ def prices(ctx: click.Context, fmt: str) -> None:
     elif fmt == "csv":
         click.echo(to_csv([_printable(doc) for doc in docs]), nl=False)
     else:
-        click.echo(describe_offers(docs))
+        click.echo(describe_offers(docs, _reader(ctx)))
 
 
 def _printable(doc: dict[str, Any]) -> dict[str, Any]:

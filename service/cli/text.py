@@ -1,74 +1,119 @@
-"""Answers as text a person reads at a terminal; `--json` prints the documents instead.
+"""Answers as text a person reads at a terminal, in the reader's language (service/i18n);
+`--json` prints the documents instead.
 
 Offer text (provider, product, region, notes) comes from imports and live sources, so each
 value put in a line or a table cell is escaped (pricing/controls.py): a terminal must show an
-escape sequence, never act on it, and a line break in a cell must not break the table.
+escape sequence, never act on it, and a line break in a cell must not break the table. The
+documents' own sentences (sources, notes, the sensitivity's) are the API's and stay in English.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from pricing.controls import escape_controls
+from service.i18n import Translator, translator
 
 
-def _own_lines(own: dict[str, Any] | None) -> list[str]:
+def _own_lines(own: dict[str, Any] | None, t: Translator) -> list[str]:
     """own=: keep the owned card, upgrade or rent, each path's cost."""
     if own is None:
         return []
     lines = [
-        f"OWN {own['gpu']}: sells now for {own['sale_usd']:,.2f} USD after fees; "
-        f"best: {own['best']}"
+        t(
+            "OWN {gpu}: sells now for {sale:,.2f} USD after fees; best: {best}",
+            gpu=own["gpu"],
+            sale=own["sale_usd"],
+            best=own["best"],
+        )
     ]
     for path in own["paths"]:
-        cost = "cannot" if path["present_usd"] is None else f"{path['present_usd']:,.2f} USD"
+        cost = t("cannot") if path["present_usd"] is None else f"{path['present_usd']:,.2f} USD"
         lines.append(f"  {path['name']:<8} {cost:>14}  {path['note']}")
     return lines
 
 
-def _currency_lines(d: dict[str, Any]) -> list[str]:
+def _currency_lines(d: dict[str, Any], t: Translator) -> list[str]:
     """--currency, --country: the headline amounts in the currency asked, at its rate."""
     fx = d.get("fx")
     if not fx or fx["currency"] == "USD":
         return []
     code = fx["currency"].lower()
     buy, cheapest = d["buy"], d["rent"][0]
-    stale = f", {fx['age_days']} days old (STALE)" if fx["stale"] else ""
+    stale = t(", {days} days old (STALE)", days=fx["age_days"]) if fx["stale"] else ""
     lines = [
-        f"IN {fx['currency']}: buy {buy[f'total_{code}']:,.2f}, the cheapest rental "
-        f"{cheapest[f'total_{code}']:,.2f} ({_text(cheapest['provider'])}); 1 USD = "
-        f"{fx['per_usd']:.4f} {fx['currency']} (ECB, {fx['as_of']}{stale})"
+        t(
+            "IN {currency}: buy {buy:,.2f}, the cheapest rental {rent:,.2f} ({provider}); "
+            "1 USD = {rate:.4f} {currency} (ECB, {day}{stale})",
+            currency=fx["currency"],
+            buy=buy[f"total_{code}"],
+            rent=cheapest[f"total_{code}"],
+            provider=_text(cheapest["provider"]),
+            rate=fx["per_usd"],
+            day=t.day(fx["as_of"]),
+            stale=stale,
+        )
     ]
     if d.get("tariff"):
-        lines.append(f"ELECTRICITY: {_text(d['tariff']['note'])}")
+        lines.append(t("ELECTRICITY: {note}", note=_text(d["tariff"]["note"])))
     return lines
 
 
-def describe_quote(d: dict[str, Any]) -> str:
+def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
+    t = t or translator(None)
     buy, a = d["buy"], d["assumptions"]
-    lines = [f"{d['hours']:g} h of {d['workload']} training on {buy['gpus']} x {d['gpu']}"]
-    lines += _work_line(d.get("work"))
+    lines = [
+        t(
+            "{hours:g} h of {workload} training on {gpus} x {gpu}",
+            hours=d["hours"],
+            workload=_word(d["workload"], t),
+            gpus=buy["gpus"],
+            gpu=d["gpu"],
+        )
+    ]
+    lines += _work_line(d.get("work"), t)
     lines += [
         "",
-        f"BUY   {buy['total_usd']:>12,.2f} USD  = cards {buy['purchase_usd']:,.2f}"
-        f" + host {buy['host_usd']:,.2f} + network {buy['network_usd']:,.2f}"
-        f" + energy {buy['energy_usd']:,.2f} + site {buy['site_usd']:,.2f}"
-        f" - resale {buy['resale_usd']:,.2f}  ({buy['hours']:,.1f} busy h,"
-        f" {buy['wall_clock_hours']:,.0f} h of calendar time, {buy['site']})",
-        f"      {buy['present_usd']:>12,.2f} USD  in today's money at discount_rate "
-        f"{a['discount_rate']:g} (site: colo {buy['colo_usd']:,.2f}, support "
-        f"{buy['support_usd']:,.2f}, staff {buy['staff_usd']:,.2f})",
+        t(
+            "BUY   {total:>12,.2f} USD  = cards {cards:,.2f} + host {host:,.2f} + network "
+            "{network:,.2f} + energy {energy:,.2f} + site {site:,.2f} - resale {resale:,.2f}  "
+            "({busy:,.1f} busy h, {calendar:,.0f} h of calendar time, {where})",
+            total=buy["total_usd"],
+            cards=buy["purchase_usd"],
+            host=buy["host_usd"],
+            network=buy["network_usd"],
+            energy=buy["energy_usd"],
+            site=buy["site_usd"],
+            resale=buy["resale_usd"],
+            busy=buy["hours"],
+            calendar=buy["wall_clock_hours"],
+            where=_word(buy["site"], t),
+        ),
+        t(
+            "      {present:>12,.2f} USD  in today's money at discount_rate {rate:g} (site: "
+            "colo {colo:,.2f}, support {support:,.2f}, staff {staff:,.2f})",
+            present=buy["present_usd"],
+            rate=a["discount_rate"],
+            colo=buy["colo_usd"],
+            support=buy["support_usd"],
+            staff=buy["staff_usd"],
+        ),
     ]
     deadline = d["deadline"]
     if deadline["hours"] is not None:
         lines.append(
-            f"DEADLINE {deadline['days']:,.1f} days ({deadline['hours']:,.0f} h): "
-            f"{deadline['basis']}"
+            t(
+                "DEADLINE {days:,.1f} days ({hours:,.0f} h): {basis}",
+                days=deadline["days"],
+                hours=deadline["hours"],
+                basis=deadline["basis"],
+            )
         )
     header = [
-        *("provider", "product", "region", "pricing", "USD/h", "x", "wall h", "total USD"),
-        *("b/e h", "speed"),
+        *(t("provider"), t("product"), t("region"), t("pricing"), t("USD/h"), "x"),
+        *(t("wall h"), t("total USD"), t("b/e h"), t("speed")),
     ]
     rows = [
         [
@@ -80,92 +125,138 @@ def describe_quote(d: dict[str, Any]) -> str:
             str(r["instances"]),
             f"{r['wall_clock_hours']:,.1f}",
             f"{r['total_usd']:,.2f}",
-            "never" if r["breakeven_hours"] is None else f"{r['breakeven_hours']:,.0f}",
-            r["throughput"]["method"],
+            t("never") if r["breakeven_hours"] is None else f"{r['breakeven_hours']:,.0f}",
+            _word(r["throughput"]["method"], t),
         ]
         for r in d["rent"]
     ]
     compared = d["compared_with"]
     lines += [
         "",
-        f"RENT (cheapest first; pricing={compared['pricing']}: {', '.join(compared['admits'])})",
+        t(
+            "RENT (cheapest first; pricing={pricing}: {admits})",
+            pricing=compared["pricing"],
+            admits=", ".join(compared["admits"]),
+        ),
         table(header, rows),
         "",
+        t(
+            "VERDICT: {verdict}, saving {savings:,.2f} USD in today's money (against the "
+            "cheapest {tier} rental)",
+            verdict=t("BUY") if d["verdict"] == "buy" else t("RENT"),
+            savings=d["savings_usd"],
+            tier=compared["tier"],
+        ),
     ]
-    verdict = d["verdict"].upper()
-    lines.append(
-        f"VERDICT: {verdict}, saving {d['savings_usd']:,.2f} USD in today's money "
-        f"(against the cheapest {compared['tier']} rental)"
+    lines += _own_lines(d.get("own"), t)
+    lines += _currency_lines(d, t)
+    lines.append(_breakeven_line(d["breakeven"], a["utilization"], t))
+    lines += _notes(d, t)
+    lines += ["", t("TIERS (the best of each way of renting, same work and deadline)")]
+    tier_header = [t("tier"), t("provider"), t("product"), t("total USD"), t("wall h")]
+    lines.append(table([*tier_header, t("verdict")], _tiers(d, t)))
+    gate = d["memory_gate"]
+    need = t(" and ").join(
+        text
+        for text in (
+            gate["per_accelerator_gb"]
+            and t("{gb:g} GB per accelerator", gb=gate["per_accelerator_gb"]),
+            gate["total_gb"] and t("{gb:g} GB in all", gb=gate["total_gb"]),
+        )
+        if text
     )
-    lines += _own_lines(d.get("own"))
-    lines += _currency_lines(d)
-    be = d["breakeven"]
+    lines.append(
+        t("Memory gate ({need}) removed {removed} offers.", need=need, removed=gate["removed"])
+    )
+    stale = t(" (STALE)") if d["prices"]["stale"] else ""
+    lines.append(
+        t(
+            "Cheapest rental priced as of {day}{stale}.",
+            day=t.day(d["prices"]["as_of"]),
+            stale=stale,
+        )
+    )
+    lines.append(t("Assumptions: ") + ", ".join(f"{k}={v}" for k, v in a.items()))
+    return "\n".join(lines + _what_would_have_to_be_true(d, t))
+
+
+def _breakeven_line(be: dict[str, Any] | None, utilization: float, t: Translator) -> str:
     if be and be["within_life"]:
-        lines.append(
-            f"Buying pays off after {be['hours']:,.0f} h of work"
-            f" (~{be['days']:,.0f} days at {a['utilization']:.0%} utilization),"
-            f" within the cards' {be['life_years']:g}-year life."
+        return t(
+            "Buying pays off after {hours:,.0f} h of work (~{days:,.0f} days at {share:.0%} "
+            "utilization), within the cards' {years:g}-year life.",
+            hours=be["hours"],
+            days=be["days"],
+            share=utilization,
+            years=be["life_years"],
         )
-    elif be:
-        lines.append(
-            f"Buying does not pay off within the cards' {be['life_years']:g}-year life"
-            f" ({be['life_hours']:,.0f} h of work at {a['utilization']:.0%} utilization);"
-            f" the costs would cross only after {be['crossing_hours']:,.0f} h."
+    if be:
+        return t(
+            "Buying does not pay off within the cards' {years:g}-year life ({life:,.0f} h of "
+            "work at {share:.0%} utilization); the costs would cross only after "
+            "{crossing:,.0f} h.",
+            years=be["life_years"],
+            life=be["life_hours"],
+            share=utilization,
+            crossing=be["crossing_hours"],
         )
-    else:
-        lines.append("Buying never pays off: the cheapest rental costs less than the power.")
+    return t("Buying never pays off: the cheapest rental costs less than the power.")
+
+
+def _notes(d: dict[str, Any], t: Translator) -> list[str]:
+    """What the answer kept out or could not measure, each in a line."""
+    lines = []
     if d.get("left_out"):
         left, best = d["left_out"], d["left_out"]["best"]
         lines.append(
-            f"Left out ({', '.join(left['platforms'])}: {left['offers']} offers; your code "
-            f"would need porting): best {_text(best['provider'])} {_text(best['product'])} "
-            f"{best['total_usd']:,.2f} USD. Ask with --platforms all."
+            t(
+                "Left out ({platforms}: {offers} offers; your code would need porting): best "
+                "{provider} {product} {total:,.2f} USD. Ask with --platforms all.",
+                platforms=", ".join(left["platforms"]),
+                offers=left["offers"],
+                provider=_text(best["provider"]),
+                product=_text(best["product"]),
+                total=best["total_usd"],
+            )
         )
-    if d["rent"][0].get("sessions"):
-        cheapest = d["rent"][0]
+    cheapest = d["rent"][0]
+    if cheapest.get("sessions"):
         lines.append(f"{_text(cheapest['provider'])}: {_text(cheapest['sessions']['note'])}.")
     if d.get("cheapest_measured"):
         m = d["cheapest_measured"]
         lines.append(
-            f"The cheapest rental's speed is an estimate; the cheapest with a measured speed: "
-            f"{_text(m['provider'])} {_text(m['product'])} {m['total_usd']:,.2f} USD."
+            t(
+                "The cheapest rental's speed is an estimate; the cheapest with a measured "
+                "speed: {provider} {product} {total:,.2f} USD.",
+                provider=_text(m["provider"]),
+                product=_text(m["product"]),
+                total=m["total_usd"],
+            )
         )
-    lines += ["", "TIERS (the best of each way of renting, same work and deadline)"]
-    lines.append(
-        table(["tier", "provider", "product", "total USD", "wall h", "verdict"], _tiers(d))
-    )
-    gate = d["memory_gate"]
-    need = " and ".join(
-        text
-        for text in (
-            gate["per_accelerator_gb"] and f"{gate['per_accelerator_gb']:g} GB per accelerator",
-            gate["total_gb"] and f"{gate['total_gb']:g} GB in all",
-        )
-        if text
-    )
-    lines.append(f"Memory gate ({need}) removed {gate['removed']} offers.")
-    stale = " (STALE)" if d["prices"]["stale"] else ""
-    lines.append(f"Cheapest rental priced as of {d['prices']['as_of']}{stale}.")
-    lines.append("Assumptions: " + ", ".join(f"{k}={v}" for k, v in a.items()))
-    return "\n".join(lines + _what_would_have_to_be_true(d))
+    return lines
 
 
-def _tiers(d: dict[str, Any]) -> list[list[str]]:
+def _tiers(d: dict[str, Any], t: Translator) -> list[list[str]]:
     """A row per pricing tier: its best offer and its verdict against buying; a committed
     one says the terms it pays for, an interruptible one that it may be taken back."""
     rows = []
     for tier in d["tiers"]:
         best = tier["best"]
         if best is None:
-            rows.append([tier["tier"], "-", "none does the work", "-", "-", "-"])
+            rows.append([tier["tier"], "-", t("none does the work"), "-", "-", "-"])
             continue
-        verdict = tier["verdict"]
+        verdict = _word(tier["verdict"], t)
         if best["commitment"]:
             c = best["commitment"]
-            verdict += f" ({c['terms']} x {c['term_hours']:,.0f} h term paid, "
-            verdict += f"{c['used_instance_hours']:,.0f} of {c['paid_instance_hours']:,.0f} used)"
+            verdict += t(
+                " ({terms} x {term:,.0f} h term paid, {used:,.0f} of {paid:,.0f} used)",
+                terms=c["terms"],
+                term=c["term_hours"],
+                used=c["used_instance_hours"],
+                paid=c["paid_instance_hours"],
+            )
         elif tier["interruptible"]:
-            verdict += " (may be taken back mid-run)"
+            verdict += t(" (may be taken back mid-run)")
         rows.append(
             [
                 tier["tier"],
@@ -179,51 +270,101 @@ def _tiers(d: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def _what_would_have_to_be_true(d: dict[str, Any]) -> list[str]:
+def _what_would_have_to_be_true(d: dict[str, Any], t: Translator) -> list[str]:
     """The sensitivity's sentences and the ranges' verdict (`--explain`), when asked."""
     if not d.get("sensitivity"):
         return []
-    lines = ["", "WHAT WOULD HAVE TO BE TRUE"]
+    lines = ["", t("WHAT WOULD HAVE TO BE TRUE")]
     lines += [f"- {text}" for text in d["sensitivity"]["sentences"]]
     r = d["ranges"]
     offers = r["offers"]
     lines.append(
-        f"Rent side: {offers['offers']} offers of {offers['accelerator']} cost "
-        f"{offers['p10_usd']:,.0f} / {offers['p50_usd']:,.0f} / {offers['p90_usd']:,.0f} USD "
-        f"(P10/P50/P90); speeds +-{r['speed']['spread']:.0%} put the cheapest at "
-        f"{r['speed']['low_usd']:,.0f}-{r['speed']['high_usd']:,.0f} USD; {r['note']}."
+        t(
+            "Rent side: {offers} offers of {accelerator} cost {p10:,.0f} / {p50:,.0f} / "
+            "{p90:,.0f} USD (P10/P50/P90); speeds +-{spread:.0%} put the cheapest at "
+            "{low:,.0f}-{high:,.0f} USD; {note}.",
+            offers=offers["offers"],
+            accelerator=offers["accelerator"],
+            p10=offers["p10_usd"],
+            p50=offers["p50_usd"],
+            p90=offers["p90_usd"],
+            spread=r["speed"]["spread"],
+            low=r["speed"]["low_usd"],
+            high=r["speed"]["high_usd"],
+            note=r["note"],
+        )
     )
     return lines
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
+    """Columns padded to their widest cell, counted in terminal columns: a Chinese
+    character takes two."""
     rows = [[_text(cell) for cell in row] for row in rows]
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(fmt.format(*row) for row in [header, *rows])
+    widths = [max(_width(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
+    return "\n".join(
+        "  ".join(
+            cell + " " * (width - _width(cell)) for cell, width in zip(row, widths, strict=False)
+        )
+        for row in [header, *rows]
+    )
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _word(value: str, t: Translator) -> str:
+    """A value the answer gives as a word (a workload class, a site, a verdict, how a speed
+    was found), in the reader's language."""
+    words = {
+        "transformer": t("transformer"),
+        "cnn": t("cnn"),
+        "rnn": t("rnn"),
+        "home": t("home"),
+        "office": t("office"),
+        "colo": t("colocation"),
+        "buy": t("buy"),
+        "rent": t("rent"),
+        "measured": t("measured"),
+        "adjusted": t("adjusted"),
+        "estimated": t("estimated"),
+        "measured-locally": t("measured here"),
+    }
+    return words.get(value, value)
 
 
 def _text(value: object) -> str:
     return escape_controls(str(value))
 
 
-def _work_line(work: dict[str, Any] | None) -> list[str]:
+def _work_line(work: dict[str, Any] | None, t: Translator) -> list[str]:
     """How a described job became hours on the card, in one line; none for plain hours."""
     if not work or work["stated"] == "hours":
         return []
-    line = f"Work: {work['description']} = {work['gpu_hours']:,.1f} h on one {work['gpu']}"
+    line = t(
+        "Work: {description} = {hours:,.1f} h on one {gpu}",
+        description=work["description"],
+        hours=work["gpu_hours"],
+        gpu=work["gpu"],
+    )
     if work["flops"]:
-        line += f" ({work['flops']:.3g} FLOPs at {work['utilization']:.2f} of peak)"
+        line += t(
+            " ({flops:.3g} FLOPs at {share:.2f} of peak)",
+            flops=work["flops"],
+            share=work["utilization"],
+        )
     if work["memory_gb"]:
-        line += f"; needs {work['memory_gb']:,.1f} GB"
+        line += t("; needs {gb:,.1f} GB", gb=work["memory_gb"])
     if "cards_bought" in work:
-        line += f"; cards: {work['cards_bought']}"
-    return [line + "."]
+        line += t("; cards: {cards}", cards=work["cards_bought"])
+    return [line + t(".")]
 
 
-def describe_ranking(d: dict[str, Any]) -> str:
+def describe_ranking(d: dict[str, Any], t: Translator | None = None) -> str:
+    t = t or translator(None)
     by_hours = d["ranked_by"] == "reference_hours_per_usd"
-    metric = f"{d['gpu']} h per USD" if by_hours else "per $1,000"
+    metric = t("{gpu} h per USD", gpu=d["gpu"]) if by_hours else t("per $1,000")
     rows = [
         [
             c["id"],
@@ -231,7 +372,8 @@ def describe_ranking(d: dict[str, Any]) -> str:
             f"{c['purchase_usd']:,.0f}",
             f"{c['throughput']['relative']:.2f}",
             f"{(c['reference_hours_per_usd'] if by_hours else c['throughput_per_1000_usd']):.3f}",
-            ("" if c["within_budget"] else "over budget") + ("" if c["fits"] else "too small"),
+            (t("over budget") if not c["within_budget"] else "")
+            + (t("too small") if not c["fits"] else ""),
         ]
         for c in [*d["cards"], *d["too_small"]]
     ]
@@ -246,30 +388,37 @@ def describe_ranking(d: dict[str, Any]) -> str:
     ]
     return "\n".join(
         [
-            *_work_line(d.get("work")),
-            table(["card", "GB", "USD", d["workload"], metric, "note"], rows),
+            *_work_line(d.get("work"), t),
+            table([t("card"), "GB", "USD", _word(d["workload"], t), metric, t("note")], rows),
             "",
-            table(["provider", "product", "tier", f"USD per {d['gpu']} h"], rent),
+            table(
+                [t("provider"), t("product"), t("tier"), t("USD per {gpu} h", gpu=d["gpu"])],
+                rent,
+            ),
         ]
     )
 
 
-def describe_gpus(docs: list[dict[str, Any]]) -> str:
+def describe_gpus(docs: list[dict[str, Any]], t: Translator | None = None) -> str:
+    t = t or translator(None)
     rows = [
         [
             d["id"],
             f"{d['memory_gb']:g}",
             f"{d['buy']['purchase_usd']:,.0f}" if d["buy"] else "-",
             *(f"{d['throughput'][k]['relative']:.2f}" for k in ("cnn", "transformer", "rnn")),
-            "estimated" if d["throughput"]["transformer"]["method"] == "estimated" else "measured",
+            t("estimated")
+            if d["throughput"]["transformer"]["method"] == "estimated"
+            else t("measured"),
         ]
         for d in docs
     ]
-    header = ["gpu", "GB", "buy USD", "cnn", "transformer", "rnn", "throughput"]
+    header = [t("gpu"), "GB", t("buy USD"), t("cnn"), t("transformer"), t("rnn"), t("throughput")]
     return table(header, rows)
 
 
-def describe_offers(docs: list[dict[str, Any]]) -> str:
+def describe_offers(docs: list[dict[str, Any]], t: Translator | None = None) -> str:
+    t = t or translator(None)
     rows = [
         [
             d["provider"],
@@ -280,9 +429,12 @@ def describe_offers(docs: list[dict[str, Any]]) -> str:
             d["pricing"],
             d["tier"] or "-",
             f"{d['usd_per_hour']:.4f}",
-            d["price_as_of"],
+            t.day(d["price_as_of"]) if d["price_as_of"] else "-",
         ]
         for d in docs
     ]
-    header = ["provider", "product", "region", "gpu", "n", "pricing", "tier", "USD/h", "as of"]
+    header = [
+        *(t("provider"), t("product"), t("region"), t("gpu"), "n", t("pricing"), t("tier")),
+        *(t("USD/h"), t("as of")),
+    ]
     return table(header, rows)

@@ -30,6 +30,7 @@ from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
+from service.documents.money import asked_rate, fx_document, with_currency
 from service.documents.queries import HistoryQuery, OffersQuery, market_tiers
 from service.engine.costs import Rentals
 from service.engine.offer_table import OfferTable
@@ -146,12 +147,14 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         for row, rate in zip(rows, rates, strict=True):
             row["usd_per_reference_hour"] = rate
     prices = freshness(chosen, runtime.settings.stale_after_hours)
+    rate = asked_rate(runtime.fx, query.currency)
     return {
         "count": len(rows),
-        "offers": rows,
+        "offers": with_currency(rows, rate),
         "prices": prices,
         "total": total,
         "next": next_page("/offers", _pinned(query, table), query.offset + query.limit < total),
+        "fx": fx_document(query, rate, runtime.settings.fx_stale_after_days),
     }
 
 

@@ -495,6 +495,7 @@ class OffersQuery(Query):
         "`gpu`'s work on this workload class, spot offers' interruption allowance included.",
     )
     gpu: str | None = Field(None, max_length=100, description="Reference card for workload.")
+    currency: Currency = None
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
     limit: int = Field(PAGE_DEFAULT, ge=1, le=PAGE_MAX, description="Rows in one page.")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Rows skipped: `next` gives it.")

@@ -582,6 +582,10 @@ class OfferList(_Out):
     prices: Freshness = Field(description="How old the prices in this page are.")
     total: int = Field(description="Offers matching the filters, in all pages.")
     next: str | None = Field(description="The next page's path and query; null: the last.")
+    fx: FxOut = Field(
+        description="The rate of `currency` (each amount named usd gets a sibling in it); "
+        "USD: nothing converted."
+    )
 
 
 HistoryPoint = _offer_model(

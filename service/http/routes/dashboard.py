@@ -10,9 +10,22 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import Response, render_template
+from flask import Response, render_template, request
 
+from hardware.tariffs import COUNTRIES
+from pricing.fx import CURRENCIES
+from service.documents.errors import InvalidQuestion
 from service.http import current_runtime
+from service.i18n import (
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    READERS_CURRENCY,
+    Language,
+    Translator,
+    from_accept_language,
+    language_of,
+    messages,
+)
 
 bp = APIBlueprint("dashboard", __name__, enable_openapi=False)
 
@@ -33,13 +46,39 @@ CONTENT_SECURITY_POLICY = "; ".join(
 
 @bp.get("/")
 def index() -> Response:
-    """The dashboard; its "describe the job" form offers the model table's models."""
-    models = current_runtime().hardware.models.values()
-    return _page(
+    """The dashboard, in the reader's language; its "describe the job" form offers the model
+    table's models, and its script gets the language's catalog as data (the CSP runs no
+    inline script, but a JSON block is not run)."""
+    runtime = current_runtime()
+    language = _language(runtime.settings.lang)
+    models = runtime.hardware.models.values()
+    response = _page(
         "index.html",
+        _=Translator(language),
+        lang=language,
+        languages=LANGUAGE_NAMES,
+        messages=dict(messages(language)),
+        currencies=CURRENCIES,
+        countries=COUNTRIES,
+        readers_currency=READERS_CURRENCY[language],
         transformers=sorted(m.id for m in models if m.family == "transformer"),
         vision_models=sorted(m.id for m in models if m.family == "vision"),
     )
+    response.headers["Content-Language"] = language
+    response.vary.add("Accept-Language")
+    return response
+
+
+def _language(default: Language | None) -> Language:
+    """``?lang=``, else the browser's Accept-Language, else the setting, else English; a
+    ``lang`` this page does not speak is a 400 naming it, not a silent English page."""
+    asked = request.args.get("lang")
+    if asked is not None:
+        found = language_of(asked)
+        if found is None:
+            raise InvalidQuestion("lang", f"{asked[:40]!r} is not one of {', '.join(LANGUAGES)}")
+        return found
+    return from_accept_language(request.headers.get("Accept-Language")) or default or "en"
 
 
 @bp.get("/docs")

@@ -1,5 +1,7 @@
-// gpu-breakeven dashboard: four views over the REST API of this same origin.
+// gpu-breakeven dashboard: five views over the REST API of this same origin.
 // Every control's state lives in the URL query, so any view can be shared as a link.
+// Text goes through t(): the page carries its language's catalog (service/i18n) as data,
+// keyed by the English text; numbers, money and dates are written for the page's language.
 "use strict";
 
 const VIEWS = ["prices", "freshness", "history", "calculator", "rank"];
@@ -17,7 +19,7 @@ const CALC_FIELDS = [
   "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs", "market",
   "hours_per_month", "months", "deadline_days", "max_instances",
   "site", "own", "discount_rate", "colo_usd_per_kw_month", "support_share",
-  "staff_usd_per_node_year", "network_usd", "selling_fee",
+  "staff_usd_per_node_year", "network_usd", "selling_fee", "country",
 ];
 // The ways to state the work (service/documents/work.py): the parameter that marks each in a
 // shared link, so a reload opens the form the way it was filled.
@@ -32,6 +34,85 @@ window.breakevenCharts = {};
 const $ = (selector) => document.querySelector(selector);
 const query = () => new URLSearchParams(window.location.search);
 
+// -- the reader's language and currency -------------------------------------------------
+
+const LANG = document.documentElement.lang || "en";
+const MESSAGES = JSON.parse(document.getElementById("messages").textContent || "{}");
+
+function t(text, values = {}) {
+  const template = Object.hasOwn(MESSAGES, text) ? MESSAGES[text] : text;
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+const formats = new Map();
+function numberFormat(options) {
+  const key = JSON.stringify(options);
+  if (!formats.has(key)) formats.set(key, new Intl.NumberFormat(LANG, options));
+  return formats.get(key);
+}
+
+// A count or a measure, grouped as the language groups digits.
+function num(value, digits = 0) {
+  return numberFormat({ minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+}
+
+// A measure as a person writes it: 40 GB, 18.2 GB, 700 h, 1,234.5 h.
+function measure(value) {
+  return numberFormat({ maximumFractionDigits: 1 }).format(value);
+}
+
+function amount(value, code, digits) {
+  if (value === null || value === undefined) return "–";
+  return numberFormat({ style: "currency", currency: code, minimumFractionDigits: digits,
+    maximumFractionDigits: digits }).format(value);
+}
+
+// The currency the amounts are shown in: the answer gives every amount named usd a sibling
+// in the currency asked (total_usd -> total_cny); one without it is shown in dollars.
+const currency = () => $("#currency").value;
+const USD_NAME = /(^|_)usd(_|$)/;
+
+function localKey(key) {
+  const code = currency();
+  return code === "USD" ? key : key.replace(USD_NAME, (m, a, b) => `${a}${code.toLowerCase()}${b}`);
+}
+
+function money(holder, key, digits = 2) {
+  const local = localKey(key);
+  if (local !== key && holder[local] !== undefined) return amount(holder[local], currency(), digits);
+  return amount(holder[key], "USD", digits);
+}
+
+function moneyValue(holder, key) {
+  const local = localKey(key);
+  return local !== key && holder[local] !== undefined ? holder[local] : holder[key];
+}
+
+// A day as the language writes it; a month or a year alone ("2026-08") is shown as it came,
+// never turned into its first day.
+function day(iso) {
+  if (!iso || LANG === "en" || !/^\d{4}-\d{2}-\d{2}/.test(String(iso))) return iso || "–";
+  const when = new Date(`${String(iso).slice(0, 10)}T00:00:00Z`);
+  if (Number.isNaN(when.getTime())) return iso;
+  return new Intl.DateTimeFormat(LANG, { dateStyle: "long", timeZone: "UTC" }).format(when);
+}
+
+// Words the answer gives as values, in the reader's language.
+const workloadName = (w) => ({ transformer: t("transformer"), cnn: t("cnn"), rnn: t("rnn") }[w] || w);
+const siteName = (site) => ({ home: t("home"), office: t("office"), colo: t("colocation") }[site] || site);
+const methodName = (m) => ({ measured: t("measured"), adjusted: t("adjusted"), estimated: t("estimated"),
+  "measured-locally": t("measured here") }[m] || m);
+
+// A price's date: a day, a month, or "before" a day for a row its source did not date.
+function priceDay(text) {
+  const before = /^before (\d{4}-\d{2}-\d{2})$/.exec(text || "");
+  return before ? t("before {day}", { day: day(before[1]) }) : day(text);
+}
+
+function pct(share, digits = 0) {
+  return numberFormat({ style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits }).format(share);
+}
+
 function setQuery(updates) {
   const params = query();
   for (const [key, value] of Object.entries(updates)) {
@@ -39,6 +120,11 @@ function setQuery(updates) {
     else params.set(key, value);
   }
   window.history.replaceState(null, "", `?${params.toString()}`);
+  for (const link of document.querySelectorAll("a[data-lang]")) {
+    const other = new URLSearchParams(params);
+    other.set("lang", link.dataset.lang);
+    link.href = `?${other.toString()}`;
+  }
 }
 
 async function getJSON(url) {
@@ -48,18 +134,18 @@ async function getJSON(url) {
   return body;
 }
 
-function usd(value, digits = 4) {
-  return value === null || value === undefined ? "–" : `$${Number(value).toFixed(digits)}`;
-}
-
 function ago(seconds) {
-  if (seconds === null || seconds === undefined) return "of unknown age";
-  const units = [["day", 86400], ["hour", 3600], ["minute", 60]];
-  for (const [name, size] of units) {
+  if (seconds === null || seconds === undefined) return t("of unknown age");
+  const units = [
+    [86400, (n) => (n === 1 ? t("{n} day ago", { n }) : t("{n} days ago", { n: num(n) }))],
+    [3600, (n) => (n === 1 ? t("{n} hour ago", { n }) : t("{n} hours ago", { n: num(n) }))],
+    [60, (n) => (n === 1 ? t("{n} minute ago", { n }) : t("{n} minutes ago", { n: num(n) }))],
+  ];
+  for (const [size, say] of units) {
     const n = Math.floor(seconds / size);
-    if (n >= 1) return `${n} ${name}${n === 1 ? "" : "s"} ago`;
+    if (n >= 1) return say(n);
   }
-  return "just now";
+  return t("just now");
 }
 
 // -- views ------------------------------------------------------------------------------
@@ -83,7 +169,7 @@ function showError(view, error) {
   const target = { prices: "#prices-status", freshness: "#freshness-list",
     history: "#history-status", calculator: "#verdict", rank: "#rank-status" }[view];
   const element = $(target);
-  element.textContent = `Error: ${error.message}`;
+  element.textContent = t("Error: {message}", { message: error.message });
   element.classList.add("error");
 }
 
@@ -128,14 +214,17 @@ async function loadPrices() {
     if (values[key]) params.set(key, values[key]);
   }
   params.set("gpu", values.ref || "rtx3090");
+  params.set("currency", currency());
   params.set("limit", "10000"); // the largest page; the status says when there are more
   const body = await getJSON(`offers?${params.toString()}`);
   state.offers = body.offers;
   const age = body.prices.age_seconds;
   $("#prices-status").classList.remove("error");
-  $("#prices-status").textContent =
-    `${body.count < body.total ? `first ${body.count} of ${body.total}` : body.count} offers` +
-    ` · oldest price ${ago(age)}${body.prices.stale ? " (stale)" : ""}`;
+  const count = body.count < body.total
+    ? t("first {count} of {total} offers", { count: num(body.count), total: num(body.total) })
+    : t("{count} offers", { count: num(body.count) });
+  $("#prices-status").textContent = `${count} · ${t("oldest price {age}", { age: ago(age) })}` +
+    `${body.prices.stale ? ` ${t("(stale)")}` : ""}${body.fx && body.fx.currency !== "USD" ? ` · ${fxNote(body.fx)}` : ""}`;
   renderPrices();
 }
 
@@ -160,7 +249,7 @@ function renderPrices() {
       for (const [key, kind] of PRICE_COLUMNS) {
         const td = document.createElement("td");
         const value = offer[key];
-        td.textContent = kind === "usd" ? usd(value) : value;
+        td.textContent = kind === "usd" ? money(offer, key, 4) : key === "price_as_of" ? priceDay(value) : value;
         if (kind !== "text") td.className = "num";
         if (key === "price_as_of") td.title = offer.source;
         tr.append(td);
@@ -214,20 +303,21 @@ async function loadFreshness() {
       const li = document.createElement("li");
       const failed = p.status === "failed";
       li.className = failed ? "failed" : p.stale ? "stale" : "fresh";
-      const state = failed ? "Last refresh failed" : p.stale ? "Stale" : "Fresh";
+      const state = failed ? t("Last refresh failed") : p.stale ? t("Stale") : t("Fresh");
       const run = p.current_run;
       const dates = p.prices.oldest_as_of === p.prices.newest_as_of
-        ? `priced ${p.prices.oldest_as_of}`
-        : `priced ${p.prices.oldest_as_of} to ${p.prices.newest_as_of}`;
-      const unknown = p.prices.unknown_age ? ` (${p.prices.unknown_age} of unknown age)` : "";
+        ? t("priced {day}", { day: day(p.prices.oldest_as_of) })
+        : t("priced {first} to {last}", { first: day(p.prices.oldest_as_of), last: day(p.prices.newest_as_of) });
+      const unknown = p.prices.unknown_age
+        ? ` ${t("({count} of unknown age)", { count: num(p.prices.unknown_age) })}` : "";
       const served = run
-        ? `serving ${run.row_count} offers loaded ${ago(p.age_seconds)}, ${dates}${unknown}`
-        : "no prices yet";
+        ? t("serving {count} offers loaded {age}, {dates}", { count: num(run.row_count), age: ago(p.age_seconds), dates }) + unknown
+        : t("no prices yet");
       const strong = document.createElement("span");
       strong.className = "state";
       strong.textContent = `${p.name}: ${state}`;
       li.append(strong, ` · ${served}`);
-      if (p.last_error) li.append(` · last error: ${p.last_error}`);
+      if (p.last_error) li.append(` · ${t("last error: {error}", { error: p.last_error })}`);
       return li;
     }),
   );
@@ -260,26 +350,25 @@ async function loadHistory() {
   const days = body.lines.flatMap((line) => line.days).sort();
   $("#history-status").classList.remove("error");
   $("#history-status").textContent = days.length
-    ? `${body.lines.length} lines (provider and tier) from ${days[0]} to ${days[days.length - 1]}: ` +
-      `lowest USD per accelerator-hour; recorded prices before ${body.recorded_until}, ` +
-      "this service's own reads from then"
-    : `no prices of ${body.accelerator} since ${body.since}`;
+    ? t("{lines} lines (provider and tier) from {first} to {last}: lowest USD per accelerator-hour; recorded prices before {until}, this service's own reads from then", {
+      lines: num(body.lines.length), first: day(days[0]), last: day(days[days.length - 1]), until: day(body.recorded_until) })
+    : t("no prices of {accelerator} since {since}", { accelerator: body.accelerator, since: day(body.since) });
   drawChart("history", "#history-chart", {
     type: "line",
     data: { datasets },
     options: {
       animation: false, maintainAspectRatio: false, parsing: false,
       scales: {
-        x: { type: "linear", ticks: { callback: (v) => new Date(v).toISOString().slice(0, 10) } },
-        y: { title: { display: true, text: "USD per accelerator-hour (lowest)" } },
+        x: { type: "linear", ticks: { callback: (v) => day(new Date(v).toISOString().slice(0, 10)) } },
+        y: { title: { display: true, text: t("USD per accelerator-hour (lowest)") } },
       },
     },
   });
   $("#history-changes tbody").replaceChildren(
     ...body.changes.map((c) => {
       const tr = document.createElement("tr");
-      const cells = [c.day, c.provider, c.pricing, usd(c.low_before), usd(c.low),
-        `${c.change > 0 ? "+" : ""}${(c.change * 100).toFixed(1)} %`];
+      const cells = [day(c.day), c.provider, c.pricing, amount(c.low_before, "USD", 4),
+        amount(c.low, "USD", 4), `${c.change > 0 ? "+" : ""}${pct(c.change, 1)}`];
       cells.forEach((text, i) => {
         const td = document.createElement("td");
         td.textContent = text;
@@ -313,6 +402,7 @@ async function runCalculator() {
   const params = new URLSearchParams();
   for (const name of CALC_FIELDS) if (values[name]) params.set(name, values[name]);
   setQuery(Object.fromEntries(CALC_FIELDS.map((name) => [name, values[name] || ""])));
+  params.set("currency", currency()); // the amounts the form states are in it too
   params.set("sensitivity", "all"); // the tornado and the sentences below the answer
   const answer = await getJSON(`breakeven?${params.toString()}`);
   renderAnswer(answer);
@@ -335,24 +425,34 @@ function renderWork(w) {
   const line = $("#work");
   line.hidden = w.stated === "hours";
   if (line.hidden) return;
-  const parts = [`Work: ${w.description} = ${w.gpu_hours.toFixed(1)} h on one ${w.gpu}`];
-  if (w.flops) parts.push(` (${w.flops.toExponential(2)} FLOPs at ${w.utilization.toFixed(2)} of peak; anchor: ${w.utilization_anchor})`);
-  if (w.memory_gb) parts.push(`; needs ${w.memory_gb.toFixed(1)} GB (${w.memory_note}); cards: ${w.cards_bought}`);
-  line.textContent = `${parts.join("")}.`;
+  // the job's description and the memory note are the answer's own words (English)
+  let text = t("Work: {description} = {hours} h on one {gpu}", {
+    description: w.description, hours: num(w.gpu_hours, 1), gpu: w.gpu });
+  if (w.flops) {
+    text += ` ${t("({flops} FLOPs at {share} of peak; anchor: {anchor})", {
+      flops: w.flops.toExponential(2), share: num(w.utilization, 2), anchor: w.utilization_anchor })}`;
+  }
+  if (w.memory_gb) {
+    text += t("; needs {gb} GB ({note}); cards: {cards}", {
+      gb: num(w.memory_gb, 1), note: w.memory_note, cards: w.cards_bought });
+  }
+  line.textContent = `${text}${t(".")}`;
 }
 
 // The best offer of each pricing tier (on demand, 1- and 3-year terms, spot ...) beside the
 // headline, each with its verdict against buying: a table a screen reader reads too.
 function renderTiers(a) {
-  const header = ["Tier", "Best offer", "Total", "Wall-clock h", "Against buying"];
-  const rows = a.tiers.map((t) => {
-    if (!t.best) return [t.tier, "none does the work", "", "", ""];
-    const b = t.best;
-    let verdict = t.verdict === "buy" ? "buying is cheaper" : "renting is cheaper";
-    if (b.commitment) verdict += `; ${b.commitment.terms} × ${b.commitment.term_hours.toLocaleString()} h term paid, ${Math.round(b.commitment.used_instance_hours).toLocaleString()} h used`;
-    else if (t.interruptible) verdict += "; may be taken back mid-run";
+  const header = [t("Tier"), t("Best offer"), t("Total"), t("Wall-clock h"), t("Against buying")];
+  const rows = a.tiers.map((tier) => {
+    if (!tier.best) return [tier.tier, t("none does the work"), "", "", ""];
+    const b = tier.best;
+    let verdict = tier.verdict === "buy" ? t("buying is cheaper") : t("renting is cheaper");
+    if (b.commitment) {
+      verdict += t("; {terms} × {term} h term paid, {used} h used", { terms: b.commitment.terms,
+        term: num(b.commitment.term_hours), used: num(b.commitment.used_instance_hours) });
+    } else if (tier.interruptible) verdict += t("; may be taken back mid-run");
     const offer = `${b.instances > 1 ? `${b.instances} × ` : ""}${b.provider} ${b.product} (${b.region})`;
-    return [t.tier, offer, usd(t.total_usd, 2), t.wall_clock_hours.toFixed(1), verdict];
+    return [tier.tier, offer, money(tier, "total_usd"), num(tier.wall_clock_hours, 1), verdict];
   });
   $("#tiers").replaceChildren(
     ...[header, ...rows].map((cells, i) => {
@@ -372,33 +472,44 @@ function renderAnswer(a) {
   const cheapest = a.rent[0];
   const verdict = $("#verdict");
   verdict.classList.remove("error");
-  const hours = Number(a.hours.toFixed(1)).toLocaleString();
-  const what = `${hours} h of ${a.workload} training on ${a.buy.gpus} × ${a.gpu}`;
+  const what = t("{hours} h of {workload} training on {gpus} × {gpu}", {
+    hours: measure(a.hours), workload: workloadName(a.workload), gpus: a.buy.gpus, gpu: a.gpu });
   const winner = a.verdict === "buy"
-    ? `Buying is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)} against ${cheapest.product} (${cheapest.provider}).`
-    : `Renting ${cheapest.product} (${cheapest.provider}, ${cheapest.tier}) is cheaper for ${what}: it saves ${usd(a.savings_usd, 2)}.`;
+    ? t("Buying is cheaper for {what}: it saves {amount} against {product} ({provider}).", {
+      what, amount: money(a, "savings_usd"), product: cheapest.product, provider: cheapest.provider })
+    : t("Renting {product} ({provider}, {tier}) is cheaper for {what}: it saves {amount}.", {
+      what, amount: money(a, "savings_usd"), product: cheapest.product, provider: cheapest.provider,
+      tier: cheapest.tier });
   const be = a.breakeven;
-  const share = `${Math.round(a.assumptions.utilization * 100)}% utilization`;
+  const share = pct(a.assumptions.utilization);
   const point = !be
-    ? " Buying never pays off: that rental costs less per hour than the card's electricity."
+    ? t("Buying never pays off: that rental costs less per hour than the card's electricity.")
     : be.within_life
-      ? ` Buying pays off after ${Math.round(be.hours).toLocaleString()} h of work (about ${Math.round(be.days).toLocaleString()} days at ${share}), within the cards' ${be.life_years}-year life.`
-      : ` Buying does not pay off within the cards' ${be.life_years}-year life (${Math.round(be.life_hours).toLocaleString()} h of work at ${share}); the costs cross only after ${Math.round(be.crossing_hours).toLocaleString()} h.`;
-  verdict.textContent = winner + point + (a.prices.stale ? " Some prices are stale." : "");
+      ? t("Buying pays off after {hours} h of work (about {days} days at {share} utilization), within the cards' {years}-year life.", {
+        hours: num(be.hours), days: num(be.days), share, years: num(be.life_years, be.life_years % 1 ? 1 : 0) })
+      : t("Buying does not pay off within the cards' {years}-year life ({life} h of work at {share} utilization); the costs cross only after {crossing} h.", {
+        years: num(be.life_years, be.life_years % 1 ? 1 : 0), life: num(be.life_hours), share, crossing: num(be.crossing_hours) });
+  const stale = a.prices.stale ? t("Some prices are stale.") : "";
+  verdict.textContent = sentences([winner, point, stale, fxNote(a.fx)]);
   renderWork(a.work);
   renderGates(a);
   renderTiers(a);
 
+  const rent = (r) => t("Rent: {cluster}{provider} {product} ({pricing}), {hours} h", {
+    cluster: r.instances > 1 ? `${r.instances} × ` : "", provider: r.provider, product: r.product,
+    pricing: r.pricing, hours: num(r.wall_clock_hours, 1) });
   const rows = [
-    [a.buy.system ? `Buy: ${a.buy.system}` : "Buy: cards", usd(a.buy.purchase_usd, 2)],
-    ["Buy: host", usd(a.buy.host_usd, 2)], ["Buy: network", usd(a.buy.network_usd, 2)],
-    ["Buy: electricity", usd(a.buy.energy_usd, 2)],
-    [`Buy: site (${a.buy.site}): colo, support, staff`, usd(a.buy.site_usd, 2)],
-    ["Buy: resale", `−${usd(a.buy.resale_usd, 2)}`],
-    ["Buy: total", usd(a.buy.total_usd, 2)],
-    [`Buy: in today's money (discount rate ${a.money.discount_rate})`, usd(a.buy.present_usd, 2)],
-    ...a.rent.slice(0, 3).map((r) => [`Rent: ${r.instances > 1 ? `${r.instances} x ` : ""}${r.provider} ${r.product} (${r.pricing}), ${r.wall_clock_hours.toFixed(1)} h`, `${usd(r.total_usd, 2)} (today ${usd(r.present_usd, 2)})`]),
-    ...(a.own ? a.own.paths.map((p) => [`You own a ${a.own.gpu}: ${p.name}`, p.present_usd === null ? "cannot" : usd(p.present_usd, 2)]) : []),
+    [a.buy.system ? t("Buy: {system}", { system: a.buy.system }) : t("Buy: cards"), money(a.buy, "purchase_usd")],
+    [t("Buy: host"), money(a.buy, "host_usd")], [t("Buy: network"), money(a.buy, "network_usd")],
+    [t("Buy: electricity"), money(a.buy, "energy_usd")],
+    [t("Buy: site ({site}): colo, support, staff", { site: siteName(a.buy.site) }), money(a.buy, "site_usd")],
+    [t("Buy: resale"), `−${money(a.buy, "resale_usd")}`],
+    [t("Buy: total"), money(a.buy, "total_usd")],
+    [t("Buy: in today's money (discount rate {rate})", { rate: a.money.discount_rate }), money(a.buy, "present_usd")],
+    ...a.rent.slice(0, 3).map((r) => [rent(r), t("{total} (today {present})", {
+      total: money(r, "total_usd"), present: money(r, "present_usd") })]),
+    ...(a.own ? a.own.paths.map((p) => [t("You own a {gpu}: {path}", { gpu: a.own.gpu, path: p.name }),
+      p.present_usd === null ? t("cannot") : money(p, "present_usd")]) : []),
   ];
   $("#breakdown").replaceChildren(
     ...rows.map(([label, value]) => {
@@ -415,6 +526,20 @@ function renderAnswer(a) {
   drawCostChart(a);
 }
 
+// The rate an answer in another currency was worked at, and its age when it is old.
+function fxNote(fx) {
+  if (!fx || fx.currency === "USD") return "";
+  const rate = t("1 USD = {rate} {currency} (ECB, {day}).", {
+    rate: num(fx.per_usd, 4), currency: fx.currency, day: day(fx.as_of) });
+  const old = fx.stale ? t("The rate is {days} days old.", { days: num(fx.age_days) }) : "";
+  return sentences([rate, old]);
+}
+
+// Sentences one after another: a space between them in English, none in Chinese.
+function sentences(list) {
+  return list.filter(Boolean).join(LANG === "en" ? " " : "");
+}
+
 // What the answer kept out, so nothing is hidden: the platform gate's best offer, the
 // memory gate's count, the measured alternative to an estimated speed, Colab's sessions.
 function renderGates(a) {
@@ -422,26 +547,61 @@ function renderGates(a) {
   leftOut.hidden = !a.left_out;
   if (a.left_out) {
     const best = a.left_out.best;
-    leftOut.textContent = `Left out: ${a.left_out.offers} offers on ${a.left_out.platforms.join(", ")} (your code would need porting). ` +
-      `Best of them: ${best.provider} ${best.product} (${best.pricing}) at ${usd(best.total_usd, 2)}, speed ${best.throughput.method}. Choose "all platforms" to compare them.`;
+    leftOut.textContent = t("Left out: {offers} offers on {platforms} (your code would need porting). Best of them: {provider} {product} ({pricing}) at {total}, speed {method}. Choose \"all platforms\" to compare them.", {
+      offers: num(a.left_out.offers), platforms: a.left_out.platforms.join(", "), provider: best.provider,
+      product: best.product, pricing: best.pricing, total: money(best, "total_usd"), method: methodName(best.throughput.method) });
   }
   const gate = a.memory_gate;
   const need = [
-    gate.per_accelerator_gb !== null ? `${gate.per_accelerator_gb} GB per accelerator` : null,
-    gate.total_gb !== null ? `${gate.total_gb} GB in all` : null,
-  ].filter(Boolean).join(" and ");
-  const notes = [`Memory gate (${need}) removed ${gate.removed} offers.`];
+    gate.per_accelerator_gb !== null ? t("{gb} GB per accelerator", { gb: measure(gate.per_accelerator_gb) }) : null,
+    gate.total_gb !== null ? t("{gb} GB in all", { gb: measure(gate.total_gb) }) : null,
+  ].filter(Boolean).join(t(" and "));
+  const notes = [t("Memory gate ({need}) removed {removed} offers.", { need, removed: num(gate.removed) })];
   if (a.cheapest_measured) {
     const m = a.cheapest_measured;
-    notes.push(`The cheapest rental's speed is estimated; cheapest with a measured speed: ${m.provider} ${m.product} at ${usd(m.total_usd, 2)}.`);
+    notes.push(t("The cheapest rental's speed is estimated; cheapest with a measured speed: {provider} {product} at {total}.", {
+      provider: m.provider, product: m.product, total: money(m, "total_usd") }));
   }
   if (a.same_card) {
     const c = a.same_card.cheapest;
-    notes.push(`The same card for rent: ${c.count} × ${a.gpu} on ${c.provider} (${c.market}, ${c.region}) at ${usd(c.usd_per_hour, 2)}/h does the work for ${usd(c.total_usd, 2)}, cheapest of ${a.same_card.offers} offers.`);
+    notes.push(t("The same card for rent: {count} × {gpu} on {provider} ({market}, {region}) at {rate}/h does the work for {total}, cheapest of {offers} offers.", {
+      count: c.count, gpu: a.gpu, provider: c.provider, market: c.market, region: c.region,
+      rate: money(c, "usd_per_hour"), total: money(c, "total_usd"), offers: num(a.same_card.offers) }));
   }
   if (a.rent[0].sessions) notes.push(`${a.rent[0].provider}: ${a.rent[0].sessions.note}.`);
-  notes.push(`Host: ${a.buy.host}; resale: ${a.buy.resale_basis.split(";")[0]}.`);
-  $("#gates").textContent = notes.join(" ");
+  notes.push(t("Host: {host}; resale: {basis}.", { host: a.buy.host, basis: a.buy.resale_basis.split(";")[0] }));
+  if (a.tariff) notes.push(t("Electricity: {note}.", { note: a.tariff.note }));
+  $("#gates").textContent = sentences(notes);
+}
+
+// How each input of the sensitivity reads in another language; in English the answer's own
+// sentences are shown (service/engine/sensitivity.py writes them).
+const PHRASES = {
+  utilization: [() => t("the cards train"), (v) => t("{share} of the time", { share: pct(v) })],
+  electricity: [() => t("power costs"), (v) => t("{value} USD/kWh", { value: num(v, 3) })],
+  price: [() => t("a card costs"), (v) => t("{value} USD", { value: num(v) })],
+  rent_factor: [() => t("rentals cost"), (v) => t("{value} × today's prices", { value: num(v, 2) })],
+  hours: [() => t("the work is"), (v) => t("{value} h on one card", { value: num(v) })],
+  lifetime_years: [() => t("the cards last"), (v) => t("{value} years", { value: num(v, v % 1 ? 1 : 0) })],
+  resale: [() => t("the cards resell for"), (v) => t("{share} of their price", { share: pct(v) })],
+  spot_overhead: [() => t("interruptions cost"), (v) => t("{share} more work on spot offers", { share: pct(v, 1) })],
+  pue: [() => t("the PUE is"), (v) => num(v, 2)],
+};
+
+function sensitivitySentence(p, english) {
+  if (LANG === "en" || !PHRASES[p.parameter]) return english;
+  const [subject, show] = PHRASES[p.parameter];
+  const now = show(p.value);
+  if (p.flip !== null) {
+    const values = { subject: subject(), flip: show(p.flip), now };
+    return p.buy_wins === "above"
+      ? t("Buying wins if {subject} more than {flip} (now {now}).", values)
+      : t("Buying wins if {subject} less than {flip} (now {now}).", values);
+  }
+  const values = { subject: subject(), low: show(p.bounds[0]), high: show(p.bounds[1]), now };
+  return p.buy_wins === "always"
+    ? t("Buying wins whatever {subject}, from {low} to {high} (now {now}).", values)
+    : t("Renting wins whatever {subject}, from {low} to {high} (now {now}).", values);
 }
 
 // What would have to be true: the sentences, and a tornado of what buying saves (negative:
@@ -450,39 +610,46 @@ function renderWhatIf(a) {
   const box = $("#what-if");
   box.hidden = !a.sensitivity;
   if (!a.sensitivity) return;
+  const rows = a.sensitivity.parameters;
   $("#sentences").replaceChildren(
-    ...a.sensitivity.sentences.map((text) => {
+    ...a.sensitivity.sentences.map((text, i) => {
       const li = document.createElement("li");
-      li.textContent = text;
+      li.textContent = rows[i] ? sensitivitySentence(rows[i], text) : text;
       return li;
     }),
   );
-  const signed = (swing) => (swing.verdict === "buy" ? swing.savings_usd : -swing.savings_usd);
-  const rows = a.sensitivity.parameters;
-  const now = a.verdict === "buy" ? a.savings_usd : -a.savings_usd;
+  const signed = (swing) => {
+    const saves = moneyValue(swing, "savings_usd");
+    return swing.verdict === "buy" ? saves : -saves;
+  };
+  const now = a.verdict === "buy" ? moneyValue(a, "savings_usd") : -moneyValue(a, "savings_usd");
+  const label = (p) => `${p.parameter} (${p.step})`;
   drawChart("tornado", "#tornado-chart", {
     type: "bar",
     data: {
-      labels: rows.map((p) => `${p.parameter} (${p.step})`),
+      labels: rows.map(label),
       datasets: [
         {
-          label: "buying saves, USD (input one step down / up)",
+          label: t("buying saves, {currency} (input one step down / up)", { currency: currency() }),
           data: rows.map((p) => [signed(p.low), signed(p.high)]),
           backgroundColor: rows.map((p) => (p.flip === null ? "#b0b7c3" : COLORS[0])),
         },
         {
-          label: "today", type: "scatter", data: rows.map((p) => ({ x: now, y: `${p.parameter} (${p.step})` })),
+          label: t("today"), type: "scatter", data: rows.map((p) => ({ x: now, y: label(p) })),
           borderColor: "#000", backgroundColor: "#f5a623", pointRadius: 4,
         },
       ],
     },
     options: {
       indexAxis: "y", animation: false, maintainAspectRatio: false,
-      scales: { x: { title: { display: true, text: "buying saves, USD (negative: renting saves)" } } },
+      scales: { x: { title: { display: true, text: t("buying saves, {currency} (negative: renting saves)", { currency: currency() }) } } },
     },
   });
   const r = a.ranges;
-  $("#ranges").textContent = `Rent side: ${r.offers.offers} offers of ${r.offers.accelerator} cost ${usd(r.offers.p10_usd, 0)} / ${usd(r.offers.p50_usd, 0)} / ${usd(r.offers.p90_usd, 0)} (P10/P50/P90); speeds ±${Math.round(r.speed.spread * 100)}% put the cheapest at ${usd(r.speed.low_usd, 0)}–${usd(r.speed.high_usd, 0)}; ${r.note}.`;
+  $("#ranges").textContent = t("Rent side: {offers} offers of {accelerator} cost {p10} / {p50} / {p90} (P10/P50/P90); speeds ±{spread} put the cheapest at {low}–{high}; {note}.", {
+    offers: num(r.offers.offers), accelerator: r.offers.accelerator, p10: money(r.offers, "p10_usd", 0),
+    p50: money(r.offers, "p50_usd", 0), p90: money(r.offers, "p90_usd", 0), spread: pct(r.speed.spread),
+    low: money(r.speed, "low_usd", 0), high: money(r.speed, "high_usd", 0), note: r.note });
 }
 
 // Cost against calendar days: each side reaches the work's cost when it has done the work,
@@ -496,26 +663,30 @@ function drawCostChart(a) {
   const lastWork = Math.max(a.hours * 1.2, breakeven ? breakeven * 1.3 : 0, 1);
   const steps = 60;
   const works = Array.from({ length: steps + 1 }, (_, i) => (lastWork * i) / steps);
-  const buyCost = (h) => model.capex_usd - model.resale_start_usd * Math.exp(-model.resale_decay_per_hour * h)
-    + model.energy_usd_per_hour * h;
+  const capex = moneyValue(model, "capex_usd");
+  const resaleStart = moneyValue(model, "resale_start_usd");
+  const energyPerHour = moneyValue(model, "energy_usd_per_hour");
+  const buyCost = (h) => capex - resaleStart * Math.exp(-model.resale_decay_per_hour * h) + energyPerHour * h;
   const datasets = [{
-    label: `Buy ${a.buy.gpus} × ${a.gpu}`, data: works.map((h) => ({ x: h * buyDaysPerHour, y: buyCost(h) })),
+    label: t("Buy {gpus} × {gpu}", { gpus: a.buy.gpus, gpu: a.gpu }),
+    data: works.map((h) => ({ x: h * buyDaysPerHour, y: buyCost(h) })),
     borderColor: COLORS[0], backgroundColor: COLORS[0], pointRadius: 0,
   }];
   a.rent.slice(0, 3).forEach((r, i) => {
     const daysPerHour = r.wall_clock_hours / a.hours / 24;
     const upTo = works.filter((h) => h <= a.hours); // a rental is quoted for this work only
-    const cluster = r.instances > 1 ? `${r.instances} × ` : "";
+    const perHour = moneyValue(r, "usd_per_reference_hour");
     datasets.push({
-      label: `Rent ${cluster}${r.provider} ${r.product} (${r.pricing})`,
-      data: upTo.map((h) => ({ x: h * daysPerHour, y: r.usd_per_reference_hour * h })),
+      label: t("Rent {cluster}{provider} {product} ({pricing})", {
+        cluster: r.instances > 1 ? `${r.instances} × ` : "", provider: r.provider, product: r.product, pricing: r.pricing }),
+      data: upTo.map((h) => ({ x: h * daysPerHour, y: perHour * h })),
       borderColor: COLORS[i + 1], backgroundColor: COLORS[i + 1], pointRadius: 0, borderDash: [6, 4],
     });
   });
   if (deadlineDays !== null) {
     const top = Math.max(...datasets.flatMap((d) => d.data.map((p) => p.y)), 1);
     datasets.push({
-      label: `Deadline: ${Math.round(deadlineDays).toLocaleString()} days`,
+      label: t("Deadline: {days} days", { days: num(deadlineDays) }),
       data: [{ x: deadlineDays, y: 0 }, { x: deadlineDays, y: top }],
       borderColor: "#555", backgroundColor: "#555", pointRadius: 0, borderWidth: 1,
     });
@@ -523,14 +694,15 @@ function drawCostChart(a) {
   const marker = $("#breakeven-marker");
   if (breakeven !== null) {
     datasets.push({
-      label: "Break-even", type: "scatter", data: [{ x: breakeven * buyDaysPerHour, y: buyCost(breakeven) }],
+      label: t("Break-even"), type: "scatter", data: [{ x: breakeven * buyDaysPerHour, y: buyCost(breakeven) }],
       borderColor: "#000", backgroundColor: "#f5a623", pointRadius: 7, pointStyle: "rectRot",
     });
     marker.dataset.hours = String(breakeven);
-    marker.textContent = `Break-even marked at ${Math.round(breakeven).toLocaleString()} h of work (day ${Math.round(breakeven * buyDaysPerHour).toLocaleString()} at the bought cards' pace).`;
+    marker.textContent = t("Break-even marked at {hours} h of work (day {day} at the bought cards' pace).", {
+      hours: num(breakeven), day: num(breakeven * buyDaysPerHour) });
   } else {
     marker.dataset.hours = "";
-    marker.textContent = "No break-even point: renting stays cheaper.";
+    marker.textContent = t("No break-even point: renting stays cheaper.");
   }
   drawChart("calc", "#calc-chart", {
     type: "line",
@@ -538,8 +710,8 @@ function drawCostChart(a) {
     options: {
       animation: false, maintainAspectRatio: false, parsing: false,
       scales: {
-        x: { type: "linear", title: { display: true, text: "calendar days" } },
-        y: { title: { display: true, text: "cumulative cost, USD" } },
+        x: { type: "linear", title: { display: true, text: t("calendar days") } },
+        y: { title: { display: true, text: t("cumulative cost, {currency}", { currency: currency() }) } },
       },
     },
   });
@@ -555,33 +727,37 @@ async function loadRank() {
   }
   const values = formValues(form);
   setQuery(Object.fromEntries(RANK_FIELDS.map((name) => [name, values[name] || ""])));
-  const params = new URLSearchParams({ workload: values.r_workload, gpu: values.r_gpu || "rtx3090" });
+  const params = new URLSearchParams({ workload: values.r_workload, gpu: values.r_gpu || "rtx3090", currency: currency() });
   for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"], ["r_market", "market"], ["r_pricing", "pricing"]]) {
     if (values[field]) params.set(param, values[field]);
   }
   const body = await getJSON(`rank?${params.toString()}`);
   const perDollar = body.ranked_by === "reference_hours_per_usd";
   const cards = [...body.cards, ...body.too_small];
-  const metric = (c) => (perDollar ? c.reference_hours_per_usd : c.throughput_per_1000_usd);
+  const metric = (c) => moneyValue(c, perDollar ? "reference_hours_per_usd" : "throughput_per_1000_usd");
   const color = (c) => (!c.fits ? "#b0b7c3" : !c.within_budget ? "#9a6700" : COLORS[0]);
+  const code = currency();
   $("#rank-status").classList.remove("error");
   $("#rank-status").textContent = perDollar
-    ? `Hours of ${body.gpu} work per dollar of ownership over ${body.hours} h (${body.workload}); grey: too little memory, amber: over budget.`
-    : `Relative ${body.workload} throughput per $1,000 of purchase price; grey: too little memory, amber: over budget.`;
+    ? t("Hours of {gpu} work per {currency} of ownership over {hours} h ({workload}); grey: too little memory, amber: over budget.", {
+      gpu: body.gpu, currency: code, hours: num(body.hours), workload: workloadName(body.workload) })
+    : t("Relative {workload} throughput per 1,000 {currency} of purchase price; grey: too little memory, amber: over budget.", {
+      workload: workloadName(body.workload), currency: code });
   drawChart("rank", "#rank-chart", {
     type: "bar",
     data: {
       labels: cards.map((c) => c.id),
-      datasets: [{ label: perDollar ? "hours of work per USD" : "throughput per $1,000",
+      datasets: [{ label: perDollar ? t("hours of work per {currency}", { currency: code }) : t("throughput per 1,000 {currency}", { currency: code }),
         data: cards.map(metric), backgroundColor: cards.map(color) }],
     },
     options: { animation: false, maintainAspectRatio: false, indexAxis: "y",
       scales: { y: { ticks: { autoSkip: false, font: { size: 10 } } } },
       plugins: { legend: { display: false } } },
   });
-  const header = ["Provider", "Product", "Accelerator", "Tier", `USD per ${body.gpu} hour`, "Price as of"];
+  const header = [t("Provider"), t("Product"), t("Accelerator"), t("Tier"),
+    t("{currency} per {gpu} hour", { currency: code, gpu: body.gpu }), t("Price as of")];
   const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, r.tier,
-    usd(r.usd_per_reference_hour), r.price_as_of]);
+    money(r, "usd_per_reference_hour", 4), priceDay(r.price_as_of)]);
   $("#rank-rent").replaceChildren(
     ...[header, ...rows].map((cells, i) => {
       const tr = document.createElement("tr");
@@ -593,6 +769,14 @@ async function loadRank() {
       return tr;
     }),
   );
+}
+
+// The reader's currency: every amount shown, and every amount the forms state, is in it.
+function setCurrency(code) {
+  const select = $("#currency");
+  if ([...select.options].some((o) => o.value === code)) select.value = code;
+  for (const span of document.querySelectorAll("[data-currency]")) span.textContent = select.value;
+  setQuery({ currency: select.value === select.dataset.default ? "" : select.value });
 }
 
 // -- wiring -----------------------------------------------------------------------------
@@ -620,6 +804,11 @@ function init() {
     event.preventDefault();
     runCalculator().catch((e) => showError("calculator", e));
   });
+  $("#currency").addEventListener("change", (event) => {
+    setCurrency(event.target.value);
+    showView(query().get("view") || "prices");
+  });
+  setCurrency(query().get("currency") || $("#currency").dataset.default);
   showView(query().get("view") || "prices");
 }
 
