@@ -203,8 +203,8 @@ def test_a_store_that_does_not_answer_is_one_line_for_every_command(  # type: ig
 
 
 def test_quote_in_yuan_says_the_amounts_and_the_rate(invoke, client) -> None:  # type: ignore[no-untyped-def]
-    """--country CN: the text gives buying and the cheapest rental in yuan, the rate and its
-    day, and the tariff that applied, the same figures as the REST answer."""
+    """--country CN: the text gives its amounts in yuan, the rate and its day, and the
+    tariff that applied, the same figures as the REST answer."""
     args = ["--gpu", "rtx4090", "--hours", "500", "--country", "CN"]
     result = invoke("quote", *args)
     assert result.exit_code == 0, result.output
@@ -216,3 +216,7 @@ def test_quote_in_yuan_says_the_amounts_and_the_rate(invoke, client) -> None:  #
     ) in result.output
     assert f"1 USD = {fx['per_usd']:.4f} CNY (ECB, {fx['as_of']}" in result.output
     assert "ELECTRICITY: 0.4883 CNY/kWh (Beijing, residential" in result.output
+    # every amount of the text is in the currency asked: the buy line, the table, the verdict
+    assert f"BUY   {rest['buy']['total_cny']:>12,.2f} CNY  = cards" in result.output
+    assert f"saving {rest['savings_cny']:,.2f} CNY in today's money" in result.output
+    assert "CNY/h" in result.output and "total CNY" in result.output

@@ -239,8 +239,9 @@ def test_the_quote_in_chinese_gives_the_answers_figures(invoke) -> None:  # type
     assert result.exit_code == 0, result.output
     text = result.output
     verdict = "租用" if answer["verdict"] == "rent" else "购买"
-    assert f"结论：{verdict}，按现值节省 {answer['savings_usd']:,.2f} 美元" in text
-    assert f"购买  {answer['buy']['total_usd']:>12,.2f} 美元" in text
+    # country=CN: the amounts are in yuan, the answer's siblings
+    assert f"结论：{verdict}，按现值节省 {answer['savings_cny']:,.2f} CNY" in text
+    assert f"购买  {answer['buy']['total_cny']:>12,.2f} CNY" in text
     fx = answer["fx"]
     day = fx["as_of"].split("-")
     assert f"1 美元 = {fx['per_usd']:.4f} CNY（欧洲央行，{int(day[0])}年{int(day[1])}月" in text
@@ -276,6 +277,19 @@ def test_chinese_tables_line_up_in_terminal_columns(invoke) -> None:  # type: ig
         return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
 
     assert {columns(line) for line in lines} == {columns(lines[0])}
+
+
+def test_the_readmes_chinese_cli_lines_are_what_the_command_prints(invoke) -> None:  # type: ignore[no-untyped-def]
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### 中文界面")[1].split("```")[1].strip().splitlines()
+    command, shown = block[0], block[1:]
+    assert command.startswith("$ breakeven ") and len(shown) >= 3
+    result = invoke(*command.split()[2:])
+    assert result.exit_code == 0, result.output
+    printed = result.output.splitlines()
+    for line in shown:
+        assert line in printed
+    assert any("CNY" in line for line in shown)  # the question's currency, not dollars
 
 
 def test_every_language_has_a_name_and_a_catalog() -> None:

@@ -13,23 +13,38 @@ import unicodedata
 from typing import Any
 
 from pricing.controls import escape_controls
+from service.documents.money import sibling
 from service.i18n import Translator, translator
 
 
-def _own_lines(own: dict[str, Any] | None, t: Translator) -> list[str]:
+class _Money:
+    """The answer's amounts in the currency it was asked in (``currency=``, ``country=``):
+    each dollar amount's sibling (total_usd -> total_cny), dollars where none was asked."""
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        fx = d.get("fx") or {}
+        self.code: str = fx.get("currency") or "USD"
+
+    def __call__(self, holder: dict[str, Any], key: str) -> Any:
+        return holder[key] if self.code == "USD" else holder[sibling(key, self.code)]
+
+
+def _own_lines(own: dict[str, Any] | None, m: _Money, t: Translator) -> list[str]:
     """own=: keep the owned card, upgrade or rent, each path's cost."""
     if own is None:
         return []
     lines = [
         t(
-            "OWN {gpu}: sells now for {sale:,.2f} USD after fees; best: {best}",
+            "OWN {gpu}: sells now for {sale:,.2f} {currency} after fees; best: {best}",
             gpu=own["gpu"],
-            sale=own["sale_usd"],
+            sale=m(own, "sale_usd"),
+            currency=m.code,
             best=own["best"],
         )
     ]
     for path in own["paths"]:
-        cost = t("cannot") if path["present_usd"] is None else f"{path['present_usd']:,.2f} USD"
+        present = m(path, "present_usd")
+        cost = t("cannot") if present is None else f"{present:,.2f} {m.code}"
         lines.append(f"  {path['name']:<8} {cost:>14}  {path['note']}")
     return lines
 
@@ -63,6 +78,7 @@ def _currency_lines(d: dict[str, Any], t: Translator) -> list[str]:
 def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
     t = t or translator(None)
+    m = _Money(d)
     buy, a = d["buy"], d["assumptions"]
     lines = [
         t(
@@ -77,28 +93,30 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
     lines += [
         "",
         t(
-            "BUY   {total:>12,.2f} USD  = cards {cards:,.2f} + host {host:,.2f} + network "
+            "BUY   {total:>12,.2f} {currency}  = cards {cards:,.2f} + host {host:,.2f} + network "
             "{network:,.2f} + energy {energy:,.2f} + site {site:,.2f} - resale {resale:,.2f}  "
             "({busy:,.1f} busy h, {calendar:,.0f} h of calendar time, {where})",
-            total=buy["total_usd"],
-            cards=buy["purchase_usd"],
-            host=buy["host_usd"],
-            network=buy["network_usd"],
-            energy=buy["energy_usd"],
-            site=buy["site_usd"],
-            resale=buy["resale_usd"],
+            total=m(buy, "total_usd"),
+            currency=m.code,
+            cards=m(buy, "purchase_usd"),
+            host=m(buy, "host_usd"),
+            network=m(buy, "network_usd"),
+            energy=m(buy, "energy_usd"),
+            site=m(buy, "site_usd"),
+            resale=m(buy, "resale_usd"),
             busy=buy["hours"],
             calendar=buy["wall_clock_hours"],
             where=_word(buy["site"], t),
         ),
         t(
-            "      {present:>12,.2f} USD  in today's money at discount_rate {rate:g} (site: "
-            "colo {colo:,.2f}, support {support:,.2f}, staff {staff:,.2f})",
-            present=buy["present_usd"],
+            "      {present:>12,.2f} {currency}  in today's money at discount_rate {rate:g} "
+            "(site: colo {colo:,.2f}, support {support:,.2f}, staff {staff:,.2f})",
+            present=m(buy, "present_usd"),
+            currency=m.code,
             rate=a["discount_rate"],
-            colo=buy["colo_usd"],
-            support=buy["support_usd"],
-            staff=buy["staff_usd"],
+            colo=m(buy, "colo_usd"),
+            support=m(buy, "support_usd"),
+            staff=m(buy, "staff_usd"),
         ),
     ]
     deadline = d["deadline"]
@@ -112,8 +130,9 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
             )
         )
     header = [
-        *(t("provider"), t("product"), t("region"), t("pricing"), t("USD/h"), "x"),
-        *(t("wall h"), t("total USD"), t("b/e h"), t("speed")),
+        *(t("provider"), t("product"), t("region"), t("pricing")),
+        *(t("{currency}/h", currency=m.code), "x", t("wall h")),
+        *(t("total {currency}", currency=m.code), t("b/e h"), t("speed")),
     ]
     rows = [
         [
@@ -121,10 +140,10 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
             r["product"],
             r["region"],
             r["pricing"],
-            f"{r['usd_per_hour']:.4f}",
+            f"{m(r, 'usd_per_hour'):.4f}",
             str(r["instances"]),
             f"{r['wall_clock_hours']:,.1f}",
-            f"{r['total_usd']:,.2f}",
+            f"{m(r, 'total_usd'):,.2f}",
             t("never") if r["breakeven_hours"] is None else f"{r['breakeven_hours']:,.0f}",
             _word(r["throughput"]["method"], t),
         ]
@@ -141,20 +160,21 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
         table(header, rows),
         "",
         t(
-            "VERDICT: {verdict}, saving {savings:,.2f} USD in today's money (against the "
-            "cheapest {tier} rental)",
+            "VERDICT: {verdict}, saving {savings:,.2f} {currency} in today's money (against "
+            "the cheapest {tier} rental)",
             verdict=t("BUY") if d["verdict"] == "buy" else t("RENT"),
-            savings=d["savings_usd"],
+            savings=m(d, "savings_usd"),
+            currency=m.code,
             tier=compared["tier"],
         ),
     ]
-    lines += _own_lines(d.get("own"), t)
+    lines += _own_lines(d.get("own"), m, t)
     lines += _currency_lines(d, t)
     lines.append(_breakeven_line(d["breakeven"], a["utilization"], t))
-    lines += _notes(d, t)
+    lines += _notes(d, m, t)
     lines += ["", t("TIERS (the best of each way of renting, same work and deadline)")]
-    tier_header = [t("tier"), t("provider"), t("product"), t("total USD"), t("wall h")]
-    lines.append(table([*tier_header, t("verdict")], _tiers(d, t)))
+    tier_header = [t("tier"), t("provider"), t("product"), t("total {currency}", currency=m.code)]
+    lines.append(table([*tier_header, t("wall h"), t("verdict")], _tiers(d, m, t)))
     gate = d["memory_gate"]
     need = t(" and ").join(
         text
@@ -177,7 +197,7 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
         )
     )
     lines.append(t("Assumptions: ") + ", ".join(f"{k}={v}" for k, v in a.items()))
-    return "\n".join(lines + _what_would_have_to_be_true(d, t))
+    return "\n".join(lines + _what_would_have_to_be_true(d, m, t))
 
 
 def _breakeven_line(be: dict[str, Any] | None, utilization: float, t: Translator) -> str:
@@ -203,7 +223,7 @@ def _breakeven_line(be: dict[str, Any] | None, utilization: float, t: Translator
     return t("Buying never pays off: the cheapest rental costs less than the power.")
 
 
-def _notes(d: dict[str, Any], t: Translator) -> list[str]:
+def _notes(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
     """What the answer kept out or could not measure, each in a line."""
     lines = []
     if d.get("left_out"):
@@ -211,32 +231,34 @@ def _notes(d: dict[str, Any], t: Translator) -> list[str]:
         lines.append(
             t(
                 "Left out ({platforms}: {offers} offers; your code would need porting): best "
-                "{provider} {product} {total:,.2f} USD. Ask with --platforms all.",
+                "{provider} {product} {total:,.2f} {currency}. Ask with --platforms all.",
                 platforms=", ".join(left["platforms"]),
                 offers=left["offers"],
                 provider=_text(best["provider"]),
                 product=_text(best["product"]),
-                total=best["total_usd"],
+                total=m(best, "total_usd"),
+                currency=m.code,
             )
         )
     cheapest = d["rent"][0]
     if cheapest.get("sessions"):
         lines.append(f"{_text(cheapest['provider'])}: {_text(cheapest['sessions']['note'])}.")
     if d.get("cheapest_measured"):
-        m = d["cheapest_measured"]
+        measured = d["cheapest_measured"]
         lines.append(
             t(
                 "The cheapest rental's speed is an estimate; the cheapest with a measured "
-                "speed: {provider} {product} {total:,.2f} USD.",
-                provider=_text(m["provider"]),
-                product=_text(m["product"]),
-                total=m["total_usd"],
+                "speed: {provider} {product} {total:,.2f} {currency}.",
+                provider=_text(measured["provider"]),
+                product=_text(measured["product"]),
+                total=m(measured, "total_usd"),
+                currency=m.code,
             )
         )
     return lines
 
 
-def _tiers(d: dict[str, Any], t: Translator) -> list[list[str]]:
+def _tiers(d: dict[str, Any], m: _Money, t: Translator) -> list[list[str]]:
     """A row per pricing tier: its best offer and its verdict against buying; a committed
     one says the terms it pays for, an interruptible one that it may be taken back."""
     rows = []
@@ -262,7 +284,7 @@ def _tiers(d: dict[str, Any], t: Translator) -> list[list[str]]:
                 tier["tier"],
                 best["provider"],
                 best["product"],
-                f"{tier['total_usd']:,.2f}",
+                f"{m(tier, 'total_usd'):,.2f}",
                 f"{tier['wall_clock_hours']:,.1f}",
                 verdict,
             ]
@@ -270,7 +292,7 @@ def _tiers(d: dict[str, Any], t: Translator) -> list[list[str]]:
     return rows
 
 
-def _what_would_have_to_be_true(d: dict[str, Any], t: Translator) -> list[str]:
+def _what_would_have_to_be_true(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
     """The sensitivity's sentences and the ranges' verdict (`--explain`), when asked."""
     if not d.get("sensitivity"):
         return []
@@ -281,16 +303,17 @@ def _what_would_have_to_be_true(d: dict[str, Any], t: Translator) -> list[str]:
     lines.append(
         t(
             "Rent side: {offers} offers of {accelerator} cost {p10:,.0f} / {p50:,.0f} / "
-            "{p90:,.0f} USD (P10/P50/P90); speeds +-{spread:.0%} put the cheapest at "
-            "{low:,.0f}-{high:,.0f} USD; {note}.",
+            "{p90:,.0f} {currency} (P10/P50/P90); speeds +-{spread:.0%} put the cheapest at "
+            "{low:,.0f}-{high:,.0f} {currency}; {note}.",
             offers=offers["offers"],
             accelerator=offers["accelerator"],
-            p10=offers["p10_usd"],
-            p50=offers["p50_usd"],
-            p90=offers["p90_usd"],
+            p10=m(offers, "p10_usd"),
+            p50=m(offers, "p50_usd"),
+            p90=m(offers, "p90_usd"),
+            currency=m.code,
             spread=r["speed"]["spread"],
-            low=r["speed"]["low_usd"],
-            high=r["speed"]["high_usd"],
+            low=m(r["speed"], "low_usd"),
+            high=m(r["speed"], "high_usd"),
             note=r["note"],
         )
     )
@@ -363,15 +386,21 @@ def _work_line(work: dict[str, Any] | None, t: Translator) -> list[str]:
 
 def describe_ranking(d: dict[str, Any], t: Translator | None = None) -> str:
     t = t or translator(None)
+    m = _Money(d)
     by_hours = d["ranked_by"] == "reference_hours_per_usd"
-    metric = t("{gpu} h per USD", gpu=d["gpu"]) if by_hours else t("per $1,000")
+    per = "reference_hours_per_usd" if by_hours else "throughput_per_1000_usd"
+    metric = (
+        t("{gpu} h per {currency}", gpu=d["gpu"], currency=m.code)
+        if by_hours
+        else t("per 1,000 {currency}", currency=m.code)
+    )
     rows = [
         [
             c["id"],
             f"{c['memory_gb']:g}",
-            f"{c['purchase_usd']:,.0f}",
+            f"{m(c, 'purchase_usd'):,.0f}",
             f"{c['throughput']['relative']:.2f}",
-            f"{(c['reference_hours_per_usd'] if by_hours else c['throughput_per_1000_usd']):.3f}",
+            f"{m(c, per):.3f}",
             (t("over budget") if not c["within_budget"] else "")
             + (t("too small") if not c["fits"] else ""),
         ]
@@ -382,17 +411,20 @@ def describe_ranking(d: dict[str, Any], t: Translator | None = None) -> str:
             r["provider"],
             r["product"],
             r["tier"] or r["pricing"],
-            f"{r['usd_per_reference_hour']:.4f}",
+            f"{m(r, 'usd_per_reference_hour'):.4f}",
         ]
         for r in d["rent"]
     ]
     return "\n".join(
         [
             *_work_line(d.get("work"), t),
-            table([t("card"), "GB", "USD", _word(d["workload"], t), metric, t("note")], rows),
+            table([t("card"), "GB", m.code, _word(d["workload"], t), metric, t("note")], rows),
             "",
             table(
-                [t("provider"), t("product"), t("tier"), t("USD per {gpu} h", gpu=d["gpu"])],
+                [
+                    *(t("provider"), t("product"), t("tier")),
+                    t("{currency} per {gpu} h", currency=m.code, gpu=d["gpu"]),
+                ],
                 rent,
             ),
         ]

@@ -139,6 +139,12 @@ def with_currency(document: Any, rate: Rate | None) -> Any:
     return _convert(document, rate.per_usd, code)
 
 
+def sibling(key: str, currency: str) -> str:
+    """The name of a dollar amount's sibling in ``currency``: total_usd -> total_cny."""
+    code = currency.lower()
+    return _USD.sub(lambda m: f"{m[1]}{code}{m[2]}", key)
+
+
 def _convert(value: Any, per_usd: float, code: str) -> Any:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
@@ -147,7 +153,7 @@ def _convert(value: Any, per_usd: float, code: str) -> Any:
             if isinstance(key, str) and _USD.search(key):
                 converted = _amount(item, per_usd, dividing=bool(_PER_USD.search(key)))
                 if converted is not _SKIP:
-                    out[_USD.sub(lambda m: f"{m[1]}{code}{m[2]}", key)] = converted
+                    out[sibling(key, code)] = converted
         return out
     if isinstance(value, list):
         return [_convert(item, per_usd, code) for item in value]
