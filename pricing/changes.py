@@ -23,8 +23,12 @@ LISTING_FIELDS = tuple(f.name for f in fields(Offer) if f.name != "usd_per_hour"
 # (source) move from run to run while the offer and its price stay. They are stored beside
 # the listing, updated in place, so a run that repeats every price writes no listing and no
 # change; a past moment shows the latest description of each listing it lists.
-# A committed offer's upfront share follows its price (the fee over the term's total).
-DESCRIPTIVE_FIELDS = ("source", "notes", "reliability", "suspect", "upfront_share")
+# A committed offer's upfront share follows its price (the fee over the term's total), as
+# does a price given in another currency (the price as given, the rate and its day).
+DESCRIPTIVE_FIELDS = (
+    *("source", "notes", "reliability", "suspect", "upfront_share"),
+    *("currency", "price_per_hour", "fx_per_usd", "fx_day"),
+)
 # What makes two offers the same listing: every other field.
 IDENTITY_FIELDS = tuple(name for name in LISTING_FIELDS if name not in DESCRIPTIVE_FIELDS)
 

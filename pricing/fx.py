@@ -94,6 +94,11 @@ class ExchangeRates:
         days = self._days.get(BASE)
         return days[-1] if days else None
 
+    @property
+    def earliest_day(self) -> date | None:
+        days = self._days.get(BASE)
+        return days[0] if days else None
+
     def rate(self, currency: str, on: date | None = None) -> Rate:
         """A dollar in ``currency``: the newest day on or before ``on`` (default: the newest
         known) on which both it and the dollar were published."""

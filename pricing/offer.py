@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
 
+from pricing.fx import BASE
+
 # The adapter whose rows stand in for a cloud until that cloud's own adapter has a current run.
 BUNDLED = "bundled"
 
@@ -124,6 +126,20 @@ class Offer:
     # the hourly charge plus any upfront fee spread over the term's hours.
     purchase_option: str = ""  # one of PURCHASE_OPTIONS for a committed offer, else ""
     upfront_share: float | None = None  # 0-1 for a committed offer, else None
+    # A price given in another currency (a Chinese cloud's yuan) keeps what was given: the
+    # price for the whole offer in its currency, and the ECB rate and day that made
+    # usd_per_hour of it. A dollar price has none of them.
+    currency: str = BASE
+    price_per_hour: float | None = None
+    fx_per_usd: float | None = None
+    fx_day: str = ""
+
+    def __post_init__(self) -> None:
+        """A price in another currency is never used unconverted: it comes with its rate."""
+        if self.currency != BASE and (
+            self.price_per_hour is None or self.fx_per_usd is None or not self.fx_day
+        ):
+            raise ValueError(f"a price in {self.currency} without the rate that converted it")
 
     @property
     def usd_per_accelerator_hour(self) -> float:

@@ -21,7 +21,7 @@ from pricing.sanity import SanityPolicy, check
 
 DATA = Path(str(resources.files("pricing") / "data"))
 ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
-PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab", "runpod", "vast", "autodl"}
+PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab", "runpod", "vast", "autodl", "alibaba"}
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ from tests.helpers import count_rows, offer
 
 VERSIONS = Path(schema.__file__).parent / "migrations" / "versions"
 FIRST_0004 = Path(__file__).parent / "migrations_first" / "0004_price_changes.py"
-HEAD = "0009"
+HEAD = "0010"
 
 T0 = datetime(2026, 6, 1, 12, tzinfo=UTC)
 DAY = T0.date().isoformat()  # a price read on its run's day: stored as "@run"

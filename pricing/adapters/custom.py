@@ -21,7 +21,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from pricing.adapters import Batch
-from pricing.adapters.tabular import RowRule, decode_utf8, parse_offers_csv, shown
+from pricing.adapters.tabular import RateOf, RowRule, decode_utf8, parse_offers_csv, shown
 from pricing.controls import escape_controls
 from pricing.errors import ImportRejected, RowError
 from pricing.offer import Offer
@@ -42,9 +42,14 @@ MAX_BYTES = 32 * 1024 * 1024
 
 
 def read_custom_file(
-    path: Path, resolve_accelerator: Callable[[str], str | None], today: date
+    path: Path,
+    resolve_accelerator: Callable[[str], str | None],
+    today: date,
+    rates: RateOf | None = None,
 ) -> list[Offer]:
-    """Parse an import file; rows without source or date get the file name and today."""
+    """Parse an import file; rows without source or date get the file name and today. A
+    price in another currency (price_per_hour, currency) is converted at ``rates``' rate of
+    its day, and keeps what was given beside the dollars."""
     text = decode_utf8(_read_capped(path))
     defaults = {
         "provider": CUSTOM,
@@ -53,7 +58,9 @@ def read_custom_file(
         "confidence": "user",
     }
     rules: list[RowRule] = [_provider_is_custom, _price_as_of_rule(today)]
-    return parse_offers_csv(text, resolve_accelerator, defaults, rules, max_rows=MAX_ROWS)
+    return parse_offers_csv(
+        text, resolve_accelerator, defaults, rules, max_rows=MAX_ROWS, rates=rates
+    )
 
 
 def _read_capped(path: Path) -> bytes:

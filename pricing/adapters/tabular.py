@@ -11,12 +11,15 @@ from __future__ import annotations
 import codecs
 import csv
 import difflib
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import date
 from typing import Protocol
 
 from pricing.controls import describe_character, forbidden_character
 from pricing.errors import ImportRejected, RowError
+from pricing.fx import BASE, CURRENCIES, FxError, Rate
 from pricing.offer import (
     COMMITTED,
     INTERRUPTION_BANDS,
@@ -28,8 +31,15 @@ from pricing.offer import (
     PricingModel,
 )
 
-REQUIRED_COLUMNS = ("product", "region", "accelerator", "count", "pricing", "usd_per_hour")
+REQUIRED_COLUMNS = ("product", "region", "accelerator", "count", "pricing")
+# A price: in dollars (usd_per_hour), or in its own currency (price_per_hour with currency),
+# converted at the ECB's rate of its day, or at the rate the row states (fx_per_usd, fx_day).
+PRICE_COLUMNS = ("usd_per_hour", "price_per_hour")
 OPTIONAL_COLUMNS = (
+    *PRICE_COLUMNS,
+    "currency",
+    "fx_per_usd",
+    "fx_day",
     "provider",
     "service",
     "zone",
@@ -65,6 +75,13 @@ _MAX_DIGITS = 18
 # How much of a bad value an error quotes: the line and column say where the rest is.
 _QUOTED_CHARS = 40
 
+# A price's day, for the rate that converts it: a day, a month (its first day), or the day
+# an undated price held "before".
+_AS_OF_DAY = re.compile(r"(?:before )?([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?")
+
+# The rate of a currency on a day (None: the newest known): pricing.fx.ExchangeRates.rate.
+RateOf = Callable[[str, date | None], Rate]
+
 # Plain decimal numbers only: float() would also take "nan", "inf", "1_000" and " 5\n".
 _DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _WHOLE = re.compile(r"[0-9]+")
@@ -87,20 +104,23 @@ def parse_offers_csv(
     rules: Sequence[RowRule] = (),
     max_rows: int | None = None,
     identity: Callable[[Offer], tuple[object, ...]] = lambda offer: offer.identity,
+    rates: RateOf | None = None,
 ) -> list[Offer]:
     """Parse every row or none: raises :class:`ImportRejected` listing all bad rows.
 
     ``resolve_accelerator`` maps any spelling to a canonical id (None if unknown);
     ``defaults`` fills optional columns a file leaves out (provider, source, price_as_of ...);
     a file of more than ``max_rows`` rows is refused as soon as the parser reaches one more;
-    two rows of one ``identity`` are duplicates (a history holds one offer at many dates).
+    two rows of one ``identity`` are duplicates (a history holds one offer at many dates);
+    ``rates`` converts a price given in another currency (without it, such a row must state
+    its rate).
     """
     reader = csv.reader(_lines(text))
     errors: list[RowError] = []
     header = _header(reader, errors)
     parsed: list[tuple[int, Offer]] = []
     for line, row in _records(reader, header, errors, max_rows):
-        offer = _parse_row(line, row, resolve_accelerator, defaults, rules, errors)
+        offer = _parse_row(line, row, resolve_accelerator, defaults, rules, errors, rates)
         if offer is not None:
             parsed.append((line, offer))
     errors.extend(_duplicates(parsed, identity))
@@ -184,6 +204,8 @@ def _header(reader: _Reader, errors: list[RowError]) -> list[str]:
             listed = listed or not _close_column(name)
         seen.add(name)
     missing = [name for name in REQUIRED_COLUMNS if name not in seen]
+    if not seen & set(PRICE_COLUMNS):
+        missing.append("usd_per_hour")  # or price_per_hour with currency
     if missing:
         missed = [RowError(1, c, "required column is missing") for c in missing]
         raise ImportRejected(missed + problems)
@@ -249,6 +271,7 @@ def _parse_row(
     defaults: dict[str, str],
     rules: Sequence[RowRule],
     errors: list[RowError],
+    rates: RateOf | None = None,
 ) -> Offer | None:
     values = {
         name: (row.get(name) or "").strip() or defaults.get(name, "")
@@ -281,13 +304,7 @@ def _parse_row(
     count = _integer(value("count"))
     if count is None or not 1 <= count <= MAX_COUNT:
         fail("count", f"must be a whole number from 1 to {MAX_COUNT}, got {shown(value('count'))}")
-    price = _number(value("usd_per_hour"))
-    if price is None or not MIN_USD_PER_HOUR <= price <= MAX_USD_PER_HOUR:
-        fail(
-            "usd_per_hour",
-            f"must be a number of USD from {MIN_USD_PER_HOUR:g} to {MAX_USD_PER_HOUR:g} "
-            f"for the whole offer, got {shown(value('usd_per_hour'))}",
-        )
+    priced = _price(values, rates, fail)
     pricing = value("pricing")
     if pricing not in {str(p) for p in PRICED}:
         fail("pricing", f"must be one of {', '.join(sorted(PRICED))}, got {shown(pricing)}")
@@ -320,7 +337,8 @@ def _parse_row(
         )
     if len(errors) > before:
         return None
-    assert accelerator is not None and count is not None and price is not None
+    assert accelerator is not None and count is not None and priced is not None
+    price, given = priced
     return Offer(
         provider=value("provider"),
         product=value("product"),
@@ -342,7 +360,99 @@ def _parse_row(
         interruption=value("interruption"),
         purchase_option=value("purchase_option"),
         upfront_share=upfront,
+        **given,
     )
+
+
+def _price(
+    values: Mapping[str, str], rates: RateOf | None, fail: Callable[[str, str], None]
+) -> tuple[float, dict[str, object]] | None:
+    """The offer's price in dollars and, for one given in another currency, what was given
+    and the rate that converted it; None (and the errors said) for a row that cannot be
+    priced. The dollar bounds hold for every currency, once converted."""
+    currency = values["currency"].upper() or BASE
+    if currency == BASE:
+        for name in ("price_per_hour", "fx_per_usd", "fx_day"):
+            if values[name]:
+                fail(name, "only a price in another currency has one; give dollars in usd_per_hour")
+        usd = _number(values["usd_per_hour"])
+        if usd is None or not MIN_USD_PER_HOUR <= usd <= MAX_USD_PER_HOUR:
+            fail(
+                "usd_per_hour",
+                f"must be a number of USD from {MIN_USD_PER_HOUR:g} to {MAX_USD_PER_HOUR:g} "
+                f"for the whole offer, got {shown(values['usd_per_hour'])}",
+            )
+            return None
+        return usd, {}
+    if currency not in CURRENCIES:
+        fail("currency", f"must be one of {', '.join(CURRENCIES)}, got {shown(values['currency'])}")
+        return None
+    given = _number(values["price_per_hour"])
+    if given is None or given <= 0:
+        fail(
+            "price_per_hour",
+            f"must be a number above 0, in {currency}, for the whole offer, got "
+            f"{shown(values['price_per_hour'])}",
+        )
+        return None
+    converted = _rate(values, currency, rates, fail)
+    if converted is None:
+        return None
+    per_usd, day = converted
+    usd = given / per_usd
+    if values["usd_per_hour"]:
+        stated = _number(values["usd_per_hour"])
+        if stated is None or not math.isclose(stated, usd, rel_tol=1e-6):
+            fail(
+                "usd_per_hour",
+                f"{shown(values['usd_per_hour'])} is not price_per_hour at the rate "
+                f"({usd:.6g}): give the price in one currency",
+            )
+            return None
+    if not MIN_USD_PER_HOUR <= usd <= MAX_USD_PER_HOUR:
+        fail(
+            "price_per_hour",
+            f"{given:g} {currency} is {usd:.6g} USD at {per_usd:.6g} {currency} per USD ({day}), "
+            f"outside {MIN_USD_PER_HOUR:g} to {MAX_USD_PER_HOUR:g} USD for the whole offer",
+        )
+        return None
+    conversion = {"currency": currency, "price_per_hour": given, "fx_per_usd": per_usd}
+    return usd, {**conversion, "fx_day": day}
+
+
+def _rate(
+    values: Mapping[str, str], currency: str, rates: RateOf | None, fail: Callable[[str, str], None]
+) -> tuple[float, str] | None:
+    """The rate a row's price converts at: the one it states, else the ECB's of its day."""
+    if values["fx_per_usd"] or values["fx_day"]:
+        per_usd = _number(values["fx_per_usd"])
+        if per_usd is None or per_usd <= 0:
+            fail("fx_per_usd", f"must be a number above 0, got {shown(values['fx_per_usd'])}")
+            return None
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", values["fx_day"]):
+            fail("fx_day", f"must be the rate's day, YYYY-MM-DD, got {shown(values['fx_day'])}")
+            return None
+        return per_usd, values["fx_day"]
+    if rates is None:
+        fail("currency", f"no exchange rates here to convert {currency}: give usd_per_hour")
+        return None
+    try:
+        rate = rates(currency, _as_of_day(values["price_as_of"]))
+    except FxError as exc:
+        fail("currency", str(exc))
+        return None
+    return rate.per_usd, rate.day.isoformat()
+
+
+def _as_of_day(as_of: str) -> date | None:
+    """The day a price held, for its rate: None (the newest rate) when it says none."""
+    found = _AS_OF_DAY.fullmatch(as_of)
+    if found is None:
+        return None
+    try:
+        return date(int(found[1]), int(found[2]), int(found[3] or 1))
+    except ValueError:
+        return None
 
 
 def _committed_terms(

@@ -64,6 +64,7 @@ COLUMNS = [
     "provider", "service", "product", "region", "zone", "accelerator", "count", "pricing",
     "usd_per_hour", "host_included", "price_as_of", "confidence", "source", "notes", "market",
     "purchase_option", "upfront_share", "interruption",
+    "currency", "price_per_hour", "fx_per_usd", "fx_day",
 ]  # fmt: skip
 READ_DATE = "2026-11-30"
 # The catalogs do not say when they collected a price: it held at some time before the read
@@ -879,20 +880,28 @@ def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
 
 def china() -> list[Row]:
     """China's GPU clouds (china_prices.csv): dated prices in yuan, no credential-free API.
-    Each is turned into dollars at the ECB's reference rate of its day, or the newest
-    bundled before it (pricing/fx.py), and the row says which: the yuan price, the rate and
-    its day stay with the offer."""
+    Each keeps its price in yuan (currency, price_per_hour) and the ECB reference rate that
+    converts it (fx_per_usd, fx_day): the rate of its day, or the newest bundled before it,
+    or, for a price older than the bundled year, the oldest bundled (the note says so). The
+    service's parser makes the dollars of them (pricing/adapters/tabular.py)."""
     sys.path.insert(0, str(ROOT))  # the rates are the service's own: one conversion
-    from pricing.fx import bundled_rates
+    from pricing.fx import FxError, bundled_rates
 
     rates = bundled_rates()
     rows = []
     for line in read_csv(HERE / "china_prices.csv"):
         day = date.fromisoformat(_first_day(line["price_as_of"]))
-        rate = rates.rate(line["currency"], day)
+        try:
+            rate = rates.rate(line["currency"], day)
+        except FxError:  # older than the bundled rates: the oldest, later than the price
+            rate = rates.rate(line["currency"], rates.earliest_day)
         amount = float(line["price"])
+        per_instance = line["unit"] == "per instance-hour"
+        whole = amount if per_instance else amount * int(line["count"])
         lag = (day - rate.day).days
         behind = f", {lag} days before the price's" if lag > 7 else ""
+        if lag < 0:
+            behind = f", the oldest bundled: {-lag} days after the price's"
         rows.append(
             {
                 "provider": line["provider"],
@@ -903,13 +912,17 @@ def china() -> list[Row]:
                 "accelerator": line["accelerator"],
                 "count": line["count"],
                 "pricing": line["pricing"],
-                "usd_per_hour": fmt(amount * int(line["count"]) / rate.per_usd),
+                "usd_per_hour": "",  # price_per_hour at fx_per_usd
+                "currency": line["currency"],
+                "price_per_hour": fmt(whole),
+                "fx_per_usd": f"{rate.per_usd:.10g}",
+                "fx_day": rate.day.isoformat(),
                 "host_included": "true",
                 "price_as_of": line["price_as_of"],
                 "confidence": line["confidence"],
                 "source": line["source"],
                 "notes": (
-                    f"{amount:g} {line['currency']} per GPU-hour at {rate.per_usd:.4f} "
+                    f"{amount:g} {line['currency']} {line['unit']} at {rate.per_usd:.4f} "
                     f"{line['currency']} per USD (ECB reference rate of {rate.day}{behind}); "
                     + line["notes"]
                 ),

@@ -79,6 +79,11 @@ listings = Table(
         server_default="",
     ),
     Column("upfront_share", Float, nullable=True),
+    # a price given in another currency: as given, and the rate that converted it (0010)
+    Column("currency", String(3), nullable=False, default="USD", server_default="USD"),
+    Column("price_per_hour", Float, nullable=True),
+    Column("fx_per_usd", Float, nullable=True),
+    Column("fx_day", String(10), nullable=False, default="", server_default=""),
     # The price its source's current run lists, NULL when it lists it no more: the current
     # catalog is read from here alone, price_changes answers for the past.
     Column("usd_per_hour", Float, nullable=True),

@@ -267,7 +267,8 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
     runtime = _runtime(ctx)
     started = utcnow()
     try:
-        imported = read_custom_file(file, runtime.resolve_accelerator, datetime.now(UTC).date())
+        today = datetime.now(UTC).date()
+        imported = read_custom_file(file, runtime.resolve_accelerator, today, runtime.fx.rate)
     except ImportRejected as exc:
         click.echo(f"{file}: {len(exc.errors)} bad row(s), nothing imported:", err=True)
         for error in exc.errors:

@@ -78,6 +78,11 @@ OFFER_FIELDS: dict[str, OfferField] = {
     "tier": OfferField(str | None, "offer", tier_of),
     "purchase_option": OfferField(str, "offer.purchase_option"),
     "upfront_share": OfferField(Number | None, "offer.upfront_share"),
+    # a price given in another currency, as given, and the ECB rate and day that converted it
+    "currency": OfferField(str, "offer.currency"),
+    "price_per_hour": OfferField(Number | None, "offer.price_per_hour"),
+    "fx_per_usd": OfferField(Number | None, "offer.fx_per_usd"),
+    "fx_day": OfferField(str, "offer.fx_day"),
 }
 # Each answer's slice, in the order of its rows (and CSV columns).
 _PRICED = ("provider", "product", "region", "accelerator", "count", "pricing", "usd_per_hour")
@@ -87,6 +92,7 @@ CATALOG = (  # /offers: everything a row of the catalog holds
     *RENTED,
     *("service", "zone", "memory_gb", "usd_per_accelerator_hour", "estimated", "suspect"),
     *("reliability", "interruption", "purchase_option", "upfront_share", "fetched_at", "run_id"),
+    *("currency", "price_per_hour", "fx_per_usd", "fx_day"),
 )
 HISTORY = (  # /offers/history: a price and the span it held
     *("at", "until", "provider", "product", "region", "zone", "accelerator", "count", "pricing"),

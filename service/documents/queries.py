@@ -189,8 +189,8 @@ Country = Annotated[
         "site (residential at home, commercial in an office, industrial in colocation; "
         "hardware/data/tariffs.csv, dated and sourced; the answer's `tariff` block says which "
         "applied) and its currency unless `currency` says otherwise; China's GPU clouds "
-        "(AutoDL) compete only for CN or when named in `providers` (default: none: the "
-        "sites' US tariffs, US dollars).",
+        "(AutoDL, Alibaba Cloud) compete only for CN or when named in `providers` (default: "
+        "none: the sites' US tariffs, US dollars).",
     ),
 ]
 
