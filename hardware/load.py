@@ -25,7 +25,7 @@ from hardware.precision import (
     in_fp8,
 )
 from hardware.registry import PLATFORMS, Accelerator, Registry
-from hardware.tariffs import COUNTRIES, Tariff, Tariffs
+from hardware.tariffs import COUNTRIES, US_STATES, Tariff, Tariffs
 from hardware.throughput import Scaling, ScalingPoint, Throughput, Workload
 from hardware.utilization import Run, UtilizationFit, card_factor, fit
 
@@ -184,11 +184,14 @@ def _tariffs(folder: Path) -> Tariffs:
             period=row["period"],
             kind=row["kind"],
             source=row["source"],
+            state=row["state"],
         )
         for row in _rows(folder / "tariffs.csv")
     )
     if set(tariffs.countries) != set(COUNTRIES):
         raise ValueError(f"tariffs.csv covers {tariffs.countries}, not {COUNTRIES}")
+    if set(tariffs.states) != set(US_STATES):
+        raise ValueError(f"tariffs.csv has the states {tariffs.states}, not {US_STATES}")
     return tariffs
 
 

@@ -123,3 +123,48 @@ def test_the_readmes_example_in_both_languages_is_what_the_service_answers(clien
     ]
     assert [q for q in english + chinese if q not in text] == []
     assert rent["provider"] == "autodl" and body["verdict"] == "rent"
+
+
+# -- a US state (EIA's averages by state and sector) ---------------------------------------
+
+
+def test_a_state_sets_its_own_tariff_for_the_sites_sector(client) -> None:  # type: ignore[no-untyped-def]
+    """California at home pays EIA's 2023 residential average, 29.51 cents; in colocation
+    the industrial one, 18.64; the national default (no state) is the site's own."""
+    url = "/breakeven?gpu=rtx4090&hours=3000"
+    home = client.get(url + "&state=CA").get_json()
+    assert (home["tariff"]["state"], home["tariff"]["sector"]) == ("CA", "residential")
+    assert home["assumptions"]["electricity"] == pytest.approx(0.2951)
+    assert "EIA" in home["tariff"]["source"] and home["tariff"]["period"].startswith("2023")
+    assert "ECB" not in home["tariff"]["note"]  # a tariff in dollars needs no rate
+    colo = client.get(url + "&state=CA&site=colo").get_json()
+    assert colo["tariff"]["sector"] == "industrial"
+    assert colo["assumptions"]["electricity"] == pytest.approx(0.1864)
+    plain = client.get(url).get_json()
+    assert plain["tariff"] is None and plain["assumptions"]["electricity"] != 0.2951
+    # dearer power, dearer buying: the same question costs more to buy in California
+    texas = client.get(url + "&state=TX").get_json()
+    assert home["buy"]["energy_usd"] > texas["buy"]["energy_usd"] > 0
+    assert home["buy"]["energy_usd"] / texas["buy"]["energy_usd"] == pytest.approx(
+        0.2951 / 0.1446, rel=1e-9
+    )
+    ranked = client.get("/rank?state=NY&hours=500").get_json()
+    assert ranked["tariff"]["state"] == "NY" and ranked["tariff"]["period"] == "2025-04"
+
+
+def test_a_state_outside_the_united_states_is_a_400_naming_it(client) -> None:  # type: ignore[no-untyped-def]
+    for query, parameter in (("state=CA&country=CN", "state"), ("state=ZZ", "state")):
+        response = client.get(f"/breakeven?gpu=rtx4090&hours=10&{query}")
+        assert response.status_code == 400
+        assert response.get_json()["errors"][0]["parameter"] == parameter
+    assert client.get("/breakeven?gpu=rtx4090&hours=10&state=WA&country=US").status_code == 200
+
+
+def test_the_tariffs_file_has_the_states_a_question_may_name(hardware) -> None:  # type: ignore[no-untyped-def]
+    from hardware.tariffs import US_STATES
+
+    assert set(hardware.tariffs.states) == set(US_STATES)
+    for state in US_STATES:
+        for site in ("home", "office", "colo"):
+            found, stands_in = hardware.tariffs.for_site("US", site, state)
+            assert found.state == state and not stands_in

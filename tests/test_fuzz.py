@@ -134,11 +134,12 @@ CARD_PARAMETERS = {
 }
 # Parameters that, generated at random, leave nothing to answer: filters that match no
 # rental (/breakeven: 422) or no row (an empty list), a precision the card named does not
-# train in (422), and workload and gpu, which go together (one without the other: 400).
+# train in (422), workload and gpu, which go together (one without the other: 400), and a
+# US state, which a random country other than the US refuses (400).
 # Half the positive cases go without them.
 DROPPED_HALF_THE_TIME = {
-    "/breakeven": ("providers", "region", "memory", "precision"),
-    "/rank": ("precision",),
+    "/breakeven": ("providers", "region", "memory", "precision", "state"),
+    "/rank": ("precision", "state"),
     "/offers": ("provider", "region", "pricing", "workload", "gpu"),
     "/offers/history": ("provider", "region", "pricing"),
 }

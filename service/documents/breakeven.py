@@ -149,7 +149,7 @@ def _answer(
     where = query.site or runtime.hardware.host(bought.cards).host.site
     power = None
     if query.electricity is None:  # the country's tariff for where the cards run
-        power = tariff(runtime.hardware, runtime.fx, query.country, where)
+        power = tariff(runtime.hardware, runtime.fx, query.country, where, query.state)
         if power is not None:
             assumptions = replace(assumptions, electricity=power["usd_per_kwh"])
     if bought.utilization is not None:  # steady work sets its own

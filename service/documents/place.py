@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from hardware import Hardware
-from hardware.tariffs import SECTOR_OF_SITE
-from pricing.fx import FxError
+from hardware.tariffs import DEFAULT_COUNTRY, SECTOR_OF_SITE
+from pricing.fx import BASE, FxError, Rate
 from service.documents.errors import InvalidQuestion
 from service.runtime import Rates
 
@@ -37,13 +37,20 @@ def left_out_providers(query: Any, named: frozenset[str] | None) -> frozenset[st
 
 
 def tariff(
-    hardware: Hardware, rates: Rates, country: str | None, site: str
+    hardware: Hardware, rates: Rates, country: str | None, site: str, state: str | None = None
 ) -> dict[str, Any] | None:
-    """The electricity tariff a card at ``site`` pays in ``country``, in its currency and in
-    dollars; None where the site's own default applies (no country, or the United States)."""
+    """The electricity tariff a card at ``site`` pays in ``country`` (a US ``state``), in
+    its currency and in dollars; None where the site's own default applies (no country, or
+    the United States without a state)."""
+    if state is not None:
+        if country not in (None, DEFAULT_COUNTRY):
+            raise InvalidQuestion(
+                "state", f"a US state goes with country={DEFAULT_COUNTRY} or none, not {country}"
+            )
+        country = DEFAULT_COUNTRY
     if country is None:
         return None
-    found = hardware.tariffs.for_site(country, site)
+    found = hardware.tariffs.for_site(country, site, state or "")
     if found is None:
         return None
     chosen, stands_in = found
@@ -57,6 +64,7 @@ def tariff(
     )
     return {
         "country": country,
+        "state": chosen.state or None,
         "region": chosen.region,
         "site": site,
         "sector": chosen.sector,
@@ -68,7 +76,14 @@ def tariff(
         "source": chosen.source,
         "note": (
             f"{chosen.per_kwh:g} {chosen.currency}/kWh ({chosen.region}, {chosen.sector}, "
-            f"{chosen.period}) = {chosen.per_kwh / rate.per_usd:.4f} USD/kWh at the ECB rate "
-            f"of {rate.day}{instead}; electricity= overrides it"
+            f"{chosen.period}){_in_dollars(chosen.per_kwh, rate)}{instead}; electricity= "
+            "overrides it"
         ),
     }
+
+
+def _in_dollars(per_kwh: float, rate: Rate) -> str:
+    """A tariff's dollars and the rate that made them; nothing for a tariff in dollars."""
+    if rate.currency == BASE:
+        return ""
+    return f" = {per_kwh / rate.per_usd:.4f} USD/kWh at the ECB rate of {rate.day}"

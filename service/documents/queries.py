@@ -25,6 +25,7 @@ from pydantic import (
 from hardware import PLATFORMS, Precision, Workload
 from hardware.ownership import SITES
 from hardware.tariffs import Country as TariffCountry
+from hardware.tariffs import UsState
 from pricing.fx import Currency as FxCurrency
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import CURRENCY_SPAN, MAX_USD, bounds, overrides_model
@@ -191,6 +192,16 @@ Country = Annotated[
         "applied) and its currency unless `currency` says otherwise; China's GPU clouds "
         "(AutoDL, Alibaba Cloud) compete only for CN or when named in `providers` (default: "
         "none: the sites' US tariffs, US dollars).",
+    ),
+]
+
+# USPS codes of the states with EIA's figures by sector (hardware.tariffs.US_STATES).
+State = Annotated[
+    UsState | None,
+    Field(
+        description="US state the cards would run in (with `country` US or none): its "
+        "tariff for the site's sector, EIA's average by state (hardware/data/tariffs.csv) "
+        "(default: none: the sites' national US tariffs).",
     ),
 ]
 
@@ -426,6 +437,7 @@ class _BreakevenQuestion(_StatedWork):
     )
     currency: Currency = None
     country: Country = None
+    state: State = None
     sensitivity: str | None = Field(
         None,
         max_length=200,
@@ -462,6 +474,7 @@ class _RankQuestion(_StatedWork):
     )
     currency: Currency = None
     country: Country = None
+    state: State = None
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
     market: Markets = None

@@ -56,7 +56,8 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     assumptions = with_overrides(runtime.assumptions, query)
     power = None
     if query.electricity is None:  # the country's tariff where the cards would run
-        power = tariff(runtime.hardware, runtime.fx, query.country, query.site or "home")
+        site = query.site or "home"
+        power = tariff(runtime.hardware, runtime.fx, query.country, site, query.state)
         if power is not None:
             assumptions = replace(assumptions, electricity=power["usd_per_kwh"])
     request = RankRequest(

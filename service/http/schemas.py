@@ -542,8 +542,9 @@ class BreakevenAnswer(_Out):
     precision: PrecisionOut
     fx: FxOut
     tariff: dict[str, object] | None = Field(
-        description="With `country`: the electricity tariff the bought cards pay (its "
-        "country, region, sector, price in its currency and in dollars, period and source); "
+        description="With `country` (or a US `state`): the electricity tariff the bought "
+        "cards pay (its country, state, region, sector, price in its currency and in "
+        "dollars, period and source); "
         "null: the site's default (US, ownership.csv) or `electricity` as given."
     )
 
@@ -842,7 +843,8 @@ class RankAnswer(_Out):
     precision: RankPrecisionOut
     fx: FxOut
     tariff: dict[str, object] | None = Field(
-        description="With `country`: the electricity tariff at `site` (home by default)."
+        description="With `country` (or a US `state`): the electricity tariff at `site` "
+        "(home by default)."
     )
     cards: list[RankedCardOut]
     too_small: list[RankedCardOut]

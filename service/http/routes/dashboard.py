@@ -12,7 +12,7 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import Response, render_template, request
 
-from hardware.tariffs import COUNTRIES
+from hardware.tariffs import COUNTRIES, US_STATES
 from pricing.fx import CURRENCIES
 from service.documents.errors import InvalidQuestion
 from service.http import current_runtime
@@ -60,6 +60,7 @@ def index() -> Response:
         messages=dict(messages(language)),
         currencies=CURRENCIES,
         countries=COUNTRIES,
+        states=US_STATES,
         readers_currency=READERS_CURRENCY[language],
         transformers=sorted(m.id for m in models if m.family == "transformer"),
         vision_models=sorted(m.id for m in models if m.family == "vision"),

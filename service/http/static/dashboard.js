@@ -19,7 +19,7 @@ const CALC_FIELDS = [
   "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs", "market",
   "hours_per_month", "months", "deadline_days", "max_instances",
   "site", "own", "discount_rate", "colo_usd_per_kw_month", "support_share",
-  "staff_usd_per_node_year", "network_usd", "selling_fee", "country",
+  "staff_usd_per_node_year", "network_usd", "selling_fee", "country", "state",
 ];
 // The ways to state the work (service/documents/work.py): the parameter that marks each in a
 // shared link, so a reload opens the form the way it was filled.
