@@ -21,7 +21,10 @@ from pricing.sanity import SanityPolicy, check
 
 DATA = Path(str(resources.files("pricing") / "data"))
 ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
-PROVIDERS = {"aws", "gcp", "azure", "lambda", "colab", "runpod", "vast", "autodl", "alibaba"}
+PROVIDERS = {
+    *("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"),
+    *("autodl", "alibaba", "tencent"),
+}
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,9 @@ bought cards pay, and which rental providers serve them.
 
 A country's tariffs (hardware/tariffs.py) are in its own currency; they become dollars at
 the ECB's rate, like every amount a question states. China's GPU clouds (AutoDL, Alibaba
-Cloud's China site) sell to accounts in mainland China, priced in yuan: they compete for
-questions from China, or when a question names them (`providers=`), and are left out
-elsewhere, so a team in Oregon is not told to rent what it cannot.
+Cloud's China site, Tencent Cloud Studio) sell to accounts in mainland China, priced in
+yuan: they compete for questions from China, or when a question names them (`providers=`),
+and are left out elsewhere, so a team in Oregon is not told to rent what it cannot.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pricing.fx import BASE, FxError, Rate
 from service.documents.errors import InvalidQuestion
 from service.runtime import Rates
 
-CHINA_ONLY_PROVIDERS = frozenset({"autodl", "alibaba"})
+CHINA_ONLY_PROVIDERS = frozenset({"autodl", "alibaba", "tencent"})
 
 
 def asked_currency(query: Any, hardware: Hardware) -> str | None:

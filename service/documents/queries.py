@@ -190,8 +190,8 @@ Country = Annotated[
         "site (residential at home, commercial in an office, industrial in colocation; "
         "hardware/data/tariffs.csv, dated and sourced; the answer's `tariff` block says which "
         "applied) and its currency unless `currency` says otherwise; China's GPU clouds "
-        "(AutoDL, Alibaba Cloud) compete only for CN or when named in `providers` (default: "
-        "none: the sites' US tariffs, US dollars).",
+        "(AutoDL, Alibaba Cloud, Tencent) compete only for CN or when named in `providers` "
+        "(default: none: the sites' US tariffs, US dollars).",
     ),
 ]
 
