@@ -110,8 +110,9 @@ def test_an_import_in_yuan_is_stored_with_its_yuan_and_served_with_them(
 
 
 def test_bundled_chinese_prices_keep_their_yuan(client) -> None:  # type: ignore[no-untyped-def]
-    """AutoDL, Alibaba Cloud and Tencent Cloud Studio rows on /offers: yuan as given, the dollars are the yuan over
-    the rate; Alibaba's 2024 prices are older than the bundled rates and took the oldest."""
+    """AutoDL, Alibaba Cloud and Tencent Cloud Studio rows on /offers: yuan as given, the
+    dollars are the yuan over the rate; Alibaba's 2024 prices are older than the bundled
+    rates and took the oldest."""
     for provider in ("autodl", "alibaba", "tencent"):
         rows = client.get(f"/offers?provider={provider}&limit=1000").get_json()["offers"]
         assert rows, provider

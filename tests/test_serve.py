@@ -23,5 +23,10 @@ def test_serve_answers_breakeven_over_http(tmp_path: Path) -> None:
         assert bad.status_code == 400
         assert bad.headers["Content-Type"] == "application/problem+json"
         assert (tmp_path / "breakeven.sqlite3").exists()
+        # started quietly: gevent patched before ssl was imported (service/serve.py), and
+        # no control socket in the home folder that every instance on the host would share
+        log = server.log_text()
+        assert "MonkeyPatchWarning" not in log and "Warning" not in log
+        assert "Control socket" not in log
     finally:
         stop_server(server)

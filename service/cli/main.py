@@ -102,12 +102,16 @@ def _reader(ctx: click.Context) -> Translator:
 @click.option("--workers", type=int, default=None, help="Workers [BREAKEVEN_WEB_WORKERS].")
 @click.pass_context
 def serve(ctx: click.Context, host: str | None, port: int | None, workers: int | None) -> None:
-    from service.http.server import serve as run_server
-
+    """The server runs in a fresh interpreter (same process id: signals reach it) that
+    patches the standard library for gevent before anything else: service/serve.py."""
     overrides = {"host": host, "port": port, "web_workers": workers}
-    settings = ctx.obj.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    given = {name: value for name, value in overrides.items() if value is not None}
+    settings = ctx.obj.model_copy(update=given)
+    environment = {**os.environ, **{f"BREAKEVEN_{k.upper()}": str(v) for k, v in given.items()}}
     click.echo(f"gpu-breakeven on http://{settings.host}:{settings.port}", err=True)
-    run_server(settings)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "service.serve"], environment)
 
 
 def _options_from(model: type[BaseModel]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -266,7 +266,15 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "child_exit": _child_exit,
         "accesslog": "-",
         "errorlog": "-",
+        # gunicorn's control socket would sit in ~/.gunicorn, one path for every instance on
+        # the host; nothing here drives it (a signal or the orchestrator restarts workers).
+        "control_socket_disable": True,
     }
+
+
+def main() -> None:
+    """The server on the settings of the environment (`python -m service.http`)."""
+    serve(Settings())
 
 
 def serve(settings: Settings) -> None:
