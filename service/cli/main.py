@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import sys
+import types
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import click
 from pydantic import BaseModel, ValidationError
@@ -38,9 +41,9 @@ from service.cli.text import (
 from service.documents.breakeven import breakeven_document
 from service.documents.errors import QuestionError
 from service.documents.gpus import gpu_document
-from service.documents.offers import CATALOG, offer_fields, to_csv
+from service.documents.offers import CATALOG, offers_document, to_csv
 from service.documents.providers import describe_result
-from service.documents.queries import BreakevenQuery, RankQuery
+from service.documents.queries import PAGE_MAX, BreakevenQuery, OffersQuery, RankQuery
 from service.documents.rank import rank_document
 from service.i18n import LANGUAGES, Translator, from_locale, translator
 from service.jobs import scheduler as scheduling
@@ -69,10 +72,19 @@ class _Commands(click.Group):
             ) from error
 
 
+EXIT_CODES = (
+    "Exit codes: 0 an answer; 1 a question with no answer (an unknown card, nothing to "
+    "compare) or a store that does not answer, said in one line on stderr; 2 a bad option "
+    "or value."
+)
+
+
 @click.group(
     cls=_Commands,
     help="Rent cloud GPUs/TPUs or buy your own cards? Settings come from BREAKEVEN_* variables.",
+    epilog=EXIT_CODES,
 )
+@click.version_option(package_name="gpu-breakeven", prog_name="breakeven")
 @click.option(
     "--lang",
     type=click.Choice(LANGUAGES),
@@ -96,6 +108,19 @@ def _reader(ctx: click.Context) -> Translator:
     return translator(settings.lang)
 
 
+def _width(wide: bool) -> int | None:
+    """The columns text is fitted to: the terminal's (COLUMNS, else 80 off a terminal);
+    none with --wide."""
+    return None if wide else shutil.get_terminal_size((80, 24)).columns
+
+
+WIDE = click.option(
+    "--wide",
+    is_flag=True,
+    help="Lines as long as they come (default: fit the terminal, 80 columns off one).",
+)
+
+
 @cli.command(help="Start the REST service (gunicorn).")
 @click.option("--host", default=None, help="Bind address [BREAKEVEN_HOST, 127.0.0.1].")
 @click.option("--port", type=int, default=None, help="Port [BREAKEVEN_PORT, 8000].")
@@ -114,16 +139,49 @@ def serve(ctx: click.Context, host: str | None, port: int | None, workers: int |
     os.execve(sys.executable, [sys.executable, "-m", "service.serve"], environment)
 
 
-def _options_from(model: type[BaseModel]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _options_from(
+    model: type[BaseModel], skip: tuple[str, ...] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """One --option per field of a query model, so the CLI and REST never drift apart."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         for name, field in reversed(model.model_fields.items()):
+            if name in skip:
+                continue
             flag = "--" + name.replace("_", "-")
-            command = click.option(flag, name, default=None, help=field.description)(command)
+            kind = _click_type(field.annotation)
+            command = click.option(flag, name, type=kind, default=None, help=field.description)(
+                command
+            )
         return command
 
     return decorate
+
+
+def _click_type(annotation: Any) -> click.ParamType:
+    """An option's type from its query field's: the choices of a Literal or an enum, a
+    number for a number, text otherwise; pydantic checks every bound after."""
+    bare = _bare(annotation)
+    if get_origin(bare) is Literal:
+        return click.Choice([str(value) for value in get_args(bare)])
+    if isinstance(bare, type) and issubclass(bare, Enum):
+        return click.Choice([str(member.value) for member in bare])
+    if bare is int:
+        return click.INT
+    if bare is float:
+        return click.FLOAT
+    return click.STRING
+
+
+def _bare(annotation: Any) -> Any:
+    """The type under Optional[...] and Annotated[...]."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _bare(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        kinds = [kind for kind in get_args(annotation) if kind is not type(None)]
+        return _bare(kinds[0]) if len(kinds) == 1 else annotation
+    return annotation
 
 
 def _question(
@@ -131,7 +189,7 @@ def _question(
     help_text: str,
     model: type[BaseModel],
     build: Callable[[Any, Runtime], dict[str, Any]],
-    describe: Callable[[dict[str, Any], Translator], str],
+    describe: Callable[[dict[str, Any], Translator, int | None], str],
 ) -> click.Command:
     """A command asking what a REST endpoint answers: the query's fields as options, the
     same document, printed as JSON (--json) or as text for a person."""
@@ -139,8 +197,9 @@ def _question(
     @cli.command(name, help=help_text)
     @_options_from(model)
     @click.option("--json", "as_json", is_flag=True, help="Print the REST JSON answer.")
+    @WIDE
     @click.pass_context
-    def command(ctx: click.Context, as_json: bool, **params: str | None) -> None:
+    def command(ctx: click.Context, as_json: bool, wide: bool, **params: Any) -> None:
         if params.pop("explain", None):  # quote --explain: every input's sensitivity
             params["sensitivity"] = params.get("sensitivity") or "all"
         try:
@@ -157,7 +216,7 @@ def _question(
         if as_json:
             click.echo(json.dumps(document, indent=2))
         else:
-            click.echo(escape_lines(describe(document, _reader(ctx))))
+            click.echo(escape_lines(describe(document, _reader(ctx), _width(wide))))
 
     return command
 
@@ -187,27 +246,64 @@ rank = _question(
 
 @cli.command(help="Accelerators, their purchase prices and throughput.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@WIDE
 @click.pass_context
-def gpus(ctx: click.Context, fmt: str) -> None:
+def gpus(ctx: click.Context, fmt: str, wide: bool) -> None:
     hardware = _runtime(ctx).hardware
     docs = [gpu_document(hardware, acc) for acc in hardware.registry]
     if fmt == "json":
         click.echo(json.dumps(docs, indent=2))
         return
-    click.echo(describe_gpus(docs, _reader(ctx)))
+    click.echo(describe_gpus(docs, _reader(ctx), _width(wide)))
 
 
-@cli.command(help="Current rental offers.")
+@cli.command(help="Current rental offers, with /offers' filters; every one unless --limit.")
+@_options_from(OffersQuery, skip=("format", "limit", "offset"))
+@click.option(
+    "--sort",
+    "sort_by",
+    type=click.Choice(sorted({*CATALOG, "usd_per_reference_hour"})),
+    default=None,
+    help="Order by this field (default: as the catalog lists them).",
+)
+@click.option("--descending", is_flag=True, help="Largest first.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Print this many.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table")
+@WIDE
 @click.pass_context
-def prices(ctx: click.Context, fmt: str) -> None:
-    docs = [offer_fields(s, CATALOG) for s in _runtime(ctx).catalog.table().rows]
+def prices(
+    ctx: click.Context,
+    sort_by: str | None,
+    descending: bool,
+    limit: int | None,
+    fmt: str,
+    wide: bool,
+    **params: Any,
+) -> None:
+    given = {k: v for k, v in params.items() if v is not None}
+    try:
+        query = OffersQuery(**given, limit=PAGE_MAX)
+    except ValidationError as exc:
+        raise click.UsageError(_validation_message(exc)) from exc
+    runtime = _runtime(ctx)
+    try:
+        document = offers_document(query, runtime)
+    except QuestionError as error:
+        raise click.ClickException(error.detail) from error
+    docs = document["offers"]
+    if sort_by is not None:
+        present = [d for d in docs if d.get(sort_by) is not None]
+        absent = [d for d in docs if d.get(sort_by) is None]  # last, whichever the order
+        docs = [*sorted(present, key=lambda d: d[sort_by], reverse=descending), *absent]
+    docs = docs[:limit]
     if fmt == "json":  # JSON writes every control as \uXXXX already
         click.echo(json.dumps(docs, indent=2))
     elif fmt == "csv":
         click.echo(to_csv([_printable(doc) for doc in docs]), nl=False)
     else:
-        click.echo(describe_offers(docs, _reader(ctx)))
+        click.echo(describe_offers(docs, _reader(ctx), _width(wide)))
+        if document["total"] > len(document["offers"]):
+            click.echo(f"(the first {PAGE_MAX:,} of {document['total']:,}: narrow the filters)")
 
 
 def _printable(doc: dict[str, Any]) -> dict[str, Any]:

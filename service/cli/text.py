@@ -9,6 +9,7 @@ documents' own sentences (sources, notes, the sensitivity's) are the API's and s
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -75,7 +76,7 @@ def _currency_lines(d: dict[str, Any], t: Translator) -> list[str]:
     return lines
 
 
-def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
+def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | None = None) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
     t = t or translator(None)
     m = _Money(d)
@@ -157,7 +158,7 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
             pricing=compared["pricing"],
             admits=", ".join(compared["admits"]),
         ),
-        table(header, rows),
+        table(header, rows, width, (t("speed"), t("b/e h"), t("region")), t),
         "",
         t(
             "VERDICT: {verdict}, saving {savings:,.2f} {currency} in today's money (against "
@@ -168,13 +169,15 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
             tier=compared["tier"],
         ),
     ]
+    lines += _same_card(d, m, t)
     lines += _own_lines(d.get("own"), m, t)
     lines += _currency_lines(d, t)
     lines.append(_breakeven_line(d["breakeven"], a["utilization"], t))
     lines += _notes(d, m, t)
     lines += ["", t("TIERS (the best of each way of renting, same work and deadline)")]
     tier_header = [t("tier"), t("provider"), t("product"), t("total {currency}", currency=m.code)]
-    lines.append(table([*tier_header, t("wall h"), t("verdict")], _tiers(d, m, t)))
+    tiers = _tiers(d, m, t)
+    lines.append(table([*tier_header, t("wall h"), t("verdict")], tiers, width, (t("wall h"),), t))
     gate = d["memory_gate"]
     need = t(" and ").join(
         text
@@ -197,7 +200,31 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None) -> str:
         )
     )
     lines.append(t("Assumptions: ") + ", ".join(f"{k}={v}" for k, v in a.items()))
-    return "\n".join(lines + _what_would_have_to_be_true(d, m, t))
+    return fit([*lines, *_what_would_have_to_be_true(d, m, t)], width)
+
+
+def _same_card(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
+    """The card the question would buy, rented: the cheapest offer of it that does the work."""
+    same = d.get("same_card")
+    if not same:
+        return []
+    c = same["cheapest"]
+    return [
+        t(
+            "SAME CARD: {count} x {gpu} on {provider} ({market}, {region}) at {rate:,.4f} "
+            "{currency}/h does the work for {total:,.2f} {currency}, the cheapest of {offers} "
+            "offers of it",
+            count=c["count"],
+            gpu=d["gpu"],
+            provider=_text(c["provider"]),
+            market=c["market"],
+            region=_text(c["region"]),
+            rate=m(c, "usd_per_hour"),
+            currency=m.code,
+            total=m(c, "total_usd"),
+            offers=same["offers"],
+        )
+    ]
 
 
 def _breakeven_line(be: dict[str, Any] | None, utilization: float, t: Translator) -> str:
@@ -320,17 +347,131 @@ def _what_would_have_to_be_true(d: dict[str, Any], m: _Money, t: Translator) -> 
     return lines
 
 
-def table(header: list[str], rows: list[list[str]]) -> str:
-    """Columns padded to their widest cell, counted in terminal columns: a Chinese
-    character takes two."""
+# A cell that is a figure (never cut to fit): numbers with separators, a sign, a percent.
+_FIGURE = re.compile(r"[-+]?[0-9][0-9,.]*%?|-|")
+# The narrowest a text column is cut to, in terminal columns: first to a width that still
+# reads (a product's name), then, if the table must, to the narrowest.
+_READABLE = 14
+_NARROWEST = 6
+
+
+def table(
+    header: list[str],
+    rows: list[list[str]],
+    width: int | None = None,
+    optional: tuple[str, ...] = (),
+    t: Translator | None = None,
+) -> str:
+    """Columns padded to their widest cell, counted in terminal columns (a Chinese character
+    takes two). Past ``width``: the ``optional`` columns go first, in their order, and a
+    line says which; then the last column, if text, wraps within itself; then the widest
+    text columns are cut, ending in "…". Figures are never cut."""
     rows = [[_text(cell) for cell in row] for row in rows]
-    widths = [max(_width(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
-    return "\n".join(
-        "  ".join(
-            cell + " " * (width - _width(cell)) for cell, width in zip(row, widths, strict=False)
+    dropped: list[str] = []
+    if width is not None:
+        for name in optional:
+            if _table_width(header, rows) <= width or name not in header:
+                continue
+            keep = [i for i, label in enumerate(header) if label != name]
+            header, rows = [header[i] for i in keep], [[row[i] for i in keep] for row in rows]
+            dropped.append(name)
+    columns = list(zip(header, *rows, strict=False))
+    widths = [max(_width(str(c)) for c in col) for col in columns]
+    text = [not all(_FIGURE.fullmatch(cell) for cell in col[1:]) for col in columns]
+    if width is not None:  # text columns cut to a readable floor, then the last wrapped
+        widths = _narrowed(widths, columns, text, width, _READABLE)
+        if sum(widths) + 2 * (len(widths) - 1) > width and text[-1]:
+            rest = sum(widths[:-1]) + 2 * (len(widths) - 1)
+            widths[-1] = max(_NARROWEST, _width(header[-1]), width - rest)
+        widths = _narrowed(widths, columns, text, width, _NARROWEST)
+    lines = [line for row in [header, *rows] for line in _row_lines(row, widths)]
+    if dropped:
+        t = t or translator(None)
+        lines.append(
+            t(
+                "(left out at {width} columns: {columns}; --wide shows them)",
+                width=width,
+                columns=", ".join(dropped),
+            )
         )
-        for row in [header, *rows]
-    )
+    return "\n".join(lines)
+
+
+def _table_width(header: list[str], rows: list[list[str]]) -> int:
+    columns = zip(header, *rows, strict=False)
+    return sum(max(_width(str(c)) for c in col) for col in columns) + 2 * (len(header) - 1)
+
+
+def _row_lines(row: list[str], widths: list[int]) -> list[str]:
+    """A row as lines: its last cell wrapped within its column, the others cut to theirs."""
+    *first, last = row
+    head = "  ".join(_padded(cell, size) for cell, size in zip(first, widths, strict=False))
+    indent = " " * (_width(head) + 2 if first else 0)
+    parts = _wrapped(last, widths[-1], continued="") if _width(last) > widths[-1] else [last]
+    lines = [(head + "  " if first else "") + _padded(parts[0], widths[-1])]
+    lines += [indent + _padded(part, widths[-1]) for part in parts[1:]]
+    return lines
+
+
+def _narrowed(
+    widths: list[int], columns: list[tuple[str, ...]], text: list[bool], width: int, floor: int
+) -> list[int]:
+    """Widths with the widest text columns but the last cut, one column at a time, to no
+    less than ``floor`` (or their header), until the table fits ``width``."""
+    floors = [max(floor, _width(col[0])) for col in columns]
+    widths = list(widths)
+    while sum(widths) + 2 * (len(widths) - 1) > width:
+        cuttable = [i for i, size in enumerate(widths[:-1]) if text[i] and size > floors[i]]
+        if not cuttable:
+            break  # as narrow as it goes
+        widest = max(cuttable, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return widths
+
+
+def _padded(cell: str, size: int) -> str:
+    if _width(cell) > size:
+        while _width(cell) > size - 1:
+            cell = cell[:-1]
+        cell += "…"
+    return cell + " " * (size - _width(cell))
+
+
+def fit(lines: list[str], width: int | None) -> str:
+    """The text's lines, each longer than ``width`` wrapped at spaces (a run without one,
+    Chinese text say, where it reaches the edge), continued two columns in."""
+    text = "\n".join(lines)
+    if width is None:
+        return text
+    return "\n".join(part for line in text.split("\n") for part in _wrapped(line, width))
+
+
+def _wrapped(line: str, width: int, continued: str = "  ") -> list[str]:
+    if _width(line) <= width:
+        return [line]
+    out: list[str] = []
+    current = ""
+    for token in re.split(r"(\s+)", line):
+        if not token:
+            continue
+        if _width(current) + _width(token) <= width:
+            current += token
+            continue
+        if current.strip():
+            out.append(current.rstrip())
+            current = continued
+            token = token.lstrip()
+        while _width(current) + _width(token) > width:  # no space to break at
+            room = width - _width(current)
+            cut = 0
+            while cut < len(token) and _width(token[: cut + 1]) <= room:
+                cut += 1
+            out.append(current + token[:cut])
+            current, token = continued, token[cut:]
+        current += token
+    if current.strip():
+        out.append(current.rstrip())
+    return out
 
 
 def _width(text: str) -> int:
@@ -384,7 +525,9 @@ def _work_line(work: dict[str, Any] | None, t: Translator) -> list[str]:
     return [line + t(".")]
 
 
-def describe_ranking(d: dict[str, Any], t: Translator | None = None) -> str:
+def describe_ranking(
+    d: dict[str, Any], t: Translator | None = None, width: int | None = None
+) -> str:
     t = t or translator(None)
     m = _Money(d)
     by_hours = d["ranked_by"] == "reference_hours_per_usd"
@@ -397,6 +540,7 @@ def describe_ranking(d: dict[str, Any], t: Translator | None = None) -> str:
     rows = [
         [
             c["id"],
+            c["platform"],
             f"{c['memory_gb']:g}",
             f"{m(c, 'purchase_usd'):,.0f}",
             f"{c['throughput']['relative']:.2f}",
@@ -415,23 +559,25 @@ def describe_ranking(d: dict[str, Any], t: Translator | None = None) -> str:
         ]
         for r in d["rent"]
     ]
-    return "\n".join(
+    card_header = [t("card"), t("platform"), "GB", m.code, _word(d["workload"], t), metric]
+    rent_header = [
+        *(t("provider"), t("product"), t("tier")),
+        t("{currency} per {gpu} h", currency=m.code, gpu=d["gpu"]),
+    ]
+    return fit(
         [
             *_work_line(d.get("work"), t),
-            table([t("card"), "GB", m.code, _word(d["workload"], t), metric, t("note")], rows),
+            table([*card_header, t("note")], rows, width),
             "",
-            table(
-                [
-                    *(t("provider"), t("product"), t("tier")),
-                    t("{currency} per {gpu} h", currency=m.code, gpu=d["gpu"]),
-                ],
-                rent,
-            ),
-        ]
+            table(rent_header, rent, width),
+        ],
+        width,
     )
 
 
-def describe_gpus(docs: list[dict[str, Any]], t: Translator | None = None) -> str:
+def describe_gpus(
+    docs: list[dict[str, Any]], t: Translator | None = None, width: int | None = None
+) -> str:
     t = t or translator(None)
     rows = [
         [
@@ -446,11 +592,18 @@ def describe_gpus(docs: list[dict[str, Any]], t: Translator | None = None) -> st
         for d in docs
     ]
     header = [t("gpu"), "GB", t("buy USD"), t("cnn"), t("transformer"), t("rnn"), t("throughput")]
-    return table(header, rows)
+    return table(header, rows, width)
 
 
-def describe_offers(docs: list[dict[str, Any]], t: Translator | None = None) -> str:
+def describe_offers(
+    docs: list[dict[str, Any]], t: Translator | None = None, width: int | None = None
+) -> str:
+    """Offers a row each, the price last (a figure is never cut); in another currency when
+    the offers carry its siblings (`--currency`)."""
     t = t or translator(None)
+    code = next(
+        (k[: -len("_per_hour")] for k in (docs[0] if docs else {}) if _PRICE.match(k)), "usd"
+    )
     rows = [
         [
             d["provider"],
@@ -460,13 +613,26 @@ def describe_offers(docs: list[dict[str, Any]], t: Translator | None = None) -> 
             str(d["count"]),
             d["pricing"],
             d["tier"] or "-",
-            f"{d['usd_per_hour']:.4f}",
-            t.day(d["price_as_of"]) if d["price_as_of"] else "-",
+            _as_of(d["price_as_of"], t),
+            f"{d[f'{code}_per_hour']:.4f}",
         ]
         for d in docs
     ]
     header = [
         *(t("provider"), t("product"), t("region"), t("gpu"), "n", t("pricing"), t("tier")),
-        *(t("USD/h"), t("as of")),
+        *(t("as of"), t("{currency}/h", currency=code.upper())),
     ]
-    return table(header, rows)
+    return table(header, rows, width, (t("tier"),), t)
+
+
+# A sibling price in another currency (cny_per_hour beside usd_per_hour): `--currency`.
+_PRICE = re.compile(r"(?!usd_)[a-z]{3}_per_hour$")
+
+
+def _as_of(as_of: str, t: Translator) -> str:
+    """A price's date, short: "<2026-11-30" for one known only to be before a day."""
+    if not as_of:
+        return "-"
+    if as_of.startswith("before "):
+        return "<" + t.day(as_of[len("before ") :])
+    return t.day(as_of)

@@ -162,8 +162,9 @@ Platforms = Annotated[
     Field(
         max_length=100,
         pattern=PLATFORM_LIST,
-        description="Comma-separated software platforms whose offers compete (cuda, rocm, "
-        "xla, neuron, gaudi), or `all` (default: the card's own, so your code runs unchanged).",
+        description="Comma-separated software platforms whose offers (on /rank, cards too) "
+        "compete (cuda, rocm, xla, neuron, gaudi), or `all` (default: the card's own, so your "
+        "code runs unchanged).",
     ),
 ]
 

@@ -25,6 +25,7 @@ from service.engine.ranking import (
     RankedCard,
     Ranking,
     RankRequest,
+    off_platforms,
     rank,
     ranks_by_work,
     untrained_in,
@@ -83,6 +84,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         **precision_document(runtime.hardware, reference.id, query.precision),
         "left_out": untrained_in(runtime.hardware, query.precision),
     }
+    document["platform_left_out"] = off_platforms(runtime.hardware, request.platforms)
     document["tariff"] = power
     document = with_currency(document, rate)
     document["fx"] = fx_document(asked, rate, runtime.settings.fx_stale_after_days)
@@ -124,6 +126,7 @@ def _card(c: RankedCard) -> dict[str, Any]:
     return {
         "id": c.accelerator.id,
         "name": c.accelerator.name,
+        "platform": c.accelerator.platform,
         "memory_gb": c.accelerator.memory_gb,
         "board_power_w": c.accelerator.board_power_w,
         "fits": c.fits,

@@ -35,7 +35,9 @@ class RankRequest:
     hours: float | None = None
     top: int = 10
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
-    platforms: frozenset[str] | None = None  # software platforms whose rentals compete
+    # software platforms whose cards and rentals compete (None: all): a card on another runs
+    # your code only once it is ported, as on /breakeven
+    platforms: frozenset[str] | None = None
     markets: frozenset[str] | None = None  # market tiers whose rentals compete; None = all
     pricing: str = "any"  # a pricing.offer.PRICING_CHOICES name: the tiers whose rentals compete
     # with `hours`: wall-clock hours the work must be done in; None: no deadline
@@ -91,7 +93,12 @@ def ranks_by_work(request: RankRequest) -> bool:
 
 def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking:
     s_ref = hardware.speed(request.reference, request.workload, request.precision).relative
-    runs = [c for c in hardware.cards.values() if _runs(hardware, c.accelerator, request.precision)]
+    runs = [
+        c
+        for c in hardware.cards.values()
+        if _runs(hardware, c.accelerator, request.precision)
+        and _on_platforms(hardware, c.accelerator, request.platforms)
+    ]
     ranked = [_card(hardware, request, card, s_ref) for card in runs]
 
     def key(c: RankedCard) -> tuple[bool, float]:
@@ -108,6 +115,15 @@ def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking
 def _runs(hardware: Hardware, accelerator: str, precision: str | None) -> bool:
     """A card takes part when it trains in the precision asked (any, when none is)."""
     return precision is None or hardware.supports(accelerator, precision)
+
+
+def _on_platforms(hardware: Hardware, accelerator: str, platforms: frozenset[str] | None) -> bool:
+    return platforms is None or hardware.registry[accelerator].platform in platforms
+
+
+def off_platforms(hardware: Hardware, platforms: frozenset[str] | None) -> list[str]:
+    """The cards for sale left out of a ranking because they run another platform."""
+    return sorted(c for c in hardware.cards if not _on_platforms(hardware, c, platforms))
 
 
 def untrained_in(hardware: Hardware, precision: str | None) -> list[str]:

@@ -786,6 +786,7 @@ class RefreshDone(_Out):
 class RankedCardOut(_Out):
     id: str
     name: str
+    platform: str = Field(description="The software platform it runs (cuda, rocm, xla ...).")
     memory_gb: float
     board_power_w: float | None
     fits: bool
@@ -848,6 +849,11 @@ class RankAnswer(_Out):
     )
     cards: list[RankedCardOut]
     too_small: list[RankedCardOut]
+    platform_left_out: list[str] = Field(
+        description="Cards for sale left out because they run another platform than "
+        "`platforms` (default: the reference card's, so your code runs unchanged); "
+        "`platforms=all` ranks them too."
+    )
     rent: list[RankedRentalOut]
     candidates: int
     prices: Freshness
