@@ -317,7 +317,7 @@ def test_which_card_charts_every_card_of_the_ranking(page: Page, base_url: str) 
     expect(page.locator("#rank-status")).to_contain_text("per 1,000 USD")
     api = requests.get(f"{base_url}/rank?workload=cnn&memory=16&budget=2000", timeout=10).json()
     labels = page.evaluate("window.breakevenCharts.rank.data.labels")
-    assert labels == [c["id"] for c in [*api["cards"], *api["too_small"]]]
+    assert labels == [f"{c['id']} · {c['platform']}" for c in [*api["cards"], *api["too_small"]]]
     expect(page.locator("#rank-rent tr")).to_have_count(len(api["rent"]) + 1)
 
 

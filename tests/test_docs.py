@@ -489,7 +489,8 @@ def test_the_job_figures_the_work_test_leaves_out(client, hardware) -> None:  # 
     assert f"80GB, {cnn_anchor:.2f} of its peak" in text
     assert vision["work"]["stated"] == "vision"
     ids = [card["id"] for card in ranking["cards"][:4]]
-    assert ids == ["rtx3090", "rtx3090ti", "rx7900xtx", "rtx4090"]  # used cards first
+    assert ids == ["rtx3090", "rtx3090ti", "rtx4090", "rtx5090"]  # used cards first
+    assert "rx7900xtx" in ranking["platform_left_out"]  # ROCm: ported code only
     assert {"rtx4080", "rtx3080"} <= {card["id"] for card in ranking["too_small"]}
     cheapest = lora["rent"][0]
     assert (cheapest["provider"], cheapest["accelerator"], cheapest["count"]) == (
@@ -528,15 +529,24 @@ def test_the_which_card_figures(client) -> None:  # type: ignore[no-untyped-def]
     answer = client.get(url).get_json()
     cards, rental = answer["cards"], answer["rent"][0]
     first, second, third = cards[:3]
+    every = client.get(url + "&platforms=all").get_json()["cards"]
+    amd = next(c for c in every if c["id"] == "rx7900xtx")
     quoted = [
         f"used RTX 3090 at {first['purchase_usd']:,.0f} USD "
         f"({first['reference_hours_per_usd']:.2f} hours of work per dollar",
-        f"new at {second['purchase_usd']:,.0f} USD ({second['reference_hours_per_usd']:.2f};",
-        f"at {third['purchase_usd']:,.0f} USD ({third['reference_hours_per_usd']:.2f})",
+        f"used RTX 3090 Ti at {second['purchase_usd']:,.0f} USD "
+        f"({second['reference_hours_per_usd']:.2f})",
+        f"new RTX 4090 at {third['purchase_usd']:,.0f} USD "
+        f"({third['reference_hours_per_usd']:.2f})",
+        f"(the RX 7900 XTX then second, at {amd['reference_hours_per_usd']:.2f})",
         f"at {rental['reference_hours_per_usd']:.1f} hours per dollar;",
     ]
-    # a card bought used loses no first-owner drop when sold on: used cards lead
-    assert [c["id"] for c in (first, second, third)] == ["rtx3090", "rx7900xtx", "rtx3090ti"]
+    # a card bought used loses no first-owner drop when sold on: used cards lead; on the
+    # reference card's platform (CUDA) by default, the ROCm card second of all platforms
+    assert [c["id"] for c in (first, second, third)] == ["rtx3090", "rtx3090ti", "rtx4090"]
+    assert [c["id"] for c in every[:2]] == ["rtx3090", "rx7900xtx"]
+    assert {c["platform"] for c in cards} == {"cuda"}
+    assert set(answer["platform_left_out"]) == {"rx7900xtx", "mi300x", "gaudi3"}
     assert rental["provider"] == "vast" and "two RTX 5090s on a" in text
     assert rental["pricing"] == "on_demand" and answer["pricing"] == "dependable"
     assert missing(text, quoted) == []

@@ -235,7 +235,7 @@ def invoke(settings: Settings):  # type: ignore[no-untyped-def]
 def test_the_quote_in_chinese_gives_the_answers_figures(invoke) -> None:  # type: ignore[no-untyped-def]
     args = ("quote", "--gpu", "rtx4090", "--hours", "500", "--country", "CN")
     answer = json.loads(invoke(*args, "--json").output)
-    result = invoke("--lang", "zh-CN", *args)
+    result = invoke("--lang", "zh-CN", *args, "--wide")
     assert result.exit_code == 0, result.output
     text = result.output
     verdict = "租用" if answer["verdict"] == "rent" else "购买"

@@ -184,7 +184,7 @@ def test_quote_explain_says_what_would_have_to_be_true(settings, client) -> None
 
     env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
     args = ["quote", "--gpu", "rtx4090", "--hours", "12000", "--workload", "cnn"]
-    result = CliRunner().invoke(cli, [*args, "--explain"], env=env)
+    result = CliRunner().invoke(cli, [*args, "--explain", "--wide"], env=env)
     assert result.exit_code == 0, result.output
     sentences = _sensitivity(client)["sensitivity"]["sentences"]
     assert "WHAT WOULD HAVE TO BE TRUE" in result.output

@@ -5,7 +5,7 @@
 "use strict";
 
 const VIEWS = ["prices", "freshness", "history", "calculator", "rank"];
-const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu", "r_market", "r_pricing"];
+const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu", "r_market", "r_pricing", "r_platforms"];
 const PRICE_COLUMNS = [
   ["provider", "text"], ["product", "text"], ["region", "text"], ["accelerator", "text"],
   ["count", "int"], ["pricing", "text"], ["tier", "text"], ["usd_per_hour", "usd"],
@@ -728,7 +728,7 @@ async function loadRank() {
   const values = formValues(form);
   setQuery(Object.fromEntries(RANK_FIELDS.map((name) => [name, values[name] || ""])));
   const params = new URLSearchParams({ workload: values.r_workload, gpu: values.r_gpu || "rtx3090", currency: currency() });
-  for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"], ["r_market", "market"], ["r_pricing", "pricing"]]) {
+  for (const [field, param] of [["r_memory", "memory"], ["r_budget", "budget"], ["r_hours", "hours"], ["r_market", "market"], ["r_pricing", "pricing"], ["r_platforms", "platforms"]]) {
     if (values[field]) params.set(param, values[field]);
   }
   const body = await getJSON(`rank?${params.toString()}`);
@@ -746,7 +746,7 @@ async function loadRank() {
   drawChart("rank", "#rank-chart", {
     type: "bar",
     data: {
-      labels: cards.map((c) => c.id),
+      labels: cards.map((c) => `${c.id} · ${c.platform}`),
       datasets: [{ label: perDollar ? t("hours of work per {currency}", { currency: code }) : t("throughput per 1,000 {currency}", { currency: code }),
         data: cards.map(metric), backgroundColor: cards.map(color) }],
     },
