@@ -27,6 +27,7 @@ from service.documents.queries import (
     sensitivity_parameters,
 )
 from service.documents.sensitivity import ranges_document, sensitivity_document
+from service.documents.summary import breakeven_summary
 from service.documents.work import (
     check_precision,
     job_workload,
@@ -95,7 +96,8 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
     document = _document_in_dollars(in_dollars(query, rate), runtime)
     document = with_currency(document, rate)
     document["fx"] = fx_document(query, rate, runtime.settings.fx_stale_after_days)
-    return document
+    # what a person reads first: the sentence, then the verdict, then the figures
+    return {"summary": breakeven_summary(document), "verdict": document["verdict"], **document}
 
 
 def _document_in_dollars(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:

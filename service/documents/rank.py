@@ -12,6 +12,7 @@ from service.documents.money import asked_rate, fx_document, in_dollars, with_cu
 from service.documents.offers import RANKED, offer_fields
 from service.documents.place import asked_currency, left_out_providers, tariff
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
+from service.documents.summary import rank_summary
 from service.documents.work import (
     check_precision,
     job_workload,
@@ -88,7 +89,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     document["tariff"] = power
     document = with_currency(document, rate)
     document["fx"] = fx_document(asked, rate, runtime.settings.fx_stale_after_days)
-    return document
+    return {"summary": rank_summary(document), **document}
 
 
 def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, Any]:

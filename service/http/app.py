@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from apiflask import APIFlask
 
-from service.http import init_runtime, problems, schemas, security
+from service.http import caching, compression, init_runtime, problems, schemas, security
 from service.http.routes import (
     admin,
     breakeven,
@@ -14,6 +15,7 @@ from service.http.routes import (
     gpus,
     health,
     metrics,
+    models,
     offers,
     providers,
     rank,
@@ -56,13 +58,28 @@ def create_app(settings: Settings | None = None, prepare_store: bool = True) -> 
     runtime = open_runtime(settings, prepare_store)
     init_runtime(app, runtime)
     metrics.init_app(app, runtime.store)
-    for module in (breakeven, gpus, offers, providers, health, admin, rank, dashboard):
+    caching.init_app(app)
+    compression.init_app(app)
+    for module in (breakeven, gpus, models, offers, providers, health, admin, rank, dashboard):
         app.register_blueprint(module.bp)
 
     @app.spec_processor
     def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
         spec = problems.document_problems(spec, app.extensions[problems.EVERYWHERE])
         schemas.add_models(spec, schemas.BY_HAND.values())
+        _name_operations(app, spec)
         return schemas.finish_components(spec)
 
     return app
+
+
+def _name_operations(app: APIFlask, spec: dict[str, Any]) -> None:
+    """Each operation's operationId is its view's name (get_breakeven, list_offers): what a
+    generated client calls the method, so it reads as the code does."""
+    for rule in app.url_map.iter_rules():
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
+        operations = spec["paths"].get(path, {})
+        for method in rule.methods or ():
+            operation = operations.get(method.lower())
+            if operation is not None:
+                operation["operationId"] = app.view_functions[rule.endpoint].__name__

@@ -489,6 +489,14 @@ class SameCardOut(_Out):
 
 
 class BreakevenAnswer(_Out):
+    summary: str = Field(
+        description="The answer in one sentence: which side wins, the two present costs it "
+        "weighs (in the currency asked), and where buying pays off."
+    )
+    verdict: Literal["buy", "rent"] = Field(
+        description="Which costs less for this work: buying or the cheapest rental the "
+        "`pricing` admits (by default capacity one can count on: on-demand or committed)."
+    )
     gpu: str = Field(description="The card the question would buy (its canonical id).")
     hours: float = Field(description="The work, in hours on one `gpu` card however stated.")
     workload: Workload = Field(description="The workload class the speeds are read for.")
@@ -517,10 +525,6 @@ class BreakevenAnswer(_Out):
         "RTX 3090), within the same filters; null when nobody rents it."
     )
     deadline: DeadlineOut = Field(description="What every rental finished within.")
-    verdict: Literal["buy", "rent"] = Field(
-        description="Which costs less for this work: buying or the cheapest rental the "
-        "`pricing` admits (by default capacity one can count on: on-demand or committed)."
-    )
     compared_with: ComparedWithOut = Field(
         description="The rentals the verdict weighs, and the tier of the one it chose."
     )
@@ -713,6 +717,39 @@ class GpuList(_Out):
     gpus: list[GpuOut]
 
 
+class ModelOut(_Out):
+    """A model a job may name (`model=`)."""
+
+    id: str
+    family: Literal["transformer", "vision"]
+    workload: str = Field(description="The throughput class its training is read in.")
+    params: float = Field(description="Parameters (all of them: a mixture of experts too).")
+    layers: int | None
+    hidden: int | None
+    seq_len: int | None = Field(description="Default context (transformers) or image side.")
+    vocab: int | None = Field(description="Transformers: the output layer's vocabulary.")
+    forward_gmacs: float | None = Field(description="Vision: forward multiply-accumulates, 1e9.")
+    source: str
+    date: str
+
+
+class MethodOut(_Out):
+    """A training method a transformer job may name (`method=`)."""
+
+    name: str
+    flops_factor: float = Field(description="Training FLOPs against full training's.")
+    time_factor: float = Field(description="Measured wall-clock time against full training's.")
+    bytes_per_param: float = Field(description="Weights, gradients and optimizer state.")
+    source: str
+    notes: str
+
+
+class ModelList(_Out):
+    count: int
+    models: list[ModelOut]
+    methods: list[MethodOut]
+
+
 # -- /providers and /health (re-serialised) -------------------------------------------------
 
 
@@ -823,6 +860,10 @@ RankedRentalOut = _offer_model(
 
 
 class RankAnswer(_Out):
+    summary: str = Field(
+        description="The answer in one sentence: the first card for the money, and the "
+        "cheapest rental for the same work."
+    )
     workload: Workload
     gpu: str
     memory: float | None

@@ -64,7 +64,7 @@ def _warm(state: BlueprintSetupState) -> None:
 @bp.get("/health")
 @bp.output(Health)
 @bp.doc(summary="Liveness and the catalog version this worker serves", tags=["Operations"])
-def health() -> dict[str, Any]:
+def get_health() -> dict[str, Any]:
     catalog = current_runtime().catalog
     table = catalog.loaded()
     return {
@@ -81,7 +81,7 @@ def health() -> dict[str, Any]:
     tags=["Operations"],
     responses={503: "The price store is not answering"},
 )
-def ready() -> dict[str, Any]:
+def get_ready() -> dict[str, Any]:
     store = current_runtime().store
     try:
         store.check_readable()  # every table an answer reads, not only the runs

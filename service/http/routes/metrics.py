@@ -135,7 +135,7 @@ def init_app(app: Flask, store: Store) -> None:
             }
         },
     )
-    def metrics() -> Response:
+    def get_metrics() -> Response:
         # content_type, not mimetype: CONTENT_TYPE_LATEST carries its charset already, and
         # Flask would add a second one.
         return Response(generate_latest(exposed), content_type=CONTENT_TYPE_LATEST)

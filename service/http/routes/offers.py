@@ -64,7 +64,7 @@ def list_offers(query: OffersQuery) -> Response:
         503: "The price store is not answering, or the worker is busy (Retry-After)",
     },
 )
-def offer_history(query: HistoryQuery) -> Response:
+def get_offer_history(query: HistoryQuery) -> Response:
     runtime = current_runtime()
 
     def respond() -> Response:
@@ -92,7 +92,7 @@ def offer_history(query: HistoryQuery) -> Response:
         503: "The price store is not answering, or the worker is busy (Retry-After)",
     },
 )
-def offer_series(query: SeriesQuery) -> Response:
+def get_offer_series(query: SeriesQuery) -> Response:
     """Years of days are tens of thousands of numbers in columns: the document is built in
     the schema's shape and sent as it is, not validated value by value on every answer
     (tests/test_past_prices.py validates it against Series)."""

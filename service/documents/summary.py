@@ -1,0 +1,81 @@
+"""One sentence an answer opens with, in the currency it was asked in: the verdict, the two
+costs it weighs, and where buying pays off. A person reads it first; a tool that wants
+figures reads the members it names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.documents.money import sibling
+
+
+def breakeven_summary(d: dict[str, Any]) -> str:
+    """/breakeven's: which side wins, at what present cost against what."""
+    money = _Money(d)
+    buy, rent = d["buy"], d["rent"][0]
+    what = f"{_hours(d['hours'])} h of {d['workload']} work on {buy['gpus']} x {d['gpu']}"
+    rental = f"{rent['product']} on {rent['provider']} ({rent['pricing']})"
+    if d["verdict"] == "rent":
+        head = (
+            f"Rent: {rental} does {what} for {money(rent, 'present_usd')}, against "
+            f"{money(buy, 'present_usd')} to buy"
+        )
+    else:
+        head = (
+            f"Buy: {what} costs {money(buy, 'present_usd')}, against "
+            f"{money(rent, 'present_usd')} for the cheapest rental, {rental}"
+        )
+    be = d["breakeven"]
+    if be is None:
+        tail = "; buying never pays off against it"
+    elif be["within_life"]:
+        tail = f"; buying pays off after {_hours(be['hours'])} h of such work"
+    else:
+        tail = f"; buying does not pay off within the cards' {be['life_years']:g}-year life"
+    return f"{head}{tail} (present values, {money.code})."
+
+
+def rank_summary(d: dict[str, Any]) -> str:
+    """/rank's: the first card for the money, and the cheapest rental for the same work."""
+    cards = d["cards"]
+    if not cards:
+        return f"No card for sale holds {d['memory']:g} GB on the platforms asked."
+    first = cards[0]
+    if d["ranked_by"] == "reference_hours_per_usd":
+        best = (
+            f"{first['id']} ({first['platform']}) gives the most work per dollar of owning "
+            f"it: {first['reference_hours_per_usd']:.3g} h of {d['gpu']} work per USD"
+        )
+    else:
+        best = (
+            f"{first['id']} ({first['platform']}) gives the most {d['workload']} throughput "
+            f"per purchase dollar"
+        )
+    if not d["rent"]:
+        return f"{best}; no rental does the same work."
+    rent = d["rent"][0]
+    price = _Money(d)(rent, "usd_per_reference_hour", digits=4)
+    return (
+        f"{best}; the cheapest rental is {rent['product']} on {rent['provider']} "
+        f"({rent['pricing']}) at {price} per hour of {d['gpu']} work."
+    )
+
+
+class _Money:
+    """An amount of the answer in the currency it was asked in."""
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        self.code: str = (d.get("fx") or {}).get("currency") or "USD"
+
+    def __call__(self, holder: dict[str, Any], key: str, digits: int = 2) -> str:
+        name = key if self.code == "USD" else sibling(key, self.code)
+        return f"{holder[name]:,.{digits}f} {self.code}"
+
+
+def _hours(hours: float) -> str:
+    """Hours as a person writes them: 12,000; 107.8; 0.25."""
+    if hours >= 100:
+        return f"{hours:,.0f}"
+    if hours >= 1:
+        return f"{hours:.1f}"
+    return f"{hours:.2g}"

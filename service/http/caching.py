@@ -1,0 +1,74 @@
+"""Conditional GET: an ETag tied to what an answer is made of, and 304s before any work.
+
+An answer is a function of the question and of the data it is read from: the catalog (a new
+version when a run lands), the exchange rates and the measured speeds. The tag names those
+and the question, so every worker gives one question on one catalog the same tag, and a
+client that sends it back (If-None-Match) gets a 304 before the answer is worked out: all a
+polling dashboard costs is the check. What a 304 leaves as the client had it are the price
+ages, which grow by the second. ``Cache-Control: no-cache``: keep the answer, but ask
+again each time, for a run may land any minute.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from flask import Flask, Response, g, request
+
+from pricing.errors import StoreError
+from service.http import current_runtime
+
+# The answers whose data is the catalog, the rates and the measurements (not /providers,
+# whose failed runs move no catalog version, nor the operations' own endpoints).
+TAGGED = frozenset({"/breakeven", "/rank", "/offers", "/offers/history", "/offers/series"})
+TAGGED_PREFIXES = ("/gpus", "/models")
+# Bumped with every change to what an answer holds for the same data: a new release's
+# answers are not the old ones'.
+ANSWER_FORMAT = "2026-12-04"
+REVALIDATE = "no-cache"
+
+
+def init_app(app: Flask) -> None:
+    @app.before_request
+    def _not_modified() -> Response | None:
+        if request.method not in ("GET", "HEAD") or not _tagged(request.path):
+            return None
+        tag = question_tag()
+        if tag is None:
+            return None
+        g.etag = tag
+        if request.if_none_match.contains_weak(tag):
+            response = Response(status=304)
+            response.set_etag(tag, weak=True)
+            response.headers["Cache-Control"] = REVALIDATE
+            return response
+        return None
+
+    @app.after_request
+    def _tag(response: Response) -> Response:
+        tag = g.get("etag")
+        if tag is not None and response.status_code == 200:
+            response.set_etag(tag, weak=True)
+            response.headers["Cache-Control"] = REVALIDATE
+        return response
+
+
+def question_tag() -> str | None:
+    """The tag of this question on the data now: None when the store cannot say what the
+    data is (the answer then says so itself, untagged)."""
+    runtime = current_runtime()
+    try:
+        runtime.catalog.table()  # brings the version up to date, as the answer will
+    except StoreError:
+        return None
+    rates = runtime.fx.current().latest_day
+    measured = sorted(
+        (key, m.measured_at.isoformat(), m.relative) for key, m in runtime.measured.all().items()
+    )
+    question = sorted(request.args.items(multi=True))
+    parts = (ANSWER_FORMAT, runtime.catalog.version, rates, measured, request.path, question)
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+def _tagged(path: str) -> bool:
+    return path in TAGGED or path.startswith(TAGGED_PREFIXES)
