@@ -3,6 +3,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Two stamps: `make run` needs the service's own dependencies only; the tests' and
+# `breakeven measure`'s extras (schemathesis, Playwright, PyTorch) come with `make test`.
+RUNTIME := $(VENV)/.runtime
 INSTALLED := $(VENV)/.installed
 # The dashboard's browser tests drive the system Chromium (Debian's package): `make test`
 # installs it when it is missing, so the test command works on a fresh machine by itself.
@@ -12,13 +15,17 @@ WRK ?= /usr/bin/wrk
 
 .PHONY: run test check lint bench clean
 
-$(INSTALLED): pyproject.toml
+$(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $(RUNTIME)
+
+$(INSTALLED): $(RUNTIME)
 	$(BIN)/pip install --quiet -e '.[test,measure]'
 	touch $(INSTALLED)
 
-run: $(INSTALLED)  ## start the service on http://127.0.0.1:8000 (SQLite, bundled prices)
+run: $(RUNTIME)  ## start the service on http://127.0.0.1:8000 (SQLite, bundled prices)
 	$(BIN)/breakeven serve
 
 test: $(INSTALLED) $(CHROMIUM)  ## lint, check the import rules, run every test (PostgreSQL on 127.0.0.1:5432)

@@ -60,7 +60,7 @@ def test_prices_in_three_formats(invoke) -> None:  # type: ignore[no-untyped-def
     rows = list(csv.DictReader(io.StringIO(invoke("prices", "--format", "csv").output)))
     as_json = json.loads(invoke("prices", "--format", "json").output)
     assert len(rows) == len(as_json) > 30
-    table = invoke("prices").output
+    table = invoke("prices", "--wide").output
     assert "p4d.24xlarge" in table and "USD/h" in table
 
 
@@ -122,7 +122,7 @@ def hostile_store(settings: Settings, invoke):  # type: ignore[no-untyped-def]
         ("quote", "--gpu", "rtx3090", "--hours", "5", "--providers", "custom"),
         ("quote", "--gpu", "rtx3090", "--hours", "5", "--providers", "custom", "--explain"),
         ("rank", "--workload", "cnn", "--memory", "16", "--gpu", "rtx3090"),
-        ("prices",),
+        ("prices", "--wide"),
         ("prices", "--format", "csv"),
         ("prices", "--format", "json"),
     ],
@@ -206,7 +206,7 @@ def test_quote_in_yuan_says_the_amounts_and_the_rate(invoke, client) -> None:  #
     """--country CN: the text gives its amounts in yuan, the rate and its day, and the
     tariff that applied, the same figures as the REST answer."""
     args = ["--gpu", "rtx4090", "--hours", "500", "--country", "CN"]
-    result = invoke("quote", *args)
+    result = invoke("quote", *args, "--wide")
     assert result.exit_code == 0, result.output
     rest = client.get("/breakeven?gpu=rtx4090&hours=500&country=CN").get_json()
     fx = rest["fx"]

@@ -102,7 +102,7 @@ def test_prices_filters_sorts_and_limits(invoke, client) -> None:  # type: ignor
     rows = json.loads(
         invoke(
             "prices", "--accelerator", "h100", "--pricing", "on_demand", "--sort",
-            "usd_per_hour", "--descending", "--limit", "5", "--format", "json",
+            "-usd_per_hour", "--limit", "5", "--format", "json",
         ).output
     )  # fmt: skip
     assert len(rows) == 5

@@ -111,3 +111,26 @@ def test_a_walk_stays_on_the_catalog_it_started_on_while_a_run_lands(app, client
     assert {p.split("-")[0] for p in products} == {"cA"}
     fresh = client.get("/offers?provider=custom&limit=400").get_json()
     assert fresh["total"] == 1_500 and fresh["offers"][0]["product"].startswith("cB")
+
+
+def test_offers_sort_before_paging_and_pages_keep_the_order(client) -> None:  # type: ignore[no-untyped-def]
+    """`sort` orders every matching row before the page is cut: page two starts where page
+    one ended, and `next` keeps the order."""
+    first = client.get("/offers?sort=-usd_per_hour&limit=50").get_json()
+    second = client.get(first["next"]).get_json()
+    prices = [o["usd_per_hour"] for o in first["offers"] + second["offers"]]
+    assert prices == sorted(prices, reverse=True)
+    every = client.get("/offers?limit=10000").get_json()["offers"]
+    assert prices[0] == max(o["usd_per_hour"] for o in every)
+    work = "/offers?workload=transformer&gpu=rtx3090&sort=usd_per_reference_hour&limit=20"
+    cheapest = [o["usd_per_reference_hour"] for o in client.get(work).get_json()["offers"]]
+    assert cheapest == sorted(cheapest)
+    for query, reason in (
+        ("sort=colour", "not a field of the rows"),
+        ("sort=usd_per_reference_hour", "needs `workload` and `gpu`"),
+        ("sort=--x", "pattern"),
+    ):
+        response = client.get(f"/offers?{query}")
+        assert response.status_code == 400, query
+        (error,) = response.get_json()["errors"]
+        assert error["parameter"] == "sort" and reason in error["reason"], error

@@ -41,7 +41,7 @@ from service.cli.text import (
 from service.documents.breakeven import breakeven_document
 from service.documents.errors import QuestionError
 from service.documents.gpus import gpu_document
-from service.documents.offers import CATALOG, offers_document, to_csv
+from service.documents.offers import offers_document, to_csv
 from service.documents.providers import describe_result
 from service.documents.queries import PAGE_MAX, BreakevenQuery, OffersQuery, RankQuery
 from service.documents.rank import rank_document
@@ -257,52 +257,30 @@ def gpus(ctx: click.Context, fmt: str, wide: bool) -> None:
     click.echo(describe_gpus(docs, _reader(ctx), _width(wide)))
 
 
-@cli.command(help="Current rental offers, with /offers' filters; every one unless --limit.")
+@cli.command(help="Current rental offers, with /offers' filters and order; all unless --limit.")
 @_options_from(OffersQuery, skip=("format", "limit", "offset"))
-@click.option(
-    "--sort",
-    "sort_by",
-    type=click.Choice(sorted({*CATALOG, "usd_per_reference_hour"})),
-    default=None,
-    help="Order by this field (default: as the catalog lists them).",
-)
-@click.option("--descending", is_flag=True, help="Largest first.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Print this many.")
+@click.option("--limit", type=click.IntRange(1, PAGE_MAX), default=None, help="Print this many.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table")
 @WIDE
 @click.pass_context
-def prices(
-    ctx: click.Context,
-    sort_by: str | None,
-    descending: bool,
-    limit: int | None,
-    fmt: str,
-    wide: bool,
-    **params: Any,
-) -> None:
+def prices(ctx: click.Context, limit: int | None, fmt: str, wide: bool, **params: Any) -> None:
     given = {k: v for k, v in params.items() if v is not None}
     try:
-        query = OffersQuery(**given, limit=PAGE_MAX)
+        query = OffersQuery(**given, limit=limit or PAGE_MAX)
     except ValidationError as exc:
         raise click.UsageError(_validation_message(exc)) from exc
-    runtime = _runtime(ctx)
     try:
-        document = offers_document(query, runtime)
+        document = offers_document(query, _runtime(ctx))
     except QuestionError as error:
         raise click.ClickException(error.detail) from error
     docs = document["offers"]
-    if sort_by is not None:
-        present = [d for d in docs if d.get(sort_by) is not None]
-        absent = [d for d in docs if d.get(sort_by) is None]  # last, whichever the order
-        docs = [*sorted(present, key=lambda d: d[sort_by], reverse=descending), *absent]
-    docs = docs[:limit]
     if fmt == "json":  # JSON writes every control as \uXXXX already
         click.echo(json.dumps(docs, indent=2))
     elif fmt == "csv":
         click.echo(to_csv([_printable(doc) for doc in docs]), nl=False)
     else:
         click.echo(describe_offers(docs, _reader(ctx), _width(wide)))
-        if document["total"] > len(document["offers"]):
+        if limit is None and document["total"] > len(docs):
             click.echo(f"(the first {PAGE_MAX:,} of {document['total']:,}: narrow the filters)")
 
 

@@ -140,18 +140,15 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         markets=market_tiers(query.market),
     )
     total = len(picked)
+    per_reference = _reference_rates(query, runtime, table, picked)
+    if query.sort is not None:
+        picked = _sorted(query.sort, table, picked, per_reference)
     picked = picked[query.offset : query.offset + query.limit]
     chosen = [table.rows[i] for i in picked]
     rows = [offer_fields(stored, CATALOG) for stored in chosen]
-    if query.workload is not None or query.gpu is not None:
-        if query.workload is None or query.gpu is None:
-            raise InvalidQuestion("workload", "workload and gpu go together")
-        reference = resolve_gpu(runtime.hardware, query.gpu, "gpu").id
-        s_ref = runtime.hardware.speed(reference, query.workload).relative
-        rentals = Rentals.of(table, picked, s_ref, speed_key(query.workload, None))
-        rates = rentals.rate(runtime.assumptions.spot_overhead).tolist()
-        for row, rate in zip(rows, rates, strict=True):
-            row["usd_per_reference_hour"] = rate
+    if per_reference is not None:
+        for row, i in zip(rows, picked, strict=True):
+            row["usd_per_reference_hour"] = per_reference[i]
     prices = freshness(chosen, runtime.settings.stale_after_hours)
     rate = asked_rate(runtime.fx, query.currency)
     return {
@@ -162,6 +159,43 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         "next": next_page("/offers", _pinned(query, table), query.offset + query.limit < total),
         "fx": fx_document(query, rate, runtime.settings.fx_stale_after_days),
     }
+
+
+def _reference_rates(
+    query: OffersQuery, runtime: Runtime, table: OfferTable, picked: Any
+) -> dict[int, float] | None:
+    """With `workload` and `gpu`: each picked row's price of an hour of `gpu`'s work."""
+    if query.workload is None and query.gpu is None:
+        return None
+    if query.workload is None or query.gpu is None:
+        raise InvalidQuestion("workload", "workload and gpu go together")
+    reference = resolve_gpu(runtime.hardware, query.gpu, "gpu").id
+    s_ref = runtime.hardware.speed(reference, query.workload).relative
+    rentals = Rentals.of(table, picked, s_ref, speed_key(query.workload, None))
+    rates = rentals.rate(runtime.assumptions.spot_overhead).tolist()
+    return dict(zip((int(i) for i in picked), rates, strict=True))
+
+
+SORTABLE = (*CATALOG, "usd_per_reference_hour")
+
+
+def _sorted(
+    sort: str, table: OfferTable, picked: Any, per_reference: dict[int, float] | None
+) -> list[int]:
+    """The picked rows in the order of one of their fields; rows without a value last,
+    whichever the direction."""
+    name, descending = sort.lstrip("-"), sort.startswith("-")
+    if name not in SORTABLE:
+        raise InvalidQuestion("sort", f"{name!r} is not a field of the rows: {', '.join(SORTABLE)}")
+    if name == "usd_per_reference_hour":
+        if per_reference is None:
+            raise InvalidQuestion("sort", "usd_per_reference_hour needs `workload` and `gpu`")
+        value = per_reference.__getitem__
+    else:
+        value = lambda i: offer_fields(table.rows[i], (name,))[name]  # noqa: E731
+    keyed = [(value(int(i)), int(i)) for i in picked]
+    present = sorted((k for k in keyed if k[0] is not None), key=lambda k: k[0], reverse=descending)
+    return [i for _, i in present] + [i for v, i in keyed if v is None]
 
 
 def history_document(query: HistoryQuery, runtime: Runtime) -> dict[str, Any]:

@@ -510,6 +510,14 @@ class OffersQuery(Query):
     )
     gpu: str | None = Field(None, max_length=100, description="Reference card for workload.")
     currency: Currency = None
+    sort: str | None = Field(
+        None,
+        pattern=r"^-?[a-z_]{1,40}$",
+        description="Order the rows by this field of theirs before paging (usd_per_hour, "
+        "usd_per_accelerator_hour, usd_per_reference_hour with `gpu`, price_as_of, provider "
+        "...); `-` first for the largest first; rows without a value last (default: the "
+        "catalog's order).",
+    )
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
     limit: int = Field(PAGE_DEFAULT, ge=1, le=PAGE_MAX, description="Rows in one page.")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Rows skipped: `next` gives it.")
