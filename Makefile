@@ -10,6 +10,10 @@ INSTALLED := $(VENV)/.installed
 # The dashboard's browser tests drive the system Chromium (Debian's package): `make test`
 # installs it when it is missing, so the test command works on a fresh machine by itself.
 CHROMIUM ?= /usr/bin/chromium
+# The dashboard's accessibility check in the browser tests: axe-core (MPL-2.0) from the npm
+# registry, pinned, for the tests only (nothing of it is served).
+AXE := tests/.axe/node_modules/axe-core/axe.min.js
+AXE_VERSION := 4.14.1
 # The HTTP benchmark's load generator (Debian's wrk); without it a slower Python client runs.
 WRK ?= /usr/bin/wrk
 
@@ -28,11 +32,11 @@ $(INSTALLED): $(RUNTIME)
 run: $(RUNTIME)  ## start the service on http://127.0.0.1:8000 (SQLite, bundled prices)
 	$(BIN)/breakeven serve
 
-test: $(INSTALLED) $(CHROMIUM)  ## lint, check the import rules, run every test (PostgreSQL on 127.0.0.1:5432)
+test: $(INSTALLED) $(CHROMIUM) $(AXE)  ## lint, check the import rules, run every test (PostgreSQL on 127.0.0.1:5432)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
-	BREAKEVEN_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
+	BREAKEVEN_CHROMIUM=$(CHROMIUM) BREAKEVEN_AXE=$(AXE) $(BIN)/pytest
 
 # The tests marked `system` (real servers, browsers, SIGKILLs, long loads: tests/README.md)
 # are left out; CI runs `make test`, which runs them all.
@@ -59,6 +63,9 @@ $(CHROMIUM) $(WRK):
 	fi
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PACKAGES.$(notdir $@)) >/dev/null
+
+$(AXE):
+	npm install --prefix tests/.axe --no-save --no-audit --no-fund --silent axe-core@$(AXE_VERSION)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,21 +58,36 @@ def test_every_view_loads_with_no_request_leaving_loopback(page: Page, base_url:
     assert page.locator("#prices-table").count() == 1
 
 
-def test_table_filters_and_sorts(page: Page, base_url: str) -> None:
+def test_table_filters_sorts_and_pages_on_the_server(page: Page, base_url: str) -> None:
+    """The view asks for one page of 100 at a time, filtered and ordered by the server over
+    every matching offer: the first row ascending is the cheapest of them all, and the
+    next page goes on from the last."""
+    downloads: list[int] = []
+    page.on("response", lambda r: downloads.append(len(r.body())) if "/offers?" in r.url else None)
     page.goto(f"{base_url}/?view=prices")
     page.wait_for_selector("#prices-table tbody tr")
-    expected = requests.get(f"{base_url}/offers?provider=aws", timeout=10).json()["total"]
+    every = requests.get(f"{base_url}/offers?provider=aws&limit=10000", timeout=10).json()
     page.select_option("#prices-form select[name=provider]", "aws")
-    expect(page.locator("#prices-table tbody tr")).to_have_count(expected)
+    expect(page.locator("#prices-table tbody tr")).to_have_count(min(every["total"], 100))
     assert {row[0] for row in _table_rows(page)} == {"aws"}
     assert "provider=aws" in page.url
+    expect(page.locator("#prices-status")).to_contain_text(f"of {every['total']:,}")
 
     page.click("#prices-table th button[data-sort=usd_per_hour]")
+    expect(page.locator("#prices-table th[aria-sort=ascending]")).to_have_count(1)
+    page.wait_for_load_state("networkidle")
     ascending = [_dollars(row[7]) for row in _table_rows(page)]
-    assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
+    cheapest = min(o["usd_per_hour"] for o in every["offers"])
+    assert ascending == sorted(ascending) and ascending[0] == pytest.approx(cheapest, abs=5e-5)
+    page.click("#prices-next")
+    expect(page.locator("#prices-status")).to_contain_text("offers 101\N{EN DASH}")
+    later = [_dollars(row[7]) for row in _table_rows(page)]
+    assert later[0] >= ascending[-1] and "page=1" in page.url
     page.click("#prices-table th button[data-sort=usd_per_hour]")
+    page.wait_for_load_state("networkidle")
     descending = [_dollars(row[7]) for row in _table_rows(page)]
-    assert descending == sorted(ascending, reverse=True)
+    assert descending[0] == pytest.approx(max(o["usd_per_hour"] for o in every["offers"]), abs=5e-5)
+    assert max(downloads) < 400_000  # a page, never the whole catalog
 
 
 def test_calculator_marks_the_breakeven_that_the_api_reports(page: Page, base_url: str) -> None:
@@ -228,8 +244,8 @@ def test_the_market_filter_and_the_same_card_rental_in_every_view(
     total = requests.get(
         f"{base_url}/offers?market=secure,community,verified,unverified", timeout=10
     ).json()["total"]
-    expect(page.locator("#prices-table tbody tr")).to_have_count(total)
-    assert {row[0] for row in _table_rows(page)} == {"runpod", "vast"}
+    expect(page.locator("#prices-table tbody tr")).to_have_count(min(total, 100))
+    assert {row[0] for row in _table_rows(page)} <= {"runpod", "vast"}
 
     page.goto(f"{base_url}/?view=rank")
     page.select_option("#rank-form select[name=r_market]", "verified")
@@ -418,8 +434,8 @@ def test_every_view_in_chinese(page: Page, base_url: str) -> None:
     are Chinese, amounts are in yuan at the answer's rate, dates as Chinese write them."""
     page.goto(f"{base_url}/?view=prices&lang=zh-CN")
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
-    expect(page.locator("nav")).to_contain_text("价格")
-    expect(page.locator("nav")).to_contain_text("租还是买？")
+    expect(page.locator("header nav")).to_contain_text("价格")
+    expect(page.locator("header nav")).to_contain_text("租还是买？")
     expect(page.locator("#view-prices h2")).to_have_text("当前报价")
     expect(page.locator("#prices-status")).to_contain_text("条报价")
     api = requests.get(f"{base_url}/offers?limit=1&currency=CNY", timeout=10).json()
@@ -502,3 +518,58 @@ def test_the_language_links_keep_the_question(page: Page, base_url: str) -> None
     expect(page.locator("#verdict")).to_contain_text("700 小时")
     assert page.input_value("#calc-form input[name=hours]") == "700"
     expect(page.locator("a[data-lang='zh-CN']")).to_have_attribute("aria-current", "true")
+
+
+# -- every view at a phone's and a desktop's width, with an accessibility check ------------
+
+AXE = Path(
+    os.environ.get("BREAKEVEN_AXE", Path(__file__).parent / ".axe/node_modules/axe-core/axe.min.js")
+)
+A11Y_WIDTHS = {"phone": (390, 844), "desktop": (1400, 900)}
+
+
+def _violations(page: Page) -> list[dict]:  # type: ignore[type-arg]
+    """axe-core's violations on the page as it stands (WCAG 2.x A and AA rules)."""
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(
+        """async () => (await axe.run(document, {
+            runOnly: {type: "tag",
+                      values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
+            resultTypes: ["violations"],
+        })).violations.map(v => ({id: v.id, impact: v.impact,
+            nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))"""
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+@pytest.mark.parametrize("width", A11Y_WIDTHS)
+def test_every_view_passes_an_accessibility_check(
+    browser: Browser, base_url: str, width: str, lang: str
+) -> None:
+    """axe-core on every view, open at the width of a phone and of a desktop: no violation
+    of WCAG 2.2 A/AA rules (contrast, names, labels, landmarks ...), no page wider than the
+    screen, and on a phone the calculator's verdict above its form."""
+    assert AXE.exists(), f"{AXE} is missing: `make test` installs axe-core"
+    w, h = A11Y_WIDTHS[width]
+    # axe runs as a script the page's CSP would refuse: the check alone gets past it
+    context = browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True)
+    page = context.new_page()
+    found = {}
+    for view in VIEWS:
+        page.goto(f"{base_url}/?view={view}&lang={lang}")
+        page.wait_for_load_state("networkidle")
+        if view == "rank":
+            page.click("#rank-form button[type=submit]")
+            page.wait_for_load_state("networkidle")
+        found[view] = _violations(page)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, f"{view} at {w}px is {overflow}px too wide"
+        if view == "calculator":
+            verdict = page.locator("#verdict").bounding_box()
+            form = page.locator("#calc-form").bounding_box()
+            assert verdict and form
+            if width == "phone":
+                assert verdict["y"] < form["y"], "the verdict should lead on a phone"
+                assert verdict["y"] < h, "the verdict should be on the first screen"
+    context.close()
+    assert {view: v for view, v in found.items() if v} == {}

@@ -7,13 +7,16 @@ style, so the pages work with no network and nothing on them can talk to a third
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from apiflask import APIBlueprint
 from flask import Response, render_template, request
 
 from hardware.tariffs import COUNTRIES, US_STATES
+from pricing.errors import StoreError
 from pricing.fx import CURRENCIES
+from pricing.offer import StoredOffer
 from service.documents.errors import InvalidQuestion
 from service.http import current_runtime
 from service.i18n import (
@@ -26,6 +29,7 @@ from service.i18n import (
     language_of,
     messages,
 )
+from service.runtime import Runtime
 
 bp = APIBlueprint("dashboard", __name__, enable_openapi=False)
 
@@ -52,6 +56,7 @@ def index() -> Response:
     runtime = current_runtime()
     language = _language(runtime.settings.lang)
     models = runtime.hardware.models.values()
+    offered = _offered(runtime)
     response = _page(
         "index.html",
         _=Translator(language),
@@ -62,12 +67,23 @@ def index() -> Response:
         countries=COUNTRIES,
         states=US_STATES,
         readers_currency=READERS_CURRENCY[language],
+        offered_accelerators=sorted({stored.offer.accelerator for stored in offered}),
+        offered_providers=sorted({stored.offer.provider for stored in offered}),
         transformers=sorted(m.id for m in models if m.family == "transformer"),
         vision_models=sorted(m.id for m in models if m.family == "vision"),
     )
     response.headers["Content-Language"] = language
     response.vary.add("Accept-Language")
     return response
+
+
+def _offered(runtime: Runtime) -> Sequence[StoredOffer]:
+    """The catalog's offers, for the Prices view's filters; none while the store cannot be
+    read (the view then says why, as its API call fails)."""
+    try:
+        return runtime.catalog.table().rows
+    except StoreError:
+        return ()
 
 
 def _language(default: Language | None) -> Language:

@@ -28,7 +28,7 @@ const WAY_MARKERS = [
 ];
 const COLORS = ["#1f5fbf", "#b42318", "#1e7b34", "#9a6700", "#6941c6", "#0e7090", "#c4320a"];
 
-const state = { offers: [], sort: { key: "usd_per_accelerator_hour", dir: 1 }, loaded: {} };
+const state = { offers: [], sort: { key: "usd_per_accelerator_hour", dir: 1 }, page: 0, loaded: {} };
 window.breakevenCharts = {};
 
 const $ = (selector) => document.querySelector(selector);
@@ -155,7 +155,7 @@ function showView(name) {
   for (const panel of document.querySelectorAll("[data-panel]")) {
     panel.hidden = panel.dataset.panel !== view;
   }
-  for (const link of document.querySelectorAll("nav a")) {
+  for (const link of document.querySelectorAll("header nav a")) {
     if (link.dataset.view === view) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
@@ -165,9 +165,27 @@ function showView(name) {
   loaders[view]().catch((error) => showError(view, error));
 }
 
+// An error replaces the view's answer: what was on screen answered another question.
+const ANSWER_PARTS = {
+  prices: ["#prices-table tbody"],
+  history: ["#history-changes tbody", "#history-lines"],
+  calculator: ["#breakdown", "#tiers", "#sentences", "#ranges", "#breakeven-marker", "#gates", "#work", "#left-out", "#calc-chart-table"],
+  rank: ["#rank-rent", "#rank-cards"],
+};
+const ANSWER_CHARTS = { history: ["history"], calculator: ["calc", "tornado"], rank: ["rank"] };
+
 function showError(view, error) {
   const target = { prices: "#prices-status", freshness: "#freshness-list",
     history: "#history-status", calculator: "#verdict", rank: "#rank-status" }[view];
+  for (const selector of ANSWER_PARTS[view] || []) {
+    const part = $(selector);
+    if (part) part.replaceChildren();
+  }
+  for (const name of ANSWER_CHARTS[view] || []) {
+    if (window.breakevenCharts[name]) window.breakevenCharts[name].destroy();
+    delete window.breakevenCharts[name];
+  }
+  if (view === "calculator") $("#what-if").hidden = true;
   const element = $(target);
   element.textContent = t("Error: {message}", { message: error.message });
   element.classList.add("error");
@@ -195,56 +213,58 @@ function fillSelect(select, values) {
   if ([...select.options].some((o) => o.value === current)) select.value = current;
 }
 
-async function loadPrices() {
-  const form = $("#prices-form");
-  if (!state.loaded.pricesOptions) {
-    const all = await getJSON("offers?limit=10000"); // the largest page: options to pick from
-    fillSelect(form.elements.accelerator, [...new Set(all.offers.map((o) => o.accelerator))].sort());
-    fillSelect(form.elements.provider, [...new Set(all.offers.map((o) => o.provider))].sort());
-    fillForm(form, ["accelerator", "provider", "region", "pricing", "market", "workload", "ref"]);
-    const params = query();
-    if (params.has("sort")) state.sort.key = params.get("sort");
-    if (params.has("dir")) state.sort.dir = Number(params.get("dir")) || 1;
-    state.loaded.pricesOptions = true;
-  }
-  const values = formValues(form);
-  setQuery(values);
+// The Prices view asks the server for one page at a time, filtered and sorted there: the
+// whole catalog is never downloaded, and the CSV link gives the same rows.
+const PAGE_ROWS = 100;
+
+function pricesQuery(values) {
   const params = new URLSearchParams();
   for (const key of ["accelerator", "provider", "region", "pricing", "market", "workload"]) {
     if (values[key]) params.set(key, values[key]);
   }
   params.set("gpu", values.ref || "rtx3090");
   params.set("currency", currency());
-  params.set("limit", "10000"); // the largest page; the status says when there are more
+  params.set("sort", `${state.sort.dir < 0 ? "-" : ""}${state.sort.key}`);
+  params.set("limit", String(PAGE_ROWS));
+  params.set("offset", String(state.page * PAGE_ROWS));
+  return params;
+}
+
+async function loadPrices() {
+  const form = $("#prices-form");
+  if (!state.loaded.pricesOptions) {
+    fillForm(form, ["accelerator", "provider", "region", "pricing", "market", "workload", "ref"]);
+    const params = query();
+    if (params.has("sort")) state.sort.key = params.get("sort");
+    if (params.has("dir")) state.sort.dir = Number(params.get("dir")) || 1;
+    state.page = Math.max(0, Number(params.get("page")) || 0);
+    state.loaded.pricesOptions = true;
+  }
+  const values = formValues(form);
+  setQuery({ ...values, page: state.page ? String(state.page) : "" });
+  const params = pricesQuery(values);
   const body = await getJSON(`offers?${params.toString()}`);
   state.offers = body.offers;
-  const age = body.prices.age_seconds;
-  $("#prices-status").classList.remove("error");
-  const count = body.count < body.total
-    ? t("first {count} of {total} offers", { count: num(body.count), total: num(body.total) })
+  const first = state.page * PAGE_ROWS;
+  const status = $("#prices-status");
+  status.classList.remove("error");
+  const count = body.total > body.count
+    ? t("offers {first}–{last} of {total}", { first: num(first + 1), last: num(first + body.count), total: num(body.total) })
     : t("{count} offers", { count: num(body.count) });
-  $("#prices-status").textContent = `${count} · ${t("oldest price {age}", { age: ago(age) })}` +
-    `${body.prices.stale ? ` ${t("(stale)")}` : ""}${body.fx && body.fx.currency !== "USD" ? ` · ${fxNote(body.fx)}` : ""}`;
+  const stale = body.prices.stale ? ` ${t("(stale)")}` : "";
+  const fx = body.fx && body.fx.currency !== "USD" ? ` · ${fxNote(body.fx)}` : "";
+  status.textContent = `${count} · ${t("oldest price {age}", { age: ago(body.prices.age_seconds) })}${stale}${fx}`;
+  $("#prices-prev").disabled = state.page === 0;
+  $("#prices-next").disabled = first + body.count >= body.total;
+  params.set("format", "csv");
+  $("#download-csv").href = `offers?${params.toString()}`;
   renderPrices();
 }
 
-function sortedOffers() {
-  const { key, dir } = state.sort;
-  return [...state.offers].sort((a, b) => {
-    const x = a[key];
-    const y = b[key];
-    if (x === y) return 0;
-    if (x === null || x === undefined) return 1;
-    if (y === null || y === undefined) return -1;
-    return (x < y ? -1 : 1) * dir;
-  });
-}
-
 function renderPrices() {
-  const rows = sortedOffers();
   const body = $("#prices-table tbody");
   body.replaceChildren(
-    ...rows.map((offer) => {
+    ...state.offers.map((offer) => {
       const tr = document.createElement("tr");
       for (const [key, kind] of PRICE_COLUMNS) {
         const td = document.createElement("td");
@@ -267,30 +287,14 @@ function renderPrices() {
 
 function sortBy(key) {
   state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 };
+  state.page = 0;
   setQuery({ sort: key, dir: state.sort.dir });
-  renderPrices();
+  loadPrices().catch((e) => showError("prices", e));
 }
 
-// Text a spreadsheet would run as a formula (OWASP CSV injection); numbers stay as they are.
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-function csvCell(value) {
-  let text = value === null || value === undefined ? "" : String(value);
-  if (typeof value === "string" && FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-function downloadCsv() {
-  const keys = PRICE_COLUMNS.map(([key]) => key);
-  const lines = [keys.join(",")];
-  for (const offer of sortedOffers()) lines.push(keys.map((k) => csvCell(offer[k])).join(","));
-  const blob = new Blob([`${lines.join("\n")}\n`], { type: "text/csv" });
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(blob);
-  link.download = "offers.csv";
-  document.body.append(link);
-  link.click();
-  link.remove();
+function turnPage(step) {
+  state.page = Math.max(0, state.page + step);
+  loadPrices().catch((e) => showError("prices", e));
 }
 
 // -- freshness --------------------------------------------------------------------------
@@ -364,6 +368,9 @@ async function loadHistory() {
       },
     },
   });
+  fillTable("#history-lines", [t("Provider"), t("Tier"), t("From"), t("To"), t("Lowest"), t("Last")],
+    body.lines.map((line) => [line.provider, line.pricing, day(line.days[0]), day(line.days[line.days.length - 1]),
+      amount(Math.min(...line.low), "USD", 4), amount(line.low[line.low.length - 1], "USD", 4)]));
   $("#history-changes tbody").replaceChildren(
     ...body.changes.map((c) => {
       const tr = document.createElement("tr");
@@ -375,6 +382,22 @@ async function loadHistory() {
         if (i >= 3) td.className = "num";
         tr.append(td);
       });
+      return tr;
+    }),
+  );
+}
+
+// A table from a header and rows: beside every chart, its figures for every reader.
+function fillTable(selector, header, rows) {
+  $(selector).replaceChildren(
+    ...[header, ...rows].map((cells, i) => {
+      const tr = document.createElement("tr");
+      for (const cell of cells) {
+        const td = document.createElement(i === 0 ? "th" : "td");
+        if (i === 0) td.scope = "col";
+        td.textContent = cell;
+        tr.append(td);
+      }
       return tr;
     }),
   );
@@ -486,7 +509,7 @@ function renderAnswer(a) {
     ? t("Buying never pays off: that rental costs less per hour than the card's electricity.")
     : be.within_life
       ? t("Buying pays off after {hours} h of work (about {days} days at {share} utilization), within the cards' {years}-year life.", {
-        hours: num(be.hours), days: num(be.days), share, years: num(be.life_years, be.life_years % 1 ? 1 : 0) })
+        hours: measure(be.hours), days: measure(be.days), share, years: num(be.life_years, be.life_years % 1 ? 1 : 0) })
       : t("Buying does not pay off within the cards' {years}-year life ({life} h of work at {share} utilization); the costs cross only after {crossing} h.", {
         years: num(be.life_years, be.life_years % 1 ? 1 : 0), life: num(be.life_hours), share, crossing: num(be.crossing_hours) });
   const stale = a.prices.stale ? t("Some prices are stale.") : "";
@@ -494,6 +517,7 @@ function renderAnswer(a) {
   renderWork(a.work);
   renderGates(a);
   renderTiers(a);
+  showDefaults(a);
 
   const rent = (r) => t("Rent: {cluster}{provider} {product} ({pricing}), {hours} h", {
     cluster: r.instances > 1 ? `${r.instances} × ` : "", provider: r.provider, product: r.product,
@@ -524,6 +548,28 @@ function renderAnswer(a) {
     }),
   );
   drawCostChart(a);
+}
+
+// The assumptions' fields left empty show the value the answer used, as their placeholder:
+// an empty field means "the default", and this says which (in the currency asked).
+const DEFAULT_SHOWN = ["electricity", "pue", "load", "host_cost", "host_watts", "utilization",
+  "resale", "depreciation", "spot_overhead", "restart_hours", "discount_rate", "selling_fee",
+  "colo_usd_per_kw_month", "support_share", "staff_usd_per_node_year", "network_usd", "memory",
+  "price", "watts", "max_instances", "lifetime_years"];
+// Money the form states in the currency asked; the answer echoes them in dollars.
+const MONEY_DEFAULTS = new Set(["electricity", "price", "host_cost", "colo_usd_per_kw_month",
+  "staff_usd_per_node_year", "network_usd"]);
+
+function showDefaults(a) {
+  const form = $("#calc-form");
+  const used = a.assumptions;
+  const perUsd = a.fx && a.fx.per_usd ? a.fx.per_usd : 1;
+  for (const name of DEFAULT_SHOWN) {
+    const field = form.elements.namedItem(name);
+    if (!field || field.value !== "" || typeof used[name] !== "number") continue;
+    const value = MONEY_DEFAULTS.has(name) ? used[name] * perUsd : used[name];
+    field.placeholder = numberFormat({ maximumSignificantDigits: 4, useGrouping: false }).format(value);
+  }
 }
 
 // The rate an answer in another currency was worked at, and its age when it is old.
@@ -645,6 +691,8 @@ function renderWhatIf(a) {
       scales: { x: { title: { display: true, text: t("buying saves, {currency} (negative: renting saves)", { currency: currency() }) } } },
     },
   });
+  fillTable("#tornado-table", [t("Input"), t("Step"), t("Buying saves, one step down"), t("Buying saves, one step up")],
+    rows.map((p) => [p.parameter, p.step, amount(signed(p.low), currency(), 0), amount(signed(p.high), currency(), 0)]));
   const r = a.ranges;
   $("#ranges").textContent = t("Rent side: {offers} offers of {accelerator} cost {p10} / {p50} / {p90} (P10/P50/P90); speeds ±{spread} put the cheapest at {low}–{high}; {note}.", {
     offers: num(r.offers.offers), accelerator: r.offers.accelerator, p10: money(r.offers, "p10_usd", 0),
@@ -658,9 +706,11 @@ function renderWhatIf(a) {
 function drawCostChart(a) {
   const model = a.buy.model;
   const breakeven = a.breakeven && a.breakeven.within_life ? a.breakeven.hours : null;
+  const crossing = a.breakeven ? a.breakeven.crossing_hours : null;
   const buyDaysPerHour = a.buy.wall_clock_hours / a.hours / 24; // calendar days per hour of work
   const deadlineDays = a.deadline.days;
-  const lastWork = Math.max(a.hours * 1.2, breakeven ? breakeven * 1.3 : 0, 1);
+  // far enough to show where the costs cross, within the cards' life or past it
+  const lastWork = Math.max(a.hours * 1.2, crossing ? crossing * 1.15 : 0, 1);
   const steps = 60;
   const works = Array.from({ length: steps + 1 }, (_, i) => (lastWork * i) / steps);
   const capex = moneyValue(model, "capex_usd");
@@ -672,14 +722,15 @@ function drawCostChart(a) {
     data: works.map((h) => ({ x: h * buyDaysPerHour, y: buyCost(h) })),
     borderColor: COLORS[0], backgroundColor: COLORS[0], pointRadius: 0,
   }];
+  const lines = [{ label: datasets[0].label, cost: buyCost }];
   a.rent.slice(0, 3).forEach((r, i) => {
     const daysPerHour = r.wall_clock_hours / a.hours / 24;
-    const upTo = works.filter((h) => h <= a.hours); // a rental is quoted for this work only
-    const perHour = moneyValue(r, "usd_per_reference_hour");
+    const perHour = moneyValue(r, "usd_per_reference_hour"); // more of the same work, same rate
+    const label = t("Rent {cluster}{provider} {product} ({pricing})", {
+      cluster: r.instances > 1 ? `${r.instances} × ` : "", provider: r.provider, product: r.product, pricing: r.pricing });
+    lines.push({ label, cost: (h) => perHour * h });
     datasets.push({
-      label: t("Rent {cluster}{provider} {product} ({pricing})", {
-        cluster: r.instances > 1 ? `${r.instances} × ` : "", provider: r.provider, product: r.product, pricing: r.pricing }),
-      data: upTo.map((h) => ({ x: h * daysPerHour, y: perHour * h })),
+      label, data: works.map((h) => ({ x: h * daysPerHour, y: perHour * h })),
       borderColor: COLORS[i + 1], backgroundColor: COLORS[i + 1], pointRadius: 0, borderDash: [6, 4],
     });
   });
@@ -700,10 +751,18 @@ function drawCostChart(a) {
     marker.dataset.hours = String(breakeven);
     marker.textContent = t("Break-even marked at {hours} h of work (day {day} at the bought cards' pace).", {
       hours: num(breakeven), day: num(breakeven * buyDaysPerHour) });
+  } else if (crossing !== null) {
+    marker.dataset.hours = "";
+    marker.textContent = t("The costs cross at {hours} h of work (day {day}), past the cards' {years}-year life: renting stays cheaper for as long as they last.", {
+      hours: measure(crossing), day: num(crossing * buyDaysPerHour), years: num(a.breakeven.life_years, a.breakeven.life_years % 1 ? 1 : 0) });
   } else {
     marker.dataset.hours = "";
     marker.textContent = t("No break-even point: renting stays cheaper.");
   }
+  // the chart's lines as a table: each side's cost at the work asked, and where they cross
+  const marks = [a.hours, ...(crossing !== null ? [crossing] : [])];
+  fillTable("#calc-chart-table", [t("Line"), ...marks.map((h) => t("At {hours} h of work", { hours: measure(h) }))],
+    lines.map((line) => [line.label, ...marks.map((h) => amount(line.cost(h), currency(), 0))]));
   drawChart("calc", "#calc-chart", {
     type: "line",
     data: { datasets },
@@ -754,6 +813,9 @@ async function loadRank() {
       scales: { y: { ticks: { autoSkip: false, font: { size: 10 } } } },
       plugins: { legend: { display: false } } },
   });
+  fillTable("#rank-cards", [t("Card"), t("Platform"), "GB", t("Price"), perDollar ? t("hours of work per {currency}", { currency: code }) : t("throughput per 1,000 {currency}", { currency: code }), t("Note")],
+    cards.map((c) => [c.id, c.platform, measure(c.memory_gb), money(c, "purchase_usd", 0), num(metric(c) ?? 0, 3),
+      [!c.fits ? t("too little memory") : "", !c.within_budget ? t("over budget") : ""].filter(Boolean).join("; ")]));
   const header = [t("Provider"), t("Product"), t("Accelerator"), t("Tier"),
     t("{currency} per {gpu} hour", { currency: code, gpu: body.gpu }), t("Price as of")];
   const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, r.tier,
@@ -782,18 +844,22 @@ function setCurrency(code) {
 // -- wiring -----------------------------------------------------------------------------
 
 function init() {
-  for (const link of document.querySelectorAll("nav a")) {
+  for (const link of document.querySelectorAll("header nav a")) {
     link.addEventListener("click", (event) => {
       event.preventDefault();
       showView(link.dataset.view);
     });
   }
-  $("#prices-form").addEventListener("change", () => loadPrices().catch((e) => showError("prices", e)));
+  $("#prices-form").addEventListener("change", () => {
+    state.page = 0;
+    loadPrices().catch((e) => showError("prices", e));
+  });
+  $("#prices-prev").addEventListener("click", () => turnPage(-1));
+  $("#prices-next").addEventListener("click", () => turnPage(1));
   $("#prices-form").addEventListener("submit", (event) => event.preventDefault());
   for (const button of document.querySelectorAll("#prices-table th button")) {
     button.addEventListener("click", () => sortBy(button.dataset.sort));
   }
-  $("#download-csv").addEventListener("click", downloadCsv);
   $("#history-form").addEventListener("change", () => loadHistory().catch((e) => showError("history", e)));
   $("#rank-form").addEventListener("submit", (event) => {
     event.preventDefault();
