@@ -215,7 +215,8 @@ def test_offers_filter_and_show_committed_terms(client) -> None:  # type: ignore
 
 def test_the_cli_quote_prints_every_tier(settings) -> None:  # type: ignore[no-untyped-def]
     env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
-    result = CliRunner().invoke(cli, ["quote", "--gpu", "rtx3090", "--hours", "500"], env=env)
+    args = ["quote", "--gpu", "rtx3090", "--hours", "500", "--wide"]
+    result = CliRunner().invoke(cli, args, env=env)
     assert result.exit_code == 0, result.output
     text = result.output
     assert "pricing=dependable: on_demand, reserved_1y, reserved_3y" in text
