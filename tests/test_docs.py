@@ -319,7 +319,7 @@ def _readme_urls(heading: str) -> list[str]:
 def test_the_intro_figures_the_platform_test_leaves_out(client, hardware) -> None:  # type: ignore[no-untyped-def]
     from service.engine.assumptions import DEFAULT_ASSUMPTIONS as D
 
-    intro = " ".join(readme()[: readme().index("## Quick start")].split())
+    intro = section("The example, explained")
     a = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
     cheapest, same = a["rent"][0], a["same_card"]["cheapest"]
     spot = next(t["best"] for t in a["tiers"] if t["tier"] == "spot")
@@ -340,10 +340,28 @@ def test_the_intro_figures_the_platform_test_leaves_out(client, hardware) -> Non
     assert (same["count"], same["market"]) == (2, "verified") and "two RTX 3090s" in intro
 
 
+def test_the_first_screen_says_what_it_answers_how_to_run_it_and_the_answer(client) -> None:  # type: ignore[no-untyped-def]
+    """Issue 36: what it answers, `make run`, one question and its answer, `make test`,
+    within the first screen; the answer shown is the service's own."""
+    first = "\n".join(readme().splitlines()[:30])
+    assert "make run" in first and "make test" in first
+    (url,) = re.findall(r"curl 'localhost:8000(/[^']+)'", first)
+    shown = re.search(r'\{"summary": "(.+?)",\n "verdict": "(\w+)"', first)
+    assert shown, "the first screen shows the answer's summary and verdict"
+    answer = client.get(url).get_json()
+    assert (answer["summary"], answer["verdict"]) == (shown[1], shown[2])
+
+
+def test_no_project_history_in_the_readme() -> None:
+    """The README is for users: no issue numbers, no reviews they cannot see."""
+    text = readme()
+    assert re.search(r"\bissue \d+|review of 20\d\d|shared/reviews", text) is None
+
+
 def test_the_history_paragraphs_figures(hardware) -> None:  # type: ignore[no-untyped-def]
     from hardware import Workload
 
-    text = " ".join(readme()[: readme().index("## Quick start")].split())
+    text = section("The example, explained")
     v6e = hardware.speed("tpu-v6e", Workload.TRANSFORMER).relative
     h100 = hardware.speed("h100-sxm", Workload.TRANSFORMER).relative
     assert 0.4 < v6e / h100 < 0.6 and "about half an H100's work" in text
