@@ -221,3 +221,11 @@ def ecb_feed(days: dict[date, dict[str, str]]) -> str:
   <gesmes:Sender><gesmes:name>European Central Bank</gesmes:name></gesmes:Sender>
   <Cube>{cubes}</Cube>
 </gesmes:Envelope>"""
+
+
+def source_of(answer: dict, part: dict) -> str:  # type: ignore[type-arg]
+    """An answer's offer or speed's source text, in a compact answer (`source_ref` into the
+    answer's `sources`) or a full one (`source`)."""
+    if "source_ref" in part:
+        return answer["sources"][part["source_ref"]]
+    return part["source"]

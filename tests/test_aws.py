@@ -28,6 +28,7 @@ from tests.fakes.aws import (
     price_list_entry,
     spot_row,
 )
+from tests.helpers import source_of
 
 INSTANCES = load_instance_map()
 AWS_SECRET = "dummy-secret-access-key-for-tests"  # must never reach a log line
@@ -274,7 +275,7 @@ def test_refresh_with_credentials_stores_on_demand_and_spot(fake, settings, app)
     answer = client.get("/breakeven?gpu=rtx3090&hours=500&providers=aws").get_json()
     assert all(r["provider"] == "aws" for r in answer["rent"])
     assert {r["product"] for r in answer["rent"]} >= {"p4d.24xlarge", "g6e.12xlarge"}
-    assert any("Price List Query API" in r["source"] for r in answer["rent"])
+    assert any("Price List Query API" in source_of(answer, r) for r in answer["rent"])
 
 
 def test_refresh_without_credentials_streams_the_offer_files(fake, settings, app) -> None:  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from pricing.adapters.colab import (
 )
 from pricing.offer import PricingModel
 from service.cli import cli
+from tests.helpers import source_of
 
 PAYG = Plan("Pay As You Go (100 units)", 9.99, 100, "prepaid", "2022-09-29", "TechCrunch")
 
@@ -64,5 +65,5 @@ def test_breakeven_answers_with_colab_offers(settings, app) -> None:  # type: ig
     for row in answer["rent"]:
         rate = rates[row["product"]]
         assert row["usd_per_hour"] == pytest.approx(rate.units_per_hour * 9.99 / 100)
-        assert row["price_as_of"] == rate.as_of and rate.source in row["source"]
+        assert row["price_as_of"] == rate.as_of and rate.source in source_of(answer, row)
         assert row["pricing"] == "compute_units"

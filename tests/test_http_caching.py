@@ -104,3 +104,21 @@ def test_an_answer_opens_with_its_summary_and_verdict(client) -> None:  # type: 
     assert f"{yuan['buy']['present_cny']:,.2f} CNY" in yuan["summary"]
     ranked = client.get("/rank?hours=500").get_json()
     assert next(iter(ranked)) == "summary" and ranked["cards"][0]["id"] in ranked["summary"]
+
+
+def test_the_compact_answer_gives_each_source_once_and_full_gives_them_all(client) -> None:  # type: ignore[no-untyped-def]
+    compact = client.get(QUESTION).get_json()
+    full = client.get(QUESTION + "&detail=full").get_json()
+    assert len(compact["sources"]) == len(set(compact["sources"])) > 0
+    assert full.get("sources") is None
+    for line, whole in zip(compact["rent"], full["rent"], strict=True):
+        assert "source" not in line
+        assert compact["sources"][line["source_ref"]] == whole["source"]
+        speed = line["throughput"]
+        assert compact["sources"][speed["source_ref"]] == whole["throughput"]["source"]
+    # the same figures either way
+    assert [r["total_usd"] for r in compact["rent"]] == [r["total_usd"] for r in full["rent"]]
+    assert compact["summary"] == full["summary"]
+    assert len(client.get(QUESTION).data) < len(client.get(QUESTION + "&detail=full").data)
+    bad = client.get(QUESTION + "&detail=everything")
+    assert bad.status_code == 400 and bad.get_json()["errors"][0]["parameter"] == "detail"

@@ -58,7 +58,8 @@ def test_the_readmes_first_example_is_what_the_service_answers(client) -> None: 
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    intro = " ".join(readme[: readme.index("## Quick start")].split())  # lines joined
+    start = readme.index("\n## The example, explained\n")
+    intro = " ".join(readme[start : readme.index("\n## ", start + 1)].split())  # lines joined
     a = client.get(README_QUESTION).get_json()
     cheapest, left, same = a["rent"][0], a["left_out"], a["same_card"]
     crossing = a["breakeven"]["crossing_hours"]

@@ -11,7 +11,7 @@ from pricing.offer import PricingModel
 from service.engine.assumptions import Assumptions
 from service.engine.offer_table import OfferTable
 from service.engine.ranking import RankRequest, rank
-from tests.helpers import offer, stored, toy_card, toy_hardware
+from tests.helpers import offer, source_of, stored, toy_card, toy_hardware
 
 FREE_POWER = Assumptions(electricity=0.0, host_cost=0.0, host_watts=0.0, resale=0.0)
 
@@ -118,7 +118,7 @@ def test_rank_over_http_uses_current_offers_and_their_ages(client) -> None:  # t
     assert all(not c["fits"] for c in body["too_small"]) and body["too_small"]
     within = [c["within_budget"] for c in body["cards"]]
     assert within == sorted(within, reverse=True)  # in budget first
-    assert all(c["price_source"] and c["throughput"]["source"] for c in body["cards"])
+    assert all(c["price_source"] and source_of(body, c["throughput"]) for c in body["cards"])
     rent = body["rent"]
     costs = [r["usd_per_reference_hour"] for r in rent]
     assert rent and costs == sorted(costs)

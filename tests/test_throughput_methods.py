@@ -7,7 +7,7 @@ from dataclasses import replace
 from hardware import Throughput, Workload
 from service.engine.breakeven import QuoteRequest, quote
 from service.engine.offer_table import OfferTable
-from tests.helpers import offer, stored, toy_hardware
+from tests.helpers import offer, source_of, stored, toy_hardware
 from tests.test_breakeven import PLAIN
 
 TOY = toy_hardware()
@@ -59,7 +59,7 @@ def test_every_rent_line_states_its_method_and_source(client) -> None:  # type: 
     assert "estimated" in methods and methods - {"estimated"}
     for line in answer["rent"]:
         assert line["throughput_estimated"] == (line["throughput"]["method"] == "estimated")
-        assert line["throughput"]["source"]
+        assert source_of(answer, line["throughput"])
     if answer["rent"][0]["throughput_estimated"]:
         measured = answer["cheapest_measured"]
         assert measured["throughput"]["method"] != "estimated"

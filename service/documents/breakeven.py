@@ -12,6 +12,7 @@ from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
 from pricing.tiers import tier_for
+from service.documents.compact import compact
 from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -97,7 +98,8 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
     document = with_currency(document, rate)
     document["fx"] = fx_document(query, rate, runtime.settings.fx_stale_after_days)
     # what a person reads first: the sentence, then the verdict, then the figures
-    return {"summary": breakeven_summary(document), "verdict": document["verdict"], **document}
+    document = {"summary": breakeven_summary(document), "verdict": document["verdict"], **document}
+    return compact(document) if query.detail == "compact" else document
 
 
 def _document_in_dollars(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:

@@ -219,6 +219,17 @@ Currency = Annotated[
 ]
 
 
+# How much an answer says (service/documents/compact.py).
+Detail = Annotated[
+    Literal["compact", "full"],
+    Field(
+        description="`compact`: each source text once, in the answer's `sources`, its offers "
+        "naming theirs by `source_ref` (their price's, and their speed's under `throughput`); "
+        "`full`: every offer with its own `source` texts (default: compact).",
+    ),
+]
+
+
 # `all`, or a comma list of the inputs service/engine/sensitivity.py can move.
 SENSITIVITY_LIST = rf"^(all|({'|'.join(PARAMETERS)})(,({'|'.join(PARAMETERS)}))*)$"
 
@@ -439,6 +450,7 @@ class _BreakevenQuestion(_StatedWork):
     currency: Currency = None
     country: Country = None
     state: State = None
+    detail: Detail = "compact"
     sensitivity: str | None = Field(
         None,
         max_length=200,
@@ -476,6 +488,7 @@ class _RankQuestion(_StatedWork):
     currency: Currency = None
     country: Country = None
     state: State = None
+    detail: Detail = "compact"
     top: int = Field(10, ge=1, le=100, description="Rentals listed.")
     platforms: Platforms = None
     market: Markets = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from service.documents.compact import compact
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
@@ -89,7 +90,8 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     document["tariff"] = power
     document = with_currency(document, rate)
     document["fx"] = fx_document(asked, rate, runtime.settings.fx_stale_after_days)
-    return {"summary": rank_summary(document), **document}
+    document = {"summary": rank_summary(document), **document}
+    return compact(document) if query.detail == "compact" else document
 
 
 def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, Any]:

@@ -75,12 +75,18 @@ class ProblemDocument(_Out):
 # -- shared parts ---------------------------------------------------------------------------
 
 
+# The compact answer's stand-in for a source text (service/documents/compact.py).
+SOURCE_FULL = "The source text; in a compact answer (`detail=compact`) `source_ref` instead."
+SOURCE_REF = "Compact answers: the index of this source text in the answer's `sources`."
+
+
 class ThroughputOut(_Out):
     """A card's speed on one workload class, relative to the reference of throughput.csv."""
 
     relative: Number
     method: str = Field(description="measured, adjusted (a measurement carried over) or estimated")
-    source: str
+    source: str | None = Field(None, description=SOURCE_FULL)
+    source_ref: int | None = Field(None, description=SOURCE_REF)
 
 
 class ProviderFreshness(_Out):
@@ -178,7 +184,8 @@ def _offer_model(
     """
     order = (*first, *(field for field in slice_ if field not in first))
     fields: dict[str, Any] = {field: (OFFER_FIELDS[field].kind, ...) for field in order}
-    return create_model(name, __base__=base, **fields, **more)
+    fields.update(more)  # an answer's own members, or its own take on one of the record's
+    return create_model(name, __base__=base, **fields)
 
 
 class SessionsOut(_Out):
@@ -233,9 +240,16 @@ USD_PER_REFERENCE_HOUR = (
     "is a term's effective rate: its upfront fee spread over the term's hours)."
 )
 
+# An offer of an answer that has a compact form: its source text, or the reference to it.
+COMPACT_SOURCE = {
+    "source": (str | None, Field(None, description=SOURCE_FULL)),
+    "source_ref": (int | None, Field(None, description=SOURCE_REF)),
+}
+
 RentOut = _offer_model(
     "RentOut",
     RENTED,
+    **COMPACT_SOURCE,
     wall_clock_hours=(
         float,
         Field(description="Hours from start to finish on this rental, every instance at once."),
@@ -488,6 +502,12 @@ class SameCardOut(_Out):
     cheapest: RentOut
 
 
+SOURCES = (
+    "Compact answers (`detail=compact`, the default): each source text its offers name, "
+    "once; an offer's `source_ref` is an index here. Null with `detail=full`."
+)
+
+
 class BreakevenAnswer(_Out):
     summary: str = Field(
         description="The answer in one sentence: which side wins, the two present costs it "
@@ -551,6 +571,7 @@ class BreakevenAnswer(_Out):
         "dollars, period and source); "
         "null: the site's default (US, ownership.csv) or `electricity` as given."
     )
+    sources: list[str] | None = Field(None, description=SOURCES)
 
 
 # -- /offers and /offers/history (answers re-serialised through these models) ---------------
@@ -845,6 +866,7 @@ class RankedCardOut(_Out):
 RankedRentalOut = _offer_model(
     "RankedRentalOut",
     RANKED,
+    **COMPACT_SOURCE,
     usd_per_reference_hour=(float, Field(description=USD_PER_REFERENCE_HOUR)),
     reference_hours_per_usd=(float, ...),
     throughput_estimated=(bool, ...),
@@ -898,6 +920,7 @@ class RankAnswer(_Out):
     rent: list[RankedRentalOut]
     candidates: int
     prices: Freshness
+    sources: list[str] | None = Field(None, description=SOURCES)
 
 
 # -- the OpenAPI components -----------------------------------------------------------------
