@@ -39,12 +39,18 @@ def rank_summary(d: dict[str, Any]) -> str:
     """/rank's: the first card for the money, and the cheapest rental for the same work."""
     cards = d["cards"]
     if not cards:
-        return f"No card for sale holds {d['memory']:g} GB on the platforms asked."
+        return "No card for sale fits the question (its memory, platforms and precision)."
     first = cards[0]
     if d["ranked_by"] == "reference_hours_per_usd":
+        per_usd = first["reference_hours_per_usd"]
+        figure = (
+            "owning it costs nothing over the work"
+            if per_usd is None
+            else f"{per_usd:.3g} h of {d['gpu']} work per USD"
+        )
         best = (
             f"{first['id']} ({first['platform']}) gives the most work per dollar of owning "
-            f"it: {first['reference_hours_per_usd']:.3g} h of {d['gpu']} work per USD"
+            f"it: {figure}"
         )
     else:
         best = (

@@ -36,6 +36,7 @@ CSV_TOO = {
     responses={
         200: CSV_TOO,
         404: "Unknown accelerator",
+        422: "With `at=`: no price was stored or recorded as holding then",
         503: "With `at=`: the worker is busy with past reads (Retry-After)",
     },
 )
