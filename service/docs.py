@@ -1,13 +1,13 @@
-"""The README's reference tables, written from the code: ``python -m service.docs``.
+"""The reference tables, written from the code: ``python -m service.docs``.
 
-Each table sits between two marker comments in README.md::
+Each table sits between two marker comments in docs/reference.md (the README links to it)::
 
     <!-- generated: breakeven-parameters -->
     ...
     <!-- end generated -->
 
 ``python -m service.docs`` rewrites every such block from the definitions it documents;
-``python -m service.docs --check`` writes nothing and exits 1 with the diff when the README
+``python -m service.docs --check`` writes nothing and exits 1 with the diff when a page
 differs (tests/test_docs.py does the same). The blocks:
 
 - ``breakeven-parameters``, ``rank-parameters``: the query models of
@@ -347,10 +347,12 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "settings": settings_table,
     "ownership-defaults": ownership_table,
 }
-# Other files with generated blocks: the hardware data's README.
+# The files with generated blocks: the reference (docs/reference.md), which the README links
+# to, and the hardware data's README.
+REFERENCE = README.parent / "docs" / "reference.md"
 HARDWARE_README = README.parent / "hardware" / "data" / "README.md"
 FILES: dict[Path, dict[str, Callable[[], str]]] = {
-    README: BLOCKS,
+    REFERENCE: BLOCKS,
     HARDWARE_README: {"published-runs": published_runs_table},
 }
 
@@ -374,7 +376,7 @@ def render(text: str, blocks: dict[str, Callable[[], str]] | None = None) -> str
     return BLOCK.sub(lambda m: m["start"] + blocks[m["name"]]() + m["end"], text)
 
 
-def diff(path: Path = README) -> str:
+def diff(path: Path = REFERENCE) -> str:
     """What ``python -m service.docs`` would change in ``path``: a unified diff, or ''."""
     text = path.read_text()
     return "".join(

@@ -1,8 +1,8 @@
 """Each cost assumption is defined once; every place that shows or takes it agrees.
 
 The queries (/breakeven, /rank), the CLI options, the settings, the echoed `assumptions`
-and the README table all derive from service/engine/assumptions.py: same names, same
-bounds, same defaults, same help.
+and the reference table (docs/reference.md) all derive from service/engine/assumptions.py:
+same names, same bounds, same defaults, same help.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from service.engine.assumptions import (
 )
 from service.settings import Settings, settings_table
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"
 QUERIES = {"breakeven": BreakevenQuery, "rank": RankQuery}
 REQUIRED = {BreakevenQuery: {"gpu": "rtx3090", "hours": 1}, RankQuery: {}}
 
@@ -190,7 +190,7 @@ def test_a_setting_moves_the_default_and_a_query_moves_it_again(tmp_path: Path) 
 
 
 def test_the_readme_table_is_generated_from_the_definition() -> None:
-    readme = README.read_text()
+    reference = REFERENCE.read_text()
     expected = [f"| `{name}` | {default} | {text} |" for name, default, text in table_rows()]
-    missing = [line for line in expected if line not in readme.splitlines()]
-    assert missing == [], "README.md: replace the cost rows with:\n" + "\n".join(expected)
+    missing = [line for line in expected if line not in reference.splitlines()]
+    assert missing == [], "docs/reference.md: the cost rows should be:\n" + "\n".join(expected)
