@@ -128,3 +128,16 @@ def test_rank_states_each_cards_platform(invoke, client) -> None:  # type: ignor
     default = client.get("/rank?hours=500").get_json()
     assert {c["platform"] for c in default["cards"]} == {"cuda"}
     assert amd["id"] in default["platform_left_out"]
+
+
+def test_a_break_even_within_an_hour_is_not_written_as_0_h() -> None:
+    """Where buying pays off after minutes of work, the line says so, not "after 0 h"."""
+    from service.cli.text import _breakeven_line
+    from service.i18n import translator
+
+    point = {"hours": 0.3, "days": 0.025, "within_life": True, "life_years": 4.0}
+    line = _breakeven_line(point, 0.5, translator("en"))
+    assert "after 0.3 h of work (~0.025 days" in line
+    assert "after 0 h" not in line
+    big = _breakeven_line({**point, "hours": 9203.4, "days": 767.0}, 0.5, translator("en"))
+    assert "after 9,203 h of work (~767 days" in big

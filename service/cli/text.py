@@ -15,6 +15,7 @@ from typing import Any
 
 from pricing.controls import escape_controls
 from service.documents.money import sibling
+from service.documents.summary import figure
 from service.i18n import Translator, translator
 
 
@@ -230,10 +231,10 @@ def _same_card(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
 def _breakeven_line(be: dict[str, Any] | None, utilization: float, t: Translator) -> str:
     if be and be["within_life"]:
         return t(
-            "Buying pays off after {hours:,.0f} h of work (~{days:,.0f} days at {share:.0%} "
+            "Buying pays off after {hours} h of work (~{days} days at {share:.0%} "
             "utilization), within the cards' {years:g}-year life.",
-            hours=be["hours"],
-            days=be["days"],
+            hours=figure(be["hours"]),
+            days=figure(be["days"]),
             share=utilization,
             years=be["life_years"],
         )

@@ -13,7 +13,7 @@ def breakeven_summary(d: dict[str, Any]) -> str:
     """/breakeven's: which side wins, at what present cost against what."""
     money = _Money(d)
     buy, rent = d["buy"], d["rent"][0]
-    what = f"{_hours(d['hours'])} h of {d['workload']} work on {buy['gpus']} x {d['gpu']}"
+    what = f"{figure(d['hours'])} h of {d['workload']} work on {buy['gpus']} x {d['gpu']}"
     rental = f"{rent['product']} on {rent['provider']} ({rent['pricing']})"
     if d["verdict"] == "rent":
         head = (
@@ -29,7 +29,7 @@ def breakeven_summary(d: dict[str, Any]) -> str:
     if be is None:
         tail = "; buying never pays off against it"
     elif be["within_life"]:
-        tail = f"; buying pays off after {_hours(be['hours'])} h of such work"
+        tail = f"; buying pays off after {figure(be['hours'])} h of such work"
     else:
         tail = f"; buying does not pay off within the cards' {be['life_years']:g}-year life"
     return f"{head}{tail} (present values, {money.code})."
@@ -78,10 +78,10 @@ class _Money:
         return f"{holder[name]:,.{digits}f} {self.code}"
 
 
-def _hours(hours: float) -> str:
-    """Hours as a person writes them: 12,000; 107.8; 0.25."""
-    if hours >= 100:
-        return f"{hours:,.0f}"
-    if hours >= 1:
-        return f"{hours:.1f}"
-    return f"{hours:.2g}"
+def figure(amount: float) -> str:
+    """A count of hours or days as a person writes it: 12,000; 107.8; 0.25 (never "0")."""
+    if amount >= 100:
+        return f"{amount:,.0f}"
+    if amount >= 1:
+        return f"{amount:.1f}"
+    return f"{amount:.2g}"
