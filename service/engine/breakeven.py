@@ -41,6 +41,7 @@ from service.engine.costs import (
 from service.engine.hours import HOURS_PER_DAY
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 from service.engine.request import QuoteRequest
+from service.engine.work import MIN_HOURS
 
 # The filters that narrow the rentals, as (parameter, QuoteRequest field, the value that
 # filters nothing), in the order the query lists them: a question they leave without an
@@ -522,12 +523,13 @@ def _options(
     job = found.job
     # Each offer's crossing at this job's own cost per hour of work, restarts included: the
     # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
-    # (a job of no work has no restarts to spread: its cost per hour is the rate itself)
+    # (a job below the smallest work a question may state, MIN_HOURS, has no restarts to
+    # spread: its cost per hour is the rate itself; dividing by 1e-300 h would overflow)
     # A committed offer crosses at its rate, every hour of its terms used: its cost is a
     # step per term, which the work's own average would turn into a crossing that moves
     # with the job's size (100 h on a 1-year term: a year's price over 100 h).
     rates = job.rate[best]
-    per_hour = job.total_usd[best] / request.hours if request.hours > 0 else rates
+    per_hour = job.total_usd[best] / request.hours if request.hours >= MIN_HOURS else rates
     per_hour = np.where(table.term_hours[found.index[best]] > 0, rates, per_hour)
     crossings = crossing_hours(model, per_hour)
     chosen = found.index[best]
