@@ -29,6 +29,7 @@ from pricing.offer import (
     TEXT_LIMITS,
     Offer,
     PricingModel,
+    named_date,
 )
 
 REQUIRED_COLUMNS = ("product", "region", "accelerator", "count", "pricing")
@@ -74,10 +75,6 @@ MAX_MEMORY_GB = 4096.0
 _MAX_DIGITS = 18
 # How much of a bad value an error quotes: the line and column say where the rest is.
 _QUOTED_CHARS = 40
-
-# A price's day, for the rate that converts it: a day, a month (its first day), or the day
-# an undated price held "before".
-_AS_OF_DAY = re.compile(r"(?:before )?([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?")
 
 # The rate of a currency on a day (None: the newest known): pricing.fx.ExchangeRates.rate.
 RateOf = Callable[[str, date | None], Rate]
@@ -437,22 +434,12 @@ def _rate(
         fail("currency", f"no exchange rates here to convert {currency}: give usd_per_hour")
         return None
     try:
-        rate = rates(currency, _as_of_day(values["price_as_of"]))
+        # the newest rate on or before the day the price names (None: the newest known)
+        rate = rates(currency, named_date(values["price_as_of"]))
     except FxError as exc:
         fail("currency", str(exc))
         return None
     return rate.per_usd, rate.day.isoformat()
-
-
-def _as_of_day(as_of: str) -> date | None:
-    """The day a price held, for its rate: None (the newest rate) when it says none."""
-    found = _AS_OF_DAY.fullmatch(as_of)
-    if found is None:
-        return None
-    try:
-        return date(int(found[1]), int(found[2]), int(found[3] or 1))
-    except ValueError:
-        return None
 
 
 def _committed_terms(
