@@ -14,24 +14,12 @@ import unicodedata
 from typing import Any
 
 from pricing.controls import escape_controls
-from service.documents.money import sibling
+from service.documents.money import Asked
 from service.documents.summary import figure
 from service.i18n import Translator, translator
 
 
-class _Money:
-    """The answer's amounts in the currency it was asked in (``currency=``, ``country=``):
-    each dollar amount's sibling (total_usd -> total_cny), dollars where none was asked."""
-
-    def __init__(self, d: dict[str, Any]) -> None:
-        fx = d.get("fx") or {}
-        self.code: str = fx.get("currency") or "USD"
-
-    def __call__(self, holder: dict[str, Any], key: str) -> Any:
-        return holder[key] if self.code == "USD" else holder[sibling(key, self.code)]
-
-
-def _own_lines(own: dict[str, Any] | None, m: _Money, t: Translator) -> list[str]:
+def _own_lines(own: dict[str, Any] | None, m: Asked, t: Translator) -> list[str]:
     """own=: keep the owned card, upgrade or rent, each path's cost."""
     if own is None:
         return []
@@ -56,7 +44,7 @@ def _currency_lines(d: dict[str, Any], t: Translator) -> list[str]:
     fx = d.get("fx")
     if not fx or fx["currency"] == "USD":
         return []
-    code = fx["currency"].lower()
+    m = Asked(d)
     buy, cheapest = d["buy"], d["rent"][0]
     stale = t(", {days} days old (STALE)", days=fx["age_days"]) if fx["stale"] else ""
     lines = [
@@ -64,8 +52,8 @@ def _currency_lines(d: dict[str, Any], t: Translator) -> list[str]:
             "IN {currency}: buy {buy:,.2f}, the cheapest rental {rent:,.2f} ({provider}); "
             "1 USD = {rate:.4f} {currency} (ECB, {day}{stale})",
             currency=fx["currency"],
-            buy=buy[f"total_{code}"],
-            rent=cheapest[f"total_{code}"],
+            buy=m(buy, "total_usd"),
+            rent=m(cheapest, "total_usd"),
             provider=_text(cheapest["provider"]),
             rate=fx["per_usd"],
             day=t.day(fx["as_of"]),
@@ -80,7 +68,7 @@ def _currency_lines(d: dict[str, Any], t: Translator) -> list[str]:
 def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | None = None) -> str:
     """The /breakeven answer: buy, the cheapest rentals, the verdict, the assumptions."""
     t = t or translator(None)
-    m = _Money(d)
+    m = Asked(d)
     buy, a = d["buy"], d["assumptions"]
     lines = [
         t(
@@ -204,7 +192,7 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
     return fit([*lines, *_what_would_have_to_be_true(d, m, t)], width)
 
 
-def _same_card(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
+def _same_card(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:
     """The card the question would buy, rented: the cheapest offer of it that does the work."""
     same = d.get("same_card")
     if not same:
@@ -251,7 +239,7 @@ def _breakeven_line(be: dict[str, Any] | None, utilization: float, t: Translator
     return t("Buying never pays off: the cheapest rental costs less than the power.")
 
 
-def _notes(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
+def _notes(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:
     """What the answer kept out or could not measure, each in a line."""
     lines = []
     if d.get("left_out"):
@@ -286,7 +274,7 @@ def _notes(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
     return lines
 
 
-def _tiers(d: dict[str, Any], m: _Money, t: Translator) -> list[list[str]]:
+def _tiers(d: dict[str, Any], m: Asked, t: Translator) -> list[list[str]]:
     """A row per pricing tier: its best offer and its verdict against buying; a committed
     one says the terms it pays for, an interruptible one that it may be taken back."""
     rows = []
@@ -320,7 +308,7 @@ def _tiers(d: dict[str, Any], m: _Money, t: Translator) -> list[list[str]]:
     return rows
 
 
-def _what_would_have_to_be_true(d: dict[str, Any], m: _Money, t: Translator) -> list[str]:
+def _what_would_have_to_be_true(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:
     """The sensitivity's sentences and the ranges' verdict (`--explain`), when asked."""
     if not d.get("sensitivity"):
         return []
@@ -530,7 +518,7 @@ def describe_ranking(
     d: dict[str, Any], t: Translator | None = None, width: int | None = None
 ) -> str:
     t = t or translator(None)
-    m = _Money(d)
+    m = Asked(d)
     by_hours = d["ranked_by"] == "reference_hours_per_usd"
     per = "reference_hours_per_usd" if by_hours else "throughput_per_1000_usd"
     metric = (

@@ -145,6 +145,17 @@ def sibling(key: str, currency: str) -> str:
     return _USD.sub(lambda m: f"{m[1]}{code}{m[2]}", key)
 
 
+class Asked:
+    """An answer's amounts in the currency it was asked in: each dollar amount's sibling
+    (total_usd -> total_cny), the dollars where no other currency was asked."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.code: str = (document.get("fx") or {}).get("currency") or BASE
+
+    def __call__(self, holder: dict[str, Any], key: str) -> Any:
+        return holder[key] if self.code == BASE else holder[sibling(key, self.code)]
+
+
 def _convert(value: Any, per_usd: float, code: str) -> Any:
     if isinstance(value, dict):
         out: dict[str, Any] = {}

@@ -6,24 +6,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.documents.money import sibling
+from service.documents.money import Asked
 
 
 def breakeven_summary(d: dict[str, Any]) -> str:
     """/breakeven's: which side wins, at what present cost against what."""
-    money = _Money(d)
+    money = Asked(d)
     buy, rent = d["buy"], d["rent"][0]
     what = f"{figure(d['hours'])} h of {d['workload']} work on {buy['gpus']} x {d['gpu']}"
     rental = f"{rent['product']} on {rent['provider']} ({rent['pricing']})"
     if d["verdict"] == "rent":
         head = (
-            f"Rent: {rental} does {what} for {money(rent, 'present_usd')}, against "
-            f"{money(buy, 'present_usd')} to buy"
+            f"Rent: {rental} does {what} for {_amount(money, rent, 'present_usd')}, against "
+            f"{_amount(money, buy, 'present_usd')} to buy"
         )
     else:
         head = (
-            f"Buy: {what} costs {money(buy, 'present_usd')}, against "
-            f"{money(rent, 'present_usd')} for the cheapest rental, {rental}"
+            f"Buy: {what} costs {_amount(money, buy, 'present_usd')}, against "
+            f"{_amount(money, rent, 'present_usd')} for the cheapest rental, {rental}"
         )
     be = d["breakeven"]
     if be is None:
@@ -60,22 +60,15 @@ def rank_summary(d: dict[str, Any]) -> str:
     if not d["rent"]:
         return f"{best}; no rental does the same work."
     rent = d["rent"][0]
-    price = _Money(d)(rent, "usd_per_reference_hour", digits=4)
+    price = _amount(Asked(d), rent, "usd_per_reference_hour", digits=4)
     return (
         f"{best}; the cheapest rental is {rent['product']} on {rent['provider']} "
         f"({rent['pricing']}) at {price} per hour of {d['gpu']} work."
     )
 
 
-class _Money:
-    """An amount of the answer in the currency it was asked in."""
-
-    def __init__(self, d: dict[str, Any]) -> None:
-        self.code: str = (d.get("fx") or {}).get("currency") or "USD"
-
-    def __call__(self, holder: dict[str, Any], key: str, digits: int = 2) -> str:
-        name = key if self.code == "USD" else sibling(key, self.code)
-        return f"{holder[name]:,.{digits}f} {self.code}"
+def _amount(money: Asked, holder: dict[str, Any], key: str, digits: int = 2) -> str:
+    return f"{money(holder, key):,.{digits}f} {money.code}"
 
 
 def figure(amount: float) -> str:
