@@ -387,11 +387,13 @@ async function loadHistory() {
   );
 }
 
-// A table from a header and rows: beside every chart, its figures for every reader.
-function fillTable(selector, header, rows) {
+// A table from a header and rows (beside every chart, its figures for every reader);
+// rowClass(i) names a class for the i-th row of figures, where one stands out.
+function fillTable(selector, header, rows, rowClass = () => "") {
   $(selector).replaceChildren(
     ...[header, ...rows].map((cells, i) => {
       const tr = document.createElement("tr");
+      if (i > 0 && rowClass(i - 1)) tr.className = rowClass(i - 1);
       for (const cell of cells) {
         const td = document.createElement(i === 0 ? "th" : "td");
         if (i === 0) td.scope = "col";
@@ -477,18 +479,7 @@ function renderTiers(a) {
     const offer = `${b.instances > 1 ? `${b.instances} × ` : ""}${b.provider} ${b.product} (${b.region})`;
     return [tier.tier, offer, money(tier, "total_usd"), num(tier.wall_clock_hours, 1), verdict];
   });
-  $("#tiers").replaceChildren(
-    ...[header, ...rows].map((cells, i) => {
-      const tr = document.createElement("tr");
-      if (i > 0 && a.tiers[i - 1].tier === a.compared_with.tier) tr.className = "headline";
-      for (const cell of cells) {
-        const td = document.createElement(i === 0 ? "th" : "td");
-        td.textContent = cell;
-        tr.append(td);
-      }
-      return tr;
-    }),
-  );
+  fillTable("#tiers", header, rows, (i) => (a.tiers[i].tier === a.compared_with.tier ? "headline" : ""));
 }
 
 function renderAnswer(a) {
@@ -820,17 +811,7 @@ async function loadRank() {
     t("{currency} per {gpu} hour", { currency: code, gpu: body.gpu }), t("Price as of")];
   const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, r.tier,
     money(r, "usd_per_reference_hour", 4), priceDay(r.price_as_of)]);
-  $("#rank-rent").replaceChildren(
-    ...[header, ...rows].map((cells, i) => {
-      const tr = document.createElement("tr");
-      for (const cell of cells) {
-        const td = document.createElement(i === 0 ? "th" : "td");
-        td.textContent = cell;
-        tr.append(td);
-      }
-      return tr;
-    }),
-  );
+  fillTable("#rank-rent", header, rows);
 }
 
 // The reader's currency: every amount shown, and every amount the forms state, is in it.
