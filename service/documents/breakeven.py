@@ -91,33 +91,43 @@ CARDS_BOUGHT = {
 
 
 def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
-    """The answer, in the question's currency where it asks one (service/documents/money.py)."""
+    """The answer, in the question's currency where it asks one (service/documents/money.py).
+
+    The same question on the same catalog, at the same rate, has the same answer but for
+    the prices' ages and the rate's: each worker remembers the finished answer (converted,
+    summarised, compacted) and recomputes only those two per request."""
     on = query.at.date() if query.at is not None else None
     rate = asked_rate(runtime.fx, asked_currency(query, runtime.hardware), on)
-    document = _document_in_dollars(in_dollars(query, rate), runtime)
-    document = with_currency(document, rate)
-    document["fx"] = fx_document(query, rate, runtime.settings.fx_stale_after_days)
-    # what a person reads first: the sentence, then the verdict, then the figures
-    document = {"summary": breakeven_summary(document), "verdict": document["verdict"], **document}
-    return compact(document) if query.detail == "compact" else document
-
-
-def _document_in_dollars(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any]:
-    gpu = resolve_gpu(runtime.hardware, query.gpu)
-    workload = job_workload(query, runtime.hardware)
-    measured = _measurement(query, runtime, gpu.id, workload)
-    table = catalog_at(runtime, query.at)
-    stale_after = runtime.settings.stale_after_hours
-    # The same question on the same catalog has the same answer, all but the price ages.
-    key = ("breakeven", query, table.generation, measured)
+    asked = in_dollars(query, rate)
+    gpu = resolve_gpu(runtime.hardware, asked.gpu)
+    workload = job_workload(asked, runtime.hardware)
+    measured = _measurement(asked, runtime, gpu.id, workload)
+    table = catalog_at(runtime, asked.at)
+    at_rate = None if rate is None else (rate.currency, rate.day, rate.per_usd)
+    key = ("breakeven", asked, at_rate, table.generation, measured)
+    fx = fx_document(query, rate, runtime.settings.fx_stale_after_days)
     # Each caller gets a top level of its own; what lies below is shared: read, don't write.
     remembered = runtime.answers.get(key)
-    if remembered is not None:
-        document, used = remembered
-        return {**document, "prices": _prices(used, stale_after)}  # ages as of now
-    document, used = _answer(query, runtime, gpu.id, workload, measured, table)
-    runtime.answers.put(key, (document, used))
-    return {**document}
+    if remembered is None:
+        document, used = _answer(asked, runtime, gpu.id, workload, measured, table)
+        document = with_currency(document, rate)
+        # what a person reads first: the sentence, then the verdict, then the figures
+        document = {
+            "summary": breakeven_summary({**document, "fx": fx}),
+            "verdict": document["verdict"],
+            **document,
+            "fx": None,  # below, per request: its age moves with the day
+        }
+        if query.detail == "compact":
+            document = compact(document)
+        remembered = (document, used)
+        runtime.answers.put(key, remembered)
+    document, used = remembered
+    return {
+        **document,
+        "prices": _prices(used, runtime.settings.stale_after_hours),  # ages as of now
+        "fx": fx,
+    }
 
 
 def _answer(

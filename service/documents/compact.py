@@ -13,6 +13,7 @@ from typing import Any
 
 # The parts of the answers that list offers and the cards compared.
 OFFER_PARTS = ("rent", "tiers", "same_card", "cheapest_measured", "left_out", "cards", "too_small")
+CONTAINERS = (dict, list)  # JSON's containers as the documents build them: plain, not subclassed
 
 
 def compact(document: dict[str, Any]) -> dict[str, Any]:
@@ -27,21 +28,21 @@ def compact(document: dict[str, Any]) -> dict[str, Any]:
         return seen[text]
 
     def strip(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {
-                ("source_ref" if _named(key, item) else key): (
-                    ref(item) if _named(key, item) else strip(item)
-                )
-                for key, item in value.items()
-            }
-        if isinstance(value, list):
-            return [strip(item) for item in value]
-        return value
+        # the answer's leaves are most of its values: test their type once, call nothing
+        if type(value) is list:
+            return [strip(item) if type(item) in CONTAINERS else item for item in value]
+        out = {}
+        for key, item in value.items():
+            kind = type(item)
+            if kind is str and key == "source":
+                out["source_ref"] = ref(item)
+            else:
+                out[key] = strip(item) if kind in CONTAINERS else item
+        return out
 
-    out = {key: strip(value) if key in OFFER_PARTS else value for key, value in document.items()}
+    out = {
+        key: strip(value) if key in OFFER_PARTS and type(value) in CONTAINERS else value
+        for key, value in document.items()
+    }
     out["sources"] = sources
     return out
-
-
-def _named(key: str, value: Any) -> bool:
-    return key == "source" and isinstance(value, str)
