@@ -37,6 +37,7 @@ the break-even is the H where that meets a rental's cost, solved once, by
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
@@ -150,7 +151,7 @@ class Rentals:
     def share(self, spot_overhead: float) -> np.ndarray:
         """o: the extra work each offer's interruptions cost: its published band's where it
         has one, else ``spot_overhead``; on-demand offers none (by interruption class)."""
-        return np.asarray(class_shares(spot_overhead))[self.interruption_class]
+        return _class_shares(spot_overhead)[self.interruption_class]
 
     def rate(self, spot_overhead: float, rent_factor: float = 1.0) -> np.ndarray:
         """``usd_per_reference_hour``: one hour of the reference card's work on each offer,
@@ -161,7 +162,7 @@ class Rentals:
     def floor_usd(self, hours: float, spot_overhead: float, rent_factor: float) -> np.ndarray:
         """``hours`` of the reference card's work on one instance of each offer, with no
         deadline and restarts aside: no N, deadline or term costs less (JobCost.floor_usd)."""
-        return self._per_work(rent_factor) * (1.0 + self.share(spot_overhead)) * hours
+        return _floor(self._per_work(rent_factor), self.share(spot_overhead), hours)
 
     def _per_work(self, rent_factor: float) -> np.ndarray:
         """USD per hour of the reference card's work, before interruptions and clusters."""
@@ -178,25 +179,27 @@ class Rentals:
         """``hours`` of the reference card's work on each offer, on the fewest instances
         that meet ``limits``."""
         share = self.share(assumptions.spot_overhead)  # o: per instance
+        per_work = self._per_work(rent_factor)
         busy = hours * self.reference_speed / self.speed  # b: one instance, no interruptions
         n = self.instances(busy, share, assumptions.spot_overhead, limits)
         feasible = n > 0
         used = np.maximum(n, 1)
         # one instance each (most questions): e(1) = 1, no lookup
-        efficiency = self._efficiency(used) if np.any(used > 1) else 1.0
+        efficiency = self._efficiency(used) if (n > 1).any() else 1.0
         work = busy / (used * efficiency) * (1.0 + share * used)
-        sessions = np.ones_like(work)
         if session_hours is not None and self.session_bound.any():
+            sessions = np.ones_like(work)
             bound = self.session_bound
             sessions[bound] = sessions_needed(work[bound], session_hours)
-        # each session past the first restarts the job: restart_hours of paid time redone
-        run = work + (sessions - 1) * assumptions.restart_hours
+            # each session past the first restarts the job: restart_hours of paid time redone
+            run = work + (sessions - 1) * assumptions.restart_hours
+        else:
+            sessions, run = np.ones_like(work), work
         feasible &= run <= limits.deadline_hours * (1 + DEADLINE_TOLERANCE)
         paid = paid_hours(run, self.term_hours)
         total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
-        per_work = self._per_work(rent_factor)
         rate = _per_reference_hour(per_work, share, used, efficiency)
-        floor = self.floor_usd(hours, assumptions.spot_overhead, rent_factor)
+        floor = _floor(per_work, share, hours)
         return JobCost(
             hours=run,
             sessions=sessions,
@@ -229,7 +232,7 @@ class Rentals:
             # instances' work per instance-hour (a deadline of 0 h: none, unless no work)
             deadline = limits.deadline_hours
             needed = busy / deadline if deadline > 0 else np.where(busy > 0, np.inf, 0.0)
-            if np.all(needed * (1.0 + share) <= 1.0 + DEADLINE_TOLERANCE):
+            if (needed * (1.0 + share) <= 1.0 + DEADLINE_TOLERANCE).all():
                 return np.where(n <= most, n, 0)  # each alone makes it: no search
             shares = class_shares(spot_overhead)
             fewest = self.clusters.fewest(
@@ -241,6 +244,19 @@ class Rentals:
     def _efficiency(self, n: np.ndarray) -> np.ndarray:
         """e(N) on each offer's fabric."""
         return self.clusters.efficiency[self.fabric, n - 1]
+
+
+@functools.lru_cache(maxsize=64)
+def _class_shares(spot_overhead: float) -> np.ndarray:
+    """class_shares as an array to index by class (read-only: one per overhead, shared)."""
+    shares = np.asarray(class_shares(spot_overhead))
+    shares.flags.writeable = False
+    return shares
+
+
+def _floor(per_work: Any, share: Any, hours: float) -> Any:
+    """The work on one instance with no deadline, restarts aside (JobCost.floor_usd)."""
+    return per_work * (1.0 + share) * hours
 
 
 def _per_reference_hour(
