@@ -269,7 +269,8 @@ def list_priced(row: Row, listed: Row, column: str = "on_demand_usd_per_hour") -
         **row,
         "usd_per_hour": fmt(usd),
         "price_as_of": listed["as_of"],
-        "confidence": "high",
+        # a provider's list or page is high; a dated page may say less (one host's rate)
+        "confidence": listed.get("confidence") or "high",
         "source": listed["source"],
         "notes": f"{said}; {row['notes'].removesuffix('; ' + DATE_NOTE)}",
     }
@@ -870,7 +871,7 @@ def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
                     [], market=market,
                 ),
                 "price_as_of": found["as_of"],
-                "confidence": "high",
+                "confidence": found.get("confidence") or "high",
                 "source": found["source"],
                 "notes": "a dated price the catalog does not list",
             }
