@@ -247,12 +247,11 @@ def section(e: dict[str, Any]) -> list[str]:
 
 def main() -> int:
     """Run this benchmark alone and rewrite its section of bench/results.md."""
-    from bench.results import replace_section
-    from bench.run import machine
+    from bench.results import ran_alone, replace_section
 
     results = run()
     lines = section(results)
-    lines[1:1] = ["", f"Run alone {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on: {machine()}."]
+    lines[1:1] = ran_alone()
     replace_section("## Engine: one quote over 100,000 offers", lines)
     print("\n".join(section(results)))
     return 0 if verdict(results) else 1

@@ -7,9 +7,35 @@ whole file.
 
 from __future__ import annotations
 
+import os
+import platform
+from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 RESULTS = Path(__file__).with_name("results.md")
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} cores visible; Python {platform.python_version()}, "
+        f"numpy {np.__version__}, {platform.system()} {platform.release()}"
+    )
+
+
+def ran_alone() -> list[str]:
+    """The line a section run alone opens with: the whole file's header dates another run,
+    maybe on another machine, and figures in milliseconds mean little without theirs."""
+    return ["", f"Run alone {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on: {machine()}."]
 
 
 def replace_section(heading: str, lines: list[str]) -> None:

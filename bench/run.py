@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import platform
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
-
-import numpy as np
 
 from bench import aws_bulk, engine, history, hostile, http
-from bench.results import RESULTS
+from bench.results import RESULTS, machine
 
 INGEST_MIN_MB_S = 100.0  # design section 7: stream a 1 GB regional file at >= 100 MB/s
 INGEST_MAX_RSS_MB = 250.0  # ... with peak memory <= 250 MB
-
-
-def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{cpu}, {os.cpu_count()} cores visible; Python {platform.python_version()}, "
-        f"numpy {np.__version__}, {platform.system()} {platform.release()}"
-    )
 
 
 def main() -> int:
