@@ -51,3 +51,22 @@ def test_changing_an_answer_does_not_change_the_remembered_one(app) -> None:  # 
     again = breakeven_document(query, runtime)
     assert again["verdict"] in ("buy", "rent")
     assert again["prices"]["stale"] in (True, False)
+
+
+def test_a_remembered_answer_is_not_given_at_another_rate(app, client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The finished answer is remembered converted: a new day's rate is a new answer, its
+    amounts at that rate, and the rate block says which day."""
+    from dataclasses import replace
+
+    runtime = app.extensions["breakeven"]
+    asked = f"{QUESTION}&currency=EUR"
+    before = client.get(asked).get_json()
+    rate = runtime.fx.rate("EUR")
+    newer = replace(rate, per_usd=rate.per_usd * 2, day=rate.day.replace(year=rate.day.year + 1))
+    monkeypatch.setattr(type(runtime.fx), "rate", lambda self, currency, on=None: newer)
+    after = client.get(asked).get_json()
+    assert len(runtime.answers) == 2  # a second entry: the same question at another rate
+    assert after["fx"]["as_of"] == newer.day.isoformat() != before["fx"]["as_of"]
+    assert after["buy"]["total_usd"] == before["buy"]["total_usd"]
+    assert after["buy"]["total_eur"] == 2 * before["buy"]["total_eur"]
+    assert after["summary"] != before["summary"]  # its amounts are in euros
