@@ -23,8 +23,9 @@ from service.http import current_runtime
 TAGGED = frozenset({"/breakeven", "/rank", "/offers", "/offers/history", "/offers/series"})
 TAGGED_PREFIXES = ("/gpus", "/models")
 # Bumped with every change to what an answer holds for the same data: a new release's
-# answers are not the old ones'.
-ANSWER_FORMAT = "2026-12-04"
+# answers are not the old ones'. The bundled hardware data is not in the tag (it changes only
+# with a release): 2026-12-05, the utilization fit's corrected runs move a job's hours.
+ANSWER_FORMAT = "2026-12-05"
 REVALIDATE = "no-cache"
 
 
