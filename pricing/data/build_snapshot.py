@@ -256,6 +256,12 @@ def cheapest(candidates: list[tuple[float, str, str, str]]) -> tuple[str, str, l
     return best[1], best[2], sorted({c[2] for c in candidates})
 
 
+def dated_confidence(listed: Row) -> str:
+    """A dated price's confidence: a provider's own list or page is high; a dated row may say
+    less (dated_prices.csv's ``confidence``: one host's rate is medium)."""
+    return listed.get("confidence") or "high"
+
+
 def list_priced(row: Row, listed: Row, column: str = "on_demand_usd_per_hour") -> Row:
     """``row`` at a dated price (a provider's list or page) instead of the catalog's undated
     one, the catalog's figure and how far off it was in the notes (crosscheck.csv lists
@@ -269,8 +275,7 @@ def list_priced(row: Row, listed: Row, column: str = "on_demand_usd_per_hour") -
         **row,
         "usd_per_hour": fmt(usd),
         "price_as_of": listed["as_of"],
-        # a provider's list or page is high; a dated page may say less (one host's rate)
-        "confidence": listed.get("confidence") or "high",
+        "confidence": dated_confidence(listed),
         "source": listed["source"],
         "notes": f"{said}; {row['notes'].removesuffix('; ' + DATE_NOTE)}",
     }
@@ -871,7 +876,7 @@ def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
                     [], market=market,
                 ),
                 "price_as_of": found["as_of"],
-                "confidence": found.get("confidence") or "high",
+                "confidence": dated_confidence(found),
                 "source": found["source"],
                 "notes": "a dated price the catalog does not list",
             }
