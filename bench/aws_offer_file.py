@@ -13,11 +13,12 @@ import io
 import random
 from pathlib import Path
 
+from pricing.adapters.aws.price_file import PREAMBLE_LINES
+
 SAMPLE = (
     Path(__file__).resolve().parents[1]
     / "tests/fakes/samples/aws_bulk_offer_ec2_regional_csv_header_and_rows.csv"
 )
-PREAMBLE_LINES = 5
 
 # Roughly the mix of a real regional file: mostly CPU families; every instance type priced
 # for many operating systems, tenancies, capacity states and terms; GPU rows a small share.

@@ -10,9 +10,10 @@ import pytest
 import requests
 from click.testing import CliRunner
 
-from pricing.adapters.aws.bulk import fetch_offer_file, lines, parse_offer_file
+from pricing.adapters.aws.bulk import fetch_offer_file, parse_offer_file
 from pricing.adapters.aws.common import UNMAPPED, skip_report, unique
 from pricing.adapters.aws.instances import TRAINING, load_instance_map
+from pricing.adapters.aws.price_file import lines
 from pricing.adapters.aws.price_list import parse_price_list, product_filters
 from pricing.adapters.aws.spot import parse_spot_history
 from pricing.adapters.kit import SkipReport

@@ -29,9 +29,10 @@ from typing import Any
 
 from hardware import Hardware
 from pricing.adapters import azure, lambda_cloud, runpod, vast
-from pricing.adapters.aws.bulk import PREAMBLE_LINES, parse_offer_file
+from pricing.adapters.aws.bulk import parse_offer_file
 from pricing.adapters.aws.common import UNMAPPED, skip_report
 from pricing.adapters.aws.instances import load_instance_map
+from pricing.adapters.aws.price_file import PREAMBLE_LINES
 from pricing.adapters.aws.price_list import parse_price_list
 from pricing.adapters.aws.public_spot import (
     LEGACY_REGIONS,

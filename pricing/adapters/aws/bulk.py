@@ -1,36 +1,30 @@
 """On-demand and reserved prices without credentials: the public regional offer file, streamed.
 
 ``{base}/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv`` is hundreds of MB to GBs:
-five preamble lines, a 91-column header, then one row per (SKU, term, price dimension). It
-is read in 1 MiB chunks and split into lines by hand; a line is decoded and parsed only if
-a few byte-substring tests say it could be a Linux accelerated instance hour, on demand or
-reserved, so memory stays flat and almost every line costs a handful of ``in`` tests. A
-reserved term's two rows (its hourly rate and its upfront fee) are paired by SKU and
-OfferTermCode once the file is read (pricing/adapters/aws/reserved.py).
-
-A file whose last line is cut off mid-row is refused even when that row is one the prefilter
-skips: a body that ends early must not pass for the whole file, and a file without a single
-row after its header is never a region's catalog.
+five preamble lines, a 91-column header, then one row per (SKU, term, price dimension),
+streamed (pricing/adapters/aws/price_file.py). A line is parsed only if a few byte-substring
+tests say it could be a Linux accelerated instance hour, on demand or reserved, so almost
+every line costs a handful of ``in`` tests. A reserved term's two rows (its hourly rate and
+its upfront fee) are paired by SKU and OfferTermCode once the file is read
+(pricing/adapters/aws/reserved.py).
 """
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import requests
 
 from pricing.adapters.aws.common import instance_offer, lookup
 from pricing.adapters.aws.instances import InstanceMap
+from pricing.adapters.aws.price_file import CHUNK_BYTES, PriceFile, csv_fields
 from pricing.adapters.aws.reserved import UPFRONT_FEE, Term, cheapest_terms, known_term, term_offer
 from pricing.adapters.kit import SkipReport
 from pricing.errors import AdapterError
 from pricing.http import get_chunks
 from pricing.offer import Offer, PricingModel
 
-CHUNK_BYTES = 1 << 20
-PREAMBLE_LINES = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
 # Every wanted row contains all of these; the family test comes first as the most selective.
 _FAMILIES = (b'"GPU instance"', b'"Machine Learning ASIC Instances"')
 # (MarketOption "OnDemand" is on reserved rows too: it is the market, not the term.)
@@ -60,19 +54,6 @@ class BulkFile:
     bytes_read: int = 0
 
 
-def lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """Split a byte stream into lines without holding more than one chunk."""
-    rest = b""
-    for chunk in chunks:
-        if not chunk:
-            continue
-        parts = (rest + chunk).split(b"\n")
-        rest = parts.pop()
-        yield from parts
-    if rest:
-        yield rest
-
-
 def parse_offer_file(
     chunks: Iterable[bytes],
     region: str,
@@ -81,23 +62,8 @@ def parse_offer_file(
     skipped: SkipReport,
 ) -> BulkFile:
     result = BulkFile()
-    ends_with_newline = True
-
-    def counted(stream: Iterable[bytes]) -> Iterator[bytes]:
-        nonlocal ends_with_newline
-        for chunk in stream:
-            result.bytes_read += len(chunk)
-            if chunk:
-                ends_with_newline = chunk.endswith(b"\n")
-            yield chunk
-
-    stream = lines(counted(chunks))
-    preamble = {}
-    for _ in range(PREAMBLE_LINES):
-        row = _fields(next(stream, b""))
-        if len(row) >= 2:
-            preamble[row[0]] = row[1]
-    header = _fields(next(stream, b""))
+    file = PriceFile(chunks, "offer file")
+    preamble, header = file.preamble, file.header
     if preamble.get("OfferCode") != "AmazonEC2" or "PricePerUnit" not in header:
         raise AdapterError(f"{region}: not an AmazonEC2 offer file (preamble {preamble})")
     result.version = preamble.get("Version", "")
@@ -118,14 +84,12 @@ def parse_offer_file(
     source = f"AWS Price List Bulk API, {region} index.csv version {result.version}"
 
     terms: dict[tuple[str, str], Term] = {}  # reserved terms by (SKU, OfferTermCode)
-    last = None
-    for line in stream:
-        last = line
+    for line in file:
         if not (_FAMILIES[0] in line or _FAMILIES[1] in line):
             continue
         if not all(token in line for token in _MUST):
             continue
-        row = _fields(line)
+        row = csv_fields(line)
         if len(row) != width:
             raise AdapterError(f"{region}: truncated or malformed row ({len(row)} fields)")
         if any(row[i] != value for i, value in required) or "BoxUsage" not in row[i_usage]:
@@ -169,10 +133,8 @@ def parse_offer_file(
                     instance, region_code, PricingModel.ON_DEMAND, usd, price_as_of, source
                 )
             )
-    if last is None:
-        raise AdapterError(f"{region}: offer file has no rows after its header (empty or cut off)")
-    if not ends_with_newline and not _complete(last, width):
-        raise AdapterError(f"{region}: offer file truncated: its last line is cut off mid-row")
+    file.check_end(region)
+    result.bytes_read = file.bytes_read
     reserved = [term_offer(term, source) for term in terms.values()]
     result.offers += cheapest_terms([offer for offer in reserved if offer is not None])
     return result
@@ -189,16 +151,3 @@ def fetch_offer_file(
 ) -> BulkFile:
     with get_chunks(http, offer_file_url(base, region), timeout, CHUNK_BYTES) as chunks:
         return parse_offer_file(chunks, region, instances, price_as_of, skipped)
-
-
-def _fields(line: bytes) -> list[str]:
-    return next(csv.reader([line.decode("utf-8").rstrip("\r")]), [])
-
-
-def _complete(line: bytes, width: int) -> bool:
-    """A whole row: every field there and every quote closed."""
-    text = line.decode("utf-8", errors="replace").rstrip("\r")
-    try:
-        return len(next(csv.reader([text], strict=True), [])) == width
-    except csv.Error:
-        return False
