@@ -217,6 +217,12 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         default="https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json",
         description="AWS Spot Instance Advisor data: each spot type's interruption band.",
     )
+    aws_savings_plans_url: str = Field(
+        default="https://pricing.us-east-1.amazonaws.com"
+        "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json",
+        description="AWS's public Savings Plans region index; each region's file gives the "
+        "1- and 3-year plans paid as used. Empty: not read.",
+    )
 
     gcp_billing_endpoint: str = Field(
         default="https://cloudbilling.googleapis.com",

@@ -144,10 +144,12 @@ def _no_real_cloud_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    # AWS's public spot files need no credentials: unless a test serves them, point them at
-    # a closed local port (discard, 9), so no AWS refresh in a test reaches the internet.
+    # AWS's public spot and Savings Plans files need no credentials: unless a test serves
+    # them, point them at a closed local port (discard, 9), so no AWS refresh in a test
+    # reaches the internet.
     monkeypatch.setenv("BREAKEVEN_AWS_SPOT_PRICES_URL", "http://127.0.0.1:9/spot.json")
     monkeypatch.setenv("BREAKEVEN_AWS_SPOT_ADVISOR_URL", "http://127.0.0.1:9/advisor.json")
+    monkeypatch.setenv("BREAKEVEN_AWS_SAVINGS_PLANS_URL", "http://127.0.0.1:9/region_index.json")
     # The ECB's rates likewise: a scheduler a test starts runs the rates job too.
     monkeypatch.setenv("BREAKEVEN_ECB_RATES_URL", "http://127.0.0.1:9/eurofxref-hist-90d.xml")
     # Google: no Application Default Credentials and never probe the GCE metadata server.

@@ -22,10 +22,13 @@ from pricing.offer import PricingModel
 from service.cli import cli
 from service.settings import Settings
 from tests.fakes.aws import (
+    PLANS_INDEX,
     SAMPLES,
     AwsFake,
     bulk_row,
     offer_file,
+    plan_file,
+    plan_row,
     price_list_entry,
     spot_row,
 )
@@ -375,6 +378,57 @@ def test_a_failing_public_spot_file_costs_only_what_it_gives(fake, settings, app
         "public spot data unavailable" in version and "Spot Instance Advisor unavailable" in version
     )
     assert app.test_client().get("/offers?provider=aws&pricing=spot").get_json()["total"] == 0
+
+
+@pytest.mark.parametrize("credentials", [False, True], ids=["public-files", "credentials"])
+def test_savings_plans_come_from_the_public_file_with_or_without_credentials(
+    fake, settings, app, credentials: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """The Price List Query API serves no Savings Plans: either way they are read from the
+    public file, a plan paid as used per instance and term, beside the on-demand offers."""
+    fake.plan_files = {
+        "us-east-1": plan_file(
+            [plan_row("p5.48xlarge", 31.464), plan_row("p5.48xlarge", 21.9, years=3)]
+        ),
+        "us-west-2": plan_file([plan_row("g6.xlarge", 0.5, region="us-west-2")]),
+    }
+    env = _env(settings, fake, credentials) | {
+        "BREAKEVEN_AWS_SAVINGS_PLANS_URL": f"{fake.base_url}{PLANS_INDEX}",  # type: ignore[attr-defined]
+    }
+    result = _refresh(env)
+    assert result.exit_code == 0, result.output
+    assert [r["api"] for r in fake.requests if r["api"].startswith("plans")] == [
+        *("plans index", "plans", "plans")
+    ]
+    client = app.test_client()
+    committed = client.get("/offers?provider=aws&limit=1000").get_json()["offers"]
+    plans = {
+        (o["product"], o["region"], o["pricing"]): o["usd_per_hour"]
+        for o in committed
+        if o["purchase_option"] == "savings_plan"
+    }
+    assert plans == {
+        ("p5.48xlarge", "us-east-1", "reserved_1y"): 31.464,
+        ("p5.48xlarge", "us-east-1", "reserved_3y"): 21.9,
+        ("g6.xlarge", "us-west-2", "reserved_1y"): 0.5,
+    }
+    (aws,) = [p for p in client.get("/providers").get_json()["providers"] if p["name"] == "aws"]
+    assert "savings plans (3)" in aws["current_run"]["source_version"]
+
+
+def test_a_failing_savings_plans_file_costs_only_the_plans(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
+    fake.plan_files = {"us-east-1": plan_file([plan_row("p5.48xlarge", 31.464)])}
+    fake.fault("plans us-east-1").status = 500
+    env = _env(settings, fake, credentials=False) | {
+        "BREAKEVEN_AWS_SAVINGS_PLANS_URL": f"{fake.base_url}{PLANS_INDEX}",  # type: ignore[attr-defined]
+    }
+    result = _refresh(env)
+    assert result.exit_code == 0, result.output
+    client = app.test_client()
+    offers = client.get("/offers?provider=aws&limit=1000").get_json()["offers"]
+    assert offers and not any(o["purchase_option"] == "savings_plan" for o in offers)
+    (aws,) = [p for p in client.get("/providers").get_json()["providers"] if p["name"] == "aws"]
+    assert "savings plans unavailable" in aws["current_run"]["source_version"]
 
 
 def test_the_legacy_spot_js_is_read_too(fake) -> None:  # type: ignore[no-untyped-def]

@@ -39,6 +39,7 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
         http=http,
         spot_prices_url=settings.aws_spot_prices_url,
         spot_advisor_url=settings.aws_spot_advisor_url,
+        savings_plans_url=settings.aws_savings_plans_url,
     )
     gcp = GcpConfig(
         billing_endpoint=settings.gcp_billing_endpoint,

@@ -4,18 +4,23 @@
   PriceList entries as JSON strings, NextToken paging.
 - EC2 Query API: form-encoded ``Action=DescribeSpotPriceHistory``, XML answer, nextToken.
 - Price List Bulk API: the regional ``index.csv`` (5 preamble lines, 91-column header).
+- Price List Bulk API, Savings Plans: ``region_index.json`` and each region's ``index.csv``
+  (5 preamble lines, a 24-column header), rows built from the sample's real ones.
 - The public spot files: ``/spot.json`` (the spot pricing page's data; ``/spot.js`` the
   same wrapped as ``callback(...);``) and ``/spot-advisor-data.json`` (the Spot Instance
   Advisor's), both from the samples' real excerpts unless a test sets others.
 
 ``AwsFake`` serves them all from one pytest-httpserver; tests point boto3 at it with
 AWS_ENDPOINT_URL_PRICING / AWS_ENDPOINT_URL_EC2 and the adapter with BREAKEVEN_AWS_BULK_URL,
-BREAKEVEN_AWS_SPOT_PRICES_URL and BREAKEVEN_AWS_SPOT_ADVISOR_URL.
+BREAKEVEN_AWS_SPOT_PRICES_URL, BREAKEVEN_AWS_SPOT_ADVISOR_URL and
+BREAKEVEN_AWS_SAVINGS_PLANS_URL (``{base}{PLANS_INDEX}``).
 """
 
 from __future__ import annotations
 
 import copy
+import csv
+import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -35,6 +40,11 @@ SAMPLES = Path(__file__).parent / "samples"
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
 SPOT_JSON = "aws_spot_json_excerpt.json"
 SPOT_ADVISOR = "aws_spot_advisor_data_excerpt.json"
+PLANS_SAMPLE = "aws_savings_plan_csv_excerpt.csv"
+PLANS_INDEX = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+PLANS_VERSION = "20240701073603"
+# us-east-1's usage types have no region prefix; the others' do (USW2-BoxUsage:...)
+USAGE_PREFIX = {"us-east-1": "", "us-west-2": "USW2-", "ap-northeast-1": "APN1-"}
 
 
 def public_sample(name: str) -> Any:
@@ -72,6 +82,7 @@ class AwsFake:
     price_list: dict[str, list[str]] = field(default_factory=dict)  # region -> entries
     spot: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # region -> rows
     offer_files: dict[str, bytes] = field(default_factory=dict)  # region -> index.csv
+    plan_files: dict[str, bytes] = field(default_factory=dict)  # region -> Savings Plans csv
     page_size: int = 2
     throttle_first: int = 0  # answer this many calls with throttling errors first
     broken_page: int | None = None  # 1-based GetProducts page to truncate
@@ -101,9 +112,39 @@ class AwsFake:
         httpserver.expect_request(
             re.compile(r"^/offers/v1\.0/aws/AmazonEC2/current/[^/]+/index\.csv$")
         ).respond_with_handler(self._bulk)
+        httpserver.expect_request(PLANS_INDEX).respond_with_handler(self._plans_index)
+        httpserver.expect_request(
+            re.compile(
+                rf"^/savingsPlan/v1\.0/aws/AWSComputeSavingsPlan/{PLANS_VERSION}/[^/]+/index\.csv$"
+            )
+        ).respond_with_handler(self._plans)
         for name in ("spot.json", "spot.js", "spot-advisor-data.json"):
             httpserver.expect_request(f"/{name}", method="GET").respond_with_handler(self._public)
         return httpserver.url_for("/").rstrip("/")
+
+    def _plans_index(self, request: Request) -> Response:
+        """The Savings Plans region index: every region with a file, at its version's path."""
+        self.requests.append({"api": "plans index"})
+        status = self.fault("plans index").error_status()
+        if status is not None:
+            return Response(f"<Error><Code>Fake{status}</Code></Error>", status=status)
+        base = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan"
+        regions = [
+            {"regionCode": region, "versionUrl": f"{base}/{PLANS_VERSION}/{region}/index.json"}
+            for region in self.plan_files
+        ]
+        index = {"disclaimer": "", "publicationDate": "2024-07-01T07:36:03Z", "regions": regions}
+        return Response(json.dumps(index), content_type="application/json")
+
+    def _plans(self, request: Request) -> Response:
+        region = request.path.split("/")[-2]
+        self.requests.append({"api": "plans", "region": region})
+        faults = self.fault(f"plans {region}")
+        faults.stall()
+        status = faults.error_status()
+        if status is not None:
+            return Response(f"<Error><Code>Fake{status}</Code></Error>", status=status)
+        return Response(self.plan_files[region], content_type="text/csv")
 
     def _public(self, request: Request) -> Response:
         """A public spot file as S3/CloudFront serve it: spot.js wrapped for JSONP."""
@@ -239,3 +280,53 @@ def spot_row(
         "Timestamp": when,
         "AvailabilityZone": zone,
     }
+
+
+def _plan_sample() -> list[list[str]]:
+    return list(csv.reader(io.StringIO((SAMPLES / PLANS_SAMPLE).read_text())))
+
+
+def plan_row(
+    instance_type: str,
+    rate: float,
+    region: str = "us-east-1",
+    plan: str = "EC2InstanceSavingsPlans",
+    years: int = 1,
+    option: str = "No Upfront",
+    **columns: str,
+) -> list[str]:
+    """One Savings Plans row in the sample's real shape: its first row with the instance,
+    region, rate, plan, term and payment option set (and any other column by name)."""
+    rows = _plan_sample()
+    header, row = rows[5], list(rows[6])
+    family = instance_type.split(".")[0]
+    kind = "EC2 Instance Savings Plan" if plan == "EC2InstanceSavingsPlans" else "Compute"
+    values = {
+        "DiscountedRate": f"{rate:g}",
+        "DiscountedUsageType": f"{USAGE_PREFIX.get(region, '')}BoxUsage:{instance_type}",
+        "DiscountedOperation": "RunInstances",
+        "PurchaseOption": option,
+        "LeaseContractLength": str(years),
+        "Description": f"{years} year {option} {family} {kind} in {region}",
+        "Instance Family": family,
+        "Product Family": plan,
+        "DiscountedRegionCode": region,
+        "DiscountedInstanceType": instance_type,
+        **columns,
+    }
+    for name, value in values.items():
+        row[header.index(name)] = value
+    return row
+
+
+def plan_file(rows: list[list[str]], with_sample: bool = True) -> bytes:
+    """A region's Savings Plans CSV: the sample's preamble and header, its own real rows
+    (c5: nothing to price) unless ``with_sample`` is False, then ``rows``."""
+    sample = _plan_sample()
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerows(sample[:6])
+    if with_sample:
+        writer.writerows(sample[6:])
+    writer.writerows(rows)
+    return out.getvalue().encode()

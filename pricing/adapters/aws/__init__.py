@@ -3,8 +3,10 @@
 With credentials (boto3's standard chain) on-demand comes from the Price List Query API and
 spot from DescribeSpotPriceHistory; without, on-demand comes from the public bulk offer file
 and spot from the public spot pricing page's data. Either way each spot offer carries its
-interruption band from the Spot Instance Advisor's public data. The two public spot files
-are extras: when one fails, the run goes on without it and its record says so. boto3
+interruption band from the Spot Instance Advisor's public data, and, either way, the
+Savings Plans paid as used come from the public Savings Plans file (the Price List Query API
+does not serve them). The public spot files and the Savings Plans file are extras: when one
+fails, the run goes on without it and its record says so. boto3
 itself honours AWS_ENDPOINT_URL_PRICING and AWS_ENDPOINT_URL_EC2, which is how tests point
 it at local fakes.
 """
@@ -19,7 +21,7 @@ from typing import Any
 import requests
 
 from pricing.adapters import Batch
-from pricing.adapters.aws import bulk, price_list, public_spot, spot
+from pricing.adapters.aws import bulk, price_list, public_spot, savings_plans, spot
 from pricing.adapters.aws.common import PROVIDER, log, skip_report, unique
 from pricing.adapters.aws.instances import InstanceMap, load_instance_map
 from pricing.adapters.kit import HttpConfig
@@ -34,6 +36,7 @@ class AwsConfig:
     http: HttpConfig = field(default_factory=HttpConfig)
     spot_prices_url: str = ""  # the public spot files (settings); "" = not read
     spot_advisor_url: str = ""
+    savings_plans_url: str = ""  # the Savings Plans region index (settings); "" = not read
 
 
 class AwsAdapter:
@@ -92,9 +95,11 @@ class AwsAdapter:
             public, note = self._public_spot(instances, today)
             offers += public
             version = f"spot: {note}; bulk offer files " + ", ".join(versions)
+        plans, plans_note = self._savings_plans(instances, today)
+        offers += plans
         bands, note = self._bands()
         # first in the run record, whose 200 characters a long region list would fill
-        version = f"bands: {note}; {version}"
+        version = f"bands: {note}; {plans_note}; {version}"
         return Batch(
             unique(public_spot.with_bands(offers, bands)), source_version=skipped.version(version)
         )
@@ -110,6 +115,25 @@ class AwsAdapter:
             log.warning("aws: public spot data unavailable: %s", exc)
             return [], "public spot data unavailable (see the log), none"
         return offers, f"public spot price data ({len(offers)})"
+
+    def _savings_plans(self, instances: InstanceMap, today: str) -> tuple[list[Offer], str]:
+        """Savings Plans offers from the public file, or none and why."""
+        if not self.config.savings_plans_url:
+            return [], "savings plans: none configured"
+        http = self._http or self.config.http.session()
+        try:
+            offers, _ = savings_plans.fetch_plans(
+                http,
+                self.config.savings_plans_url,
+                self.config.regions,
+                instances,
+                today,
+                self.config.http.timeout_seconds,
+            )
+        except AdapterError as exc:
+            log.warning("aws: Savings Plans file unavailable: %s", exc)
+            return [], "savings plans unavailable (see the log), none"
+        return offers, f"savings plans ({len(offers)})"
 
     def _bands(self) -> tuple[public_spot.Bands, str]:
         """The advisor's bands, or none (every spot offer then pays the assumed overhead)."""
