@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -152,6 +153,71 @@ def test_two_years_of_eight_h100s_on_each_tier_and_bought() -> None:
     assert result.savings_usd == pytest.approx(1_021_345.92 - 271_563.20)
 
 
+def test_the_cheapest_rental_is_the_cheapest_in_todays_money() -> None:
+    """Two years of steady 8 x H100 work (deadline 17,520 h, utilization 1), discounted at
+    10 % a year (rho = ln 1.1 / 8,760 per calendar hour), on a 3-year term bought two ways:
+
+    - all upfront at 35.000 USD/h effective: 26,280 x 35 = 919,800.00 USD, all paid now, so
+      worth 919,800.00 today;
+    - no upfront at 38.864 USD/h: 26,280 x 38.864 = 1,021,345.92 USD, paid evenly over the
+      three years: x (1 - 1.1^-3) / (3 ln 1.1) = x 0.869740 = 888,305.30 today;
+    - on demand at 88.490 USD/h: 17,520 x 88.49 = 1,550,344.80 USD paid as the work is done
+      over two years: x (1 - 1.1^-2) / (2 ln 1.1) = x 0.910468 = 1,411,539.18 today.
+
+    Cheaper in cash, the upfront term is dearer in today's money, the figure the verdict
+    weighs: the headline, the tier's best and the order of the rent lines are by it."""
+    gpus, span = 8, 2 * YEAR
+    work = bought_speed(REAL, "h100-sxm", Workload.TRANSFORMER, gpus) * span
+
+    def machine(pricing: PricingModel, usd: float, option: str = "", upfront: float = 0.0):  # type: ignore[no-untyped-def]
+        committed = {"purchase_option": option, "upfront_share": upfront} if option else {}
+        return offer(
+            provider="custom",
+            product=f"a3-highgpu-8g {option or 'on demand'}",
+            accelerator="h100-sxm",
+            count=8,
+            pricing=pricing,
+            usd_per_hour=usd,
+            **committed,
+        )
+
+    table = OfferTable(
+        stored(
+            machine(PricingModel.ON_DEMAND, 88.490),
+            machine(PricingModel.RESERVED_3Y, 35.000, "all_upfront", 1.0),
+            machine(PricingModel.RESERVED_3Y, 38.864, "no_upfront", 0.0),
+        ),
+        REAL,
+    )
+    assumptions = Assumptions(utilization=1.0, discount_rate=0.10)
+    request = QuoteRequest(
+        reference="h100-sxm",
+        hours=work,
+        gpus=gpus,
+        price_usd=30_000.0,
+        assumptions=assumptions,
+        deadline_hours=span,
+        pricing="any",
+        top=3,
+    )
+    result = quote(table, REAL, request)
+    three = (1 - 1.1**-3) / (3 * np.log(1.1))
+    two = (1 - 1.1**-2) / (2 * np.log(1.1))
+    assert (round(three, 6), round(two, 6)) == (0.86974, 0.910468)
+    assert [r.stored.offer.purchase_option for r in result.rent] == [
+        *("no_upfront", "all_upfront", "")
+    ]
+    no_upfront, all_upfront, on_demand = result.rent
+    assert no_upfront.total_usd == pytest.approx(1_021_345.92)
+    assert no_upfront.present_usd == pytest.approx(1_021_345.92 * three)
+    assert no_upfront.present_usd == pytest.approx(888_305.30, abs=0.01)
+    assert all_upfront.total_usd == pytest.approx(919_800.00)  # cheaper in cash
+    assert all_upfront.present_usd == pytest.approx(919_800.00)
+    assert on_demand.present_usd == pytest.approx(1_411_539.18, abs=0.01)
+    assert _tiers(result)["reserved_3y"].stored.offer.purchase_option == "no_upfront"
+    assert result.savings_usd == pytest.approx(abs(no_upfront.present_usd - result.buy.present_usd))
+
+
 # -- the API, the CLI: the tiers and the `pricing` choice -----------------------------------
 
 
@@ -235,23 +301,26 @@ def test_the_cli_quote_prints_every_tier(settings) -> None:  # type: ignore[no-u
     seed=st.integers(0, 10_000),
     hours=st.floats(10.0, 60_000.0),
     deadline=st.one_of(st.none(), st.floats(20.0, 80_000.0)),
+    discount_rate=st.sampled_from([0.0, 0.1, 0.3]),
 )
 def test_the_committed_floor_finds_what_costing_every_offer_finds(
-    seed: int, hours: float, deadline: float | None
+    seed: int, hours: float, deadline: float | None, discount_rate: float
 ) -> None:
-    """600 committed offers (both terms, prices and speeds at random) among 200 hourly ones:
-    the engine reads the two committed orders only until their floor reaches the top-th
-    cheapest, and finds the same cheapest offers, and the same best of each term, as
-    costing every offer."""
+    """600 committed offers (both terms, prices, speeds and upfront shares at random) among
+    200 hourly ones: the engine reads the two committed orders only until their floor
+    reaches the top-th cheapest in today's money, and finds the same cheapest offers, and
+    the same best of each term, as costing every offer."""
     rng = random.Random(seed)
     offers = []
+    options = [("no_upfront", 0.0), ("partial_upfront", 0.5), ("all_upfront", 1.0)]
     for i in range(800):
         pricing = (
             rng.choice([PricingModel.RESERVED_1Y, PricingModel.RESERVED_3Y])
             if i < 600
             else rng.choice([PricingModel.ON_DEMAND, PricingModel.SPOT])
         )
-        committed = {"purchase_option": "no_upfront", "upfront_share": 0.0} if i < 600 else {}
+        option, upfront = rng.choice(options)
+        committed = {"purchase_option": option, "upfront_share": upfront} if i < 600 else {}
         offers.append(
             offer(
                 product=f"o{i}",
@@ -263,10 +332,11 @@ def test_the_committed_floor_finds_what_costing_every_offer_finds(
             )
         )
     table = OfferTable(stored(*offers), TOY)
+    assumptions = replace(PLAIN, discount_rate=discount_rate)
     request = QuoteRequest(
         reference="ref",
         hours=hours,
-        assumptions=PLAIN,
+        assumptions=assumptions,
         pricing="any",
         top=3,
         deadline_hours=deadline,
@@ -275,10 +345,12 @@ def test_the_committed_floor_finds_what_costing_every_offer_finds(
         result = quote(table, TOY, request)
     except QuoteError:
         return  # nothing meets the deadline: the loop below would find nothing either
-    limits = Limits(result.deadline_hours, None, PLAIN.max_instances)
+    clock = result.buy_model.clock
+    limits = Limits(result.deadline_hours, None, PLAIN.max_instances, clock=clock)
     every = np.arange(len(table))
     job = job_on(table, request, every, 1.0, limits)
     best = cheapest(every, job, 3)
+    assert [r.present_usd for r in result.rent] == pytest.approx(list(job.present_usd[best]))
     assert [r.total_usd for r in result.rent] == pytest.approx(list(job.total_usd[best]))
     for name in ("reserved_1y", "reserved_3y"):
         kept = np.flatnonzero(table.pricing_code == table.pricings[name])
@@ -287,4 +359,4 @@ def test_the_committed_floor_finds_what_costing_every_offer_finds(
         if alone.size == 0:
             assert found is None
         else:
-            assert found.total_usd == pytest.approx(float(job.total_usd[alone[0]]))
+            assert found.present_usd == pytest.approx(float(job.present_usd[alone[0]]))

@@ -7,6 +7,16 @@ from urllib.parse import parse_qsl, urlencode
 
 import pytest
 
+from hardware import Workload, load_hardware
+from pricing.offer import PricingModel
+from service.engine.assumptions import Assumptions
+from service.engine.breakeven import QuoteRequest, quote
+from service.engine.costs import bought_speed
+from service.engine.offer_table import OfferTable
+from service.engine.sensitivity import case_of, case_verdict, sensitivity
+from tests.helpers import offer, stored
+
+REAL = load_hardware()
 # Near its break-even: an RTX 4090 for 12,000 h of CNN training rents (present values 3,083
 # USD against 3,253), and six inputs can turn it within their bounds.
 NEAR = "/breakeven?gpu=rtx4090&hours=12000&workload=cnn"
@@ -217,3 +227,54 @@ def test_the_readmes_example_is_what_the_service_answers(client) -> None:  # typ
     ]
     assert answer["verdict"] == "rent"
     assert [q for q in quoted if q not in text] == []
+
+
+def test_the_analysis_prices_a_committed_headline_as_the_answer_does() -> None:
+    """Two years of 8 x H100 work whose cheapest rental is a 3-year term paid monthly,
+    discounted at 10 % a year: the analysis starts from the answer's own rent side (the
+    term's present value over its three years, 0.869740 of its cash, not the 0.910468 of
+    rent paid as two years of work go) and the same crossing (the term's rate)."""
+    gpus, span = 8, 2 * 8760.0
+    work = bought_speed(REAL, "h100-sxm", Workload.TRANSFORMER, gpus) * span
+
+    def machine(pricing: PricingModel, usd: float, **committed: object) -> object:
+        return offer(
+            provider="custom",
+            product=f"a3-highgpu-8g {pricing}",
+            accelerator="h100-sxm",
+            count=8,
+            pricing=pricing,
+            usd_per_hour=usd,
+            **committed,
+        )
+
+    table = OfferTable(
+        stored(
+            machine(PricingModel.ON_DEMAND, 88.490),
+            machine(
+                PricingModel.RESERVED_3Y, 38.864, purchase_option="commitment", upfront_share=0.0
+            ),
+        ),
+        REAL,
+    )
+    request = QuoteRequest(
+        reference="h100-sxm",
+        hours=work,
+        gpus=gpus,
+        price_usd=30_000.0,
+        assumptions=Assumptions(utilization=1.0, discount_rate=0.10),
+        deadline_hours=span,
+        pricing="any",
+    )
+    result = quote(table, REAL, request)
+    headline = result.rent[0]
+    assert headline.stored.offer.pricing == PricingModel.RESERVED_3Y
+    assert headline.present_usd == pytest.approx(26_280 * 38.864 * 0.8697399, rel=1e-6)
+    case = case_of(result, table)
+    assert case.rent() == pytest.approx(headline.present_usd)
+    assert case.buy() == pytest.approx(result.buy.present_usd)
+    assert case_verdict(case)[0] == result.verdict
+    flips = {f.parameter: f for f in sensitivity(case, ("rent_factor",))}
+    # rent_factor's flip is buy / rent: the answer's own figures
+    ratio = result.buy.present_usd / headline.present_usd
+    assert flips["rent_factor"].flip == pytest.approx(ratio)

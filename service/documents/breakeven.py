@@ -383,7 +383,7 @@ def _money(result: Quote) -> dict[str, Any]:
         "basis": result.buy.sources.get("discount_rate", "discount_rate= as given"),
         "how": "present values: the purchase now; power, the site and rentals as the work "
         "is done (a committed term as it is billed); the resale when the work is done. "
-        "Rentals are listed by their undiscounted totals",
+        "Rentals are chosen and listed by their present values",
         "buy_present_usd": result.buy.present_usd,
         "rent_present_usd": cheapest.present_usd,
         "buy_undiscounted_usd": result.buy.total_usd,

@@ -35,13 +35,13 @@ from service.engine.costs import (
     buy_model,
     calendar_hours,
     crossing_hours,
+    crossing_rates,
     site_parts,
     verdict,
 )
 from service.engine.hours import HOURS_PER_DAY
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 from service.engine.request import QuoteRequest
-from service.engine.work import MIN_HOURS
 
 # The filters that narrow the rentals, as (parameter, QuoteRequest field, the value that
 # filters nothing), in the order the query lists them: a question they leave without an
@@ -234,9 +234,12 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
             "the fewest that make it), or allow more time",
             [("deadline_days", "the bought cards miss it"), ("gpus", "too few to make it")],
         )
-    limits = Limits(deadline, need.total_gb, a.max_instances, need.per_card_overhead_gb)
     nodes = hardware.host(n).count
     model = buy_model(price, watts, n, local_speed, a, nodes)
+    # rentals weighed in today's money on the bought cards' calendar, as the verdict weighs
+    limits = Limits(
+        deadline, need.total_gb, a.max_instances, need.per_card_overhead_gb, model.clock
+    )
     buy = _buy_cost(
         request,
         model,
@@ -521,18 +524,10 @@ def _options(
 ) -> list[RentOption]:
     """The costed offers at positions ``best``, as rent lines."""
     job = found.job
-    # Each offer's crossing at this job's own cost per hour of work, restarts included: the
-    # rent side as this job pays it (the rate alone leaves a session-bound job's restarts out).
-    # (a job below the smallest work a question may state, MIN_HOURS, has no restarts to
-    # spread: its cost per hour is the rate itself; dividing by 1e-300 h would overflow)
-    # A committed offer crosses at its rate, every hour of its terms used: its cost is a
-    # step per term, which the work's own average would turn into a crossing that moves
-    # with the job's size (100 h on a 1-year term: a year's price over 100 h).
-    rates = job.rate[best]
-    per_hour = job.total_usd[best] / request.hours if request.hours >= MIN_HOURS else rates
-    per_hour = np.where(table.term_hours[found.index[best]] > 0, rates, per_hour)
-    crossings = crossing_hours(model, per_hour)
     chosen = found.index[best]
+    rates = job.rate[best]
+    per_hour = crossing_rates(job.take(best), request.hours, table.term_hours[chosen])
+    crossings = crossing_hours(model, per_hour)
     fabric_code = table.fabric_code[chosen]
     # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
     columns = zip(
@@ -545,29 +540,26 @@ def _options(
         crossings.tolist(),
         job.sessions[best].tolist(),
         job.paid_hours[best].tolist(),
-        table.term_hours[chosen].tolist(),
+        job.present_usd[best].tolist(),
         strict=True,
     )
     clusters = table.clusters
-    work = request.hours
     return [
         RentOption(
-            stored=(stored := table.rows[row]),
+            stored=table.rows[row],
             hours=hours,
             instances=instances,
             fabric=clusters.names[fabric],
             cluster_efficiency=float(clusters.efficiency[fabric, instances - 1]),
             total_usd=total,
-            present_usd=model.rent_present(
-                total, work, paid, term, stored.offer.upfront_share or 0.0
-            ),
+            present_usd=present,
             usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
             throughput=table.throughput(row, request.speed_key),
             sessions=int(count),
             paid_hours=paid,
         )
-        for row, fabric, hours, instances, total, rate, crossing, count, paid, term in columns
+        for row, fabric, hours, instances, total, rate, crossing, count, paid, present in columns
     ]
 
 
@@ -759,9 +751,9 @@ def _tiers(
     return tuple(TierBest(tier, option) for tier, option in zip(TIERS, best, strict=True))
 
 
-def _tier_bar(table: OfferTable, code: int, index: np.ndarray, totals: np.ndarray) -> float:
-    """The cheapest total of tier ``code`` among the offers costed (inf: none yet)."""
-    own = totals[table.tier_code[index] == code]
+def _tier_bar(table: OfferTable, code: int, index: np.ndarray, presents: np.ndarray) -> float:
+    """The cheapest present value of tier ``code`` among the offers costed (inf: none yet)."""
+    own = presents[table.tier_code[index] == code]
     return float(own.min()) if own.size else np.inf
 
 

@@ -6,6 +6,12 @@ instance in time. Where one needs a cluster or misses the deadline, the orders a
 together, a stretch at a time, until the next offers' floor (their cost on one instance with
 no deadline, which the orders sort by) reaches the cheapest found. /breakeven and /rank both
 choose their rentals here.
+
+Cheapest means in today's money (JobCost.present_usd, weighed by the limits' PayClock), the
+figure a verdict compares; every bar and floor here is a present value. An hourly offer's is
+its total times one share, the same for every hourly offer of a question, so the hourly
+orders keep their order; a committed offer's floor is its cash floor times the least share
+any of its term that finishes by the deadline can have (PayClock.term_floor_share).
 """
 
 from __future__ import annotations
@@ -27,14 +33,14 @@ def cheapest(
     index: np.ndarray, job: JobCost, top: int, within: np.ndarray | None = None
 ) -> np.ndarray:
     """Positions of the ``top`` cheapest feasible offers (of those at positions ``within``,
-    else all), by total, then hours, then row: a partition first where many were costed, so
-    only the ties at the cut are sorted."""
-    total = job.total_usd
-    within = np.arange(total.size) if within is None else within
+    else all), by present value, then hours, then row: a partition first where many were
+    costed, so only the ties at the cut are sorted."""
+    present = job.present_usd
+    within = np.arange(present.size) if within is None else within
     if within.size > 4 * top:
-        cut = np.partition(total[within], top - 1)[top - 1]
-        within = within[total[within] <= cut]
-    order = within[np.lexsort((index[within], job.hours[within], total[within]))][:top]
+        cut = np.partition(present[within], top - 1)[top - 1]
+        within = within[present[within] <= cut]
+    order = within[np.lexsort((index[within], job.hours[within], present[within]))][:top]
     return order[job.feasible[order]]
 
 
@@ -52,8 +58,9 @@ class Walk:
 
 @dataclass(frozen=True)
 class Costed:
-    """The offers costed for a question, their costs, and a floor under every offer the
-    question admits that was not costed (inf: all were; None: unknown, the shortlist sufficed).
+    """The offers costed for a question, their costs, and a floor under the present value of
+    every offer the question admits that was not costed (inf: all were; None: unknown, the
+    shortlist sufficed).
     A narrower question on the same filters (one card's offers, measured speeds only) is
     answered from these where its cheapest costed offer is at or under the floor."""
 
@@ -94,7 +101,7 @@ class Costed:
         if found.size == 0:
             return None
         best = int(found[0])
-        return best if self.job.total_usd[best] <= floor else None
+        return best if self.job.present_usd[best] <= floor else None
 
 
 def costed(
@@ -147,8 +154,8 @@ def _hourly(
         walk = table.walks.get(key)
         if walk is not None:
             job = job_on(table, request, walk.rows, s_ref, limits)
-            floor = _floor(table, request, walk.stops, s_ref)
-            if job.total_usd.size >= top and floor >= _bar(job.total_usd, top):
+            floor = _floor(table, request, walk.stops, s_ref, limits)
+            if job.present_usd.size >= top and floor >= _bar(job.present_usd, top):
                 return Costed(walk.rows, job, floor)
     mask = admitted()
     if mask.dtype != bool:  # a few offers' rows: cost them all at once
@@ -161,8 +168,9 @@ def _hourly(
     # the shortlist's committed offers, as it costed them
     rows: list[np.ndarray] = [shortlist[committed]]
     costs: list[JobCost] = [shortlisted.take(committed)]
-    found = costs[0].total_usd
+    found = costs[0].present_usd
     bar = _bar(found, top) if found.size >= top else np.inf  # the top-th cheapest so far
+    share = limits.clock.hourly_share(request.hours)  # every hourly offer's present per USD
     while reading:
         # the next stretch of every order still read, costed together: one vector pass
         chunks = [orders[g][start : start + size] for g in reading]
@@ -174,19 +182,19 @@ def _hourly(
             cost = job_on(table, request, batch, s_ref, limits)
             rows.append(batch)
             costs.append(cost)
-            found = np.concatenate([c.total_usd for c in costs])
+            found = np.concatenate([c.present_usd for c in costs])
             if found.size >= top:
                 bar = _bar(found, top)
         # an order is done when read to its end, or when its next offers cost at least
         # the bar even on one instance with no deadline (the order sorts by that floor)
         still = []
         for g, chunk, end in zip(reading, chunks, ends, strict=True):
-            if start < orders[g].size and (chunk.size == 0 or cost.floor_usd[end] < bar):
+            if start < orders[g].size and (chunk.size == 0 or cost.floor_usd[end] * share < bar):
                 still.append(g)
             else:
                 stops[g] = min(start, orders[g].size)
         reading = still
-    floor = _floor(table, request, tuple(stops), s_ref)
+    floor = _floor(table, request, tuple(stops), s_ref, limits)
     index, job = np.concatenate(rows), JobCost.joined(costs)
     if key is not None:
         table.walks.put(key, Walk(index, tuple(stops)))
@@ -209,18 +217,18 @@ def _with_committed(
     work at its rate on one instance; by a deadline D shorter than a term T, at least T / D
     times that (its N instances run b / N hours at the most, b the hours on one, each paid a
     whole term: N x T x p >= b / D x T x p). So an offer of a term read in neither of that
-    term's orders costs at least the larger of their next keys, and the orders are read on,
-    a chunk at a time, until that floor reaches the ``top``-th cheapest found. A short job
-    stops at once (a year's term outweighs it); a long one reads the terms whose work is
-    cheap."""
+    term's orders costs at least the larger of their next keys (in today's money, that times
+    the term's floor share), and the orders are read on, a chunk at a time, until that floor
+    reaches the ``top``-th cheapest found. A short job stops at once (a year's term outweighs
+    it); a long one reads the terms whose work is cheap."""
     if found.term_floors:
         return found  # every offer the question admits was costed
     reached = committed_next or (0,) * len(table.committed_orders[request.speed_key])
     floors = _term_floors(table, request, tuple(reached), s_ref, limits)
     started = Costed(found.index, found.job, found.floor, floors, tuple(reached))
 
-    def bar_of(index: np.ndarray, totals: np.ndarray) -> float:
-        return _bar(totals, top) if totals.size >= top else np.inf
+    def bar_of(index: np.ndarray, presents: np.ndarray) -> float:
+        return _bar(presents, top) if presents.size >= top else np.inf
 
     return read_terms(table, request, started, s_ref, limits, admitted, bar_of)
 
@@ -238,17 +246,17 @@ def read_terms(
     """Read the committed orders of ``terms`` (all, by default) on from where ``found`` left
     them, costing the offers the question admits (``admitted(rows)``: a filter of those rows
     only, never a scan of the catalog), until each term's floor reaches ``bar_of`` the offers
-    costed and their totals so far: the ``top``-th cheapest, or a term's own cheapest, to
-    prove it."""
+    costed and their present values so far: the ``top``-th cheapest, or a term's own
+    cheapest, to prove it."""
     orders = table.committed_orders[request.speed_key]
     chosen = range(len(found.term_floors)) if terms is None else terms
     reached, floors = list(found.reached), list(found.term_floors)
     rows, costs = [found.index], [found.job]
-    index, totals = found.index, found.job.total_usd
+    index, presents = found.index, found.job.present_usd
     size = COSTED_CHUNK
     costed: np.ndarray | None = None
     while True:
-        bar = bar_of(index, totals)
+        bar = bar_of(index, presents)
         reading = [t for t in chosen if floors[t] < bar]
         if not reading:
             break
@@ -268,7 +276,7 @@ def read_terms(
             rows.append(batch)
             costs.append(job_on(table, request, batch, s_ref, limits))
             index = np.concatenate(rows)
-            totals = np.concatenate([c.total_usd for c in costs])
+            presents = np.concatenate([c.present_usd for c in costs])
         size *= 8
         floors = list(_term_floors(table, request, tuple(reached), s_ref, limits))
     if len(rows) == 1:
@@ -284,10 +292,11 @@ def _term_floors(
     s_ref: float,
     limits: Limits,
 ) -> tuple[float, ...]:
-    """Per term, a floor under every offer of it read in neither of its orders: the next
-    offer's term (by one term's cost), the next offer's work on one instance (by the work's
-    cost) times a term over the deadline where that is more than 1; inf where an order is
-    read to its end (every offer of the term was read)."""
+    """Per term, a floor under the present value of every offer of it read in neither of
+    its orders: the next offer's term (by one term's cost), the next offer's work on one
+    instance (by the work's cost) times a term over the deadline where that is more than 1,
+    times the least share of today's money the term can have by the deadline; inf where an
+    order is read to its end (every offer of the term was read)."""
     orders = table.committed_orders[request.speed_key]
     a, rf = request.assumptions, request.rent_factor
     deadline = limits.deadline_hours
@@ -302,24 +311,32 @@ def _term_floors(
         rentals = Rentals.of(table, by_work[work_at : work_at + 1], s_ref, request.speed_key)
         work = float(rentals.floor_usd(request.hours, a.spot_overhead, rf)[0])
         terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
-        floors.append(max(term, work * terms))
+        share = limits.clock.term_floor_share(term_hours, deadline)
+        floors.append(max(term, work * terms) * share)
     return tuple(floors)
 
 
-def _bar(totals: np.ndarray, top: int) -> float:
-    """The top-th cheapest of ``totals``."""
-    return float(np.partition(totals, top - 1)[top - 1])
+def _bar(presents: np.ndarray, top: int) -> float:
+    """The top-th cheapest of ``presents``."""
+    return float(np.partition(presents, top - 1)[top - 1])
 
 
-def _floor(table: OfferTable, request: QuoteRequest, stops: tuple[int, ...], s_ref: float) -> float:
-    """A floor under every offer a walk did not read: each order's first unread offer's
-    cost on one instance with no deadline, which no later offer of that order undercuts
-    (inf where every order was read to its end)."""
+def _floor(
+    table: OfferTable,
+    request: QuoteRequest,
+    stops: tuple[int, ...],
+    s_ref: float,
+    limits: Limits,
+) -> float:
+    """A floor under the present value of every offer a walk did not read: each order's
+    first unread offer's cost on one instance with no deadline, which no later offer of
+    that order undercuts, in today's money (inf where every order was read to its end)."""
     orders = table.by_cost[request.speed_key]
     nexts = [order[stop] for order, stop in zip(orders, stops, strict=True) if stop < order.size]
     if not nexts:
         return np.inf
-    return float(job_on(table, request, np.array(nexts), s_ref, NO_LIMITS).floor_usd.min())
+    floor = job_on(table, request, np.array(nexts), s_ref, NO_LIMITS).floor_usd.min()
+    return float(floor) * limits.clock.hourly_share(request.hours)
 
 
 def job_on(

@@ -30,6 +30,11 @@ spread over the term). The fewest instances are still the cheapest: N * ceil(x /
 is at least ceil(x), for x = hours on one instance in terms and e(N) <= 1. Its rate is the
 hourly one, as for any offer; the unused hours of the last term are a cost of the job.
 
+Rentals are weighed, and ranked, by their present value (:class:`PayClock`), the figure the
+verdict compares: an hourly rental paid as the work is done, a committed one over its whole
+terms, its upfront share at each term's start. Two offers of equal cash can differ in today's
+money, and the cheaper in cash is not always the cheaper now.
+
 Owning n cards for H reference hours costs capex - resale(H) + energy(H) (:class:`BuyModel`);
 the break-even is the H where that meets a rental's cost, solved once, by
 :func:`crossing_hours`.
@@ -40,7 +45,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -52,7 +57,7 @@ from service.engine.clusters import DEADLINE_TOLERANCE, Clusters
 from service.engine.hours import HOURS_PER_MONTH, HOURS_PER_YEAR
 from service.engine.interruption import class_shares
 from service.engine.offer_table import OfferTable
-from service.engine.work import MAX_HOURS
+from service.engine.work import MAX_HOURS, MIN_HOURS
 
 NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 # A step this small, relative to the crossing (or to one hour below it), ends the search:
@@ -65,17 +70,67 @@ BRACKET_STEPS = 200  # a cap on a discounted crossing's steps: Newton's, or halv
 
 
 @dataclass(frozen=True)
+class PayClock:
+    """When rent is paid, to weigh it in today's money: the discount rate per calendar hour
+    and the calendar hours an hour of work takes (the bought cards' pace: both sides pay on
+    one calendar, :class:`BuyModel`). The default discounts nothing: present value is cash."""
+
+    discount_per_calendar_hour: float = 0.0
+    calendar_per_hour: float = 1.0
+
+    def hourly_share(self, hours: float) -> float:
+        """Present value per USD of a rental paid as ``hours`` of work are done."""
+        return present_share(self.discount_per_calendar_hour, hours * self.calendar_per_hour)
+
+    def shares(
+        self,
+        hours: float,
+        paid_hours: np.ndarray,
+        term_hours: np.ndarray,
+        upfront_share: np.ndarray,
+    ) -> np.ndarray:
+        """Present value per USD of each rental's total for ``hours`` of work: paid as the
+        work is done; or, a committed offer, over its whole terms (``paid_hours`` of
+        ``term_hours`` each), its upfront share at each term's start and the rest evenly."""
+        hourly = self.hourly_share(hours)
+        committed = term_hours > 0
+        rho = self.discount_per_calendar_hour
+        if rho <= 0 or not committed.any():
+            return np.full(paid_hours.shape, hourly)
+        term = np.where(committed, term_hours, 1.0)
+        terms = np.maximum(np.round(paid_hours / term), 1.0)
+        whole = -np.expm1(-rho * terms * term)  # 1 - exp(-rho n T)
+        # the mean of exp(-rho k T) over the n term starts, and of paying evenly over n T
+        starts = whole / (terms * -np.expm1(-rho * term))
+        spread = whole / (rho * terms * term)
+        upfront = np.nan_to_num(upfront_share)
+        return np.where(committed, upfront * starts + (1.0 - upfront) * spread, hourly)
+
+    def term_floor_share(self, term_hours: float, deadline_hours: float) -> float:
+        """A floor under the present value per USD of any committed offer of this term that
+        finishes by the deadline: paid evenly over the most terms it could take (fewer terms,
+        or a share upfront, are worth more now). 0 where no deadline bounds the terms."""
+        if self.discount_per_calendar_hour <= 0:
+            return 1.0
+        if not math.isfinite(deadline_hours):
+            return 0.0
+        most = math.floor(deadline_hours / term_hours) + 1  # at least ceil(run / T) for run <= D
+        return present_share(self.discount_per_calendar_hour, most * term_hours)
+
+
+@dataclass(frozen=True)
 class Limits:
     """What a job asks of a rental besides its price: to finish by ``deadline_hours`` of
     wall-clock time (inf: whenever), to hold ``total_memory_gb`` across its instances
     (None: a replica per device, which the memory gate already checked) with
     ``per_card_overhead_gb`` kept on every accelerator besides, on at most
-    ``max_instances`` instances of the offer."""
+    ``max_instances`` instances of the offer; and ``clock``, when its cash is paid."""
 
     deadline_hours: float = math.inf
     total_memory_gb: float | None = None
     max_instances: int = 1
     per_card_overhead_gb: float = 0.0
+    clock: PayClock = field(default_factory=PayClock)  # how its cash is weighed in today's money
 
 
 NO_LIMITS = Limits()
@@ -95,6 +150,8 @@ class JobCost:
     paid_hours: np.ndarray
     # the job on one instance with no deadline, restarts aside: no N or deadline costs less
     floor_usd: np.ndarray
+    # the total in today's money (Limits.clock): what the cheapest is chosen by
+    present_usd: np.ndarray
 
     @property
     def feasible(self) -> np.ndarray:
@@ -125,6 +182,7 @@ class Rentals:
     instance_memory: np.ndarray  # GB in all of one instance's accelerators
     instance_cards: np.ndarray  # accelerators in one instance
     term_hours: np.ndarray  # a committed offer's term, paid whole; 0: paid as used
+    upfront_share: np.ndarray  # of a committed term's total, paid at its start
     clusters: Clusters
 
     @classmethod
@@ -145,6 +203,7 @@ class Rentals:
             instance_memory=table.total_memory[index],
             instance_cards=table.cards[index],
             term_hours=table.term_hours[index],
+            upfront_share=table.upfront_share[index],
             clusters=table.clusters,
         )
 
@@ -200,6 +259,7 @@ class Rentals:
         total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
         rate = _per_reference_hour(per_work, share, used, efficiency)
         floor = _floor(per_work, share, hours)
+        present = total * limits.clock.shares(hours, paid, self.term_hours, self.upfront_share)
         return JobCost(
             hours=run,
             sessions=sessions,
@@ -208,6 +268,7 @@ class Rentals:
             rate=rate,
             paid_hours=paid,
             floor_usd=floor,
+            present_usd=present,
         )
 
     def instances(
@@ -359,35 +420,14 @@ class BuyModel:
     def resale_present(self, hours: float) -> float:
         return self.resale(hours) * math.exp(-self.discount_per_hour * hours)
 
-    def present_of(self, cash: float, hours: float) -> float:
-        """The present value of ``cash`` spent on a running cost over ``hours`` of work."""
-        return cash * self.running_share(hours)
-
     def running_share(self, hours: float) -> float:
-        return present_share(self.discount_per_calendar_hour, hours * self.calendar_per_hour)
+        """Present value per USD paid as ``hours`` of work are done (rent paid so too)."""
+        return self.clock.hourly_share(hours)
 
-    def rent_share(self, hours: float) -> float:
-        """Present value per USD of rent for ``hours`` of work paid as the work is done."""
-        return self.running_share(hours)
-
-    def rent_present(
-        self,
-        cash: float,
-        hours: float,
-        paid_hours: float = 0.0,
-        term_hours: float = 0.0,
-        upfront_share: float = 0.0,
-    ) -> float:
-        """The present value of a rental's ``cash`` total for ``hours`` of work. A committed
-        offer is paid over its whole terms (``paid_hours`` of ``term_hours`` each), its upfront
-        share at each term's start, the rest monthly; any other as the work is done."""
-        if term_hours <= 0:
-            return cash * self.rent_share(hours)
-        rho = self.discount_per_calendar_hour
-        terms = max(round(paid_hours / term_hours), 1)
-        starts = sum(math.exp(-rho * k * term_hours) for k in range(terms)) / terms
-        spread = present_share(rho, terms * term_hours)
-        return cash * (upfront_share * starts + (1.0 - upfront_share) * spread)
+    @property
+    def clock(self) -> PayClock:
+        """The calendar both sides pay on, for weighing rent in today's money."""
+        return PayClock(self.discount_per_calendar_hour, self.calendar_per_hour)
 
 
 def buy_model(
@@ -621,6 +661,18 @@ def _own_pair(card: Card | None) -> tuple[CardPrice, CardPrice] | None:
 
 
 # -- where they cross --------------------------------------------------------------------------
+
+
+def crossing_rates(job: JobCost, hours: float, term_hours: np.ndarray) -> np.ndarray:
+    """Each rental's cost per hour of work, the rent side its break-even is solved with: the
+    job's own total over its hours, restarts included (the rate alone leaves a session-bound
+    job's restarts out); a committed offer's rate, every hour of its terms used (its cost is
+    a step per term, which the job's own average would turn into a crossing that moves with
+    the job's size: 100 h on a 1-year term, a year's price over 100 h). A job below the
+    smallest work a question may state, MIN_HOURS, has no restarts to spread: its rate (and
+    dividing by 1e-300 h would overflow)."""
+    per_hour = job.total_usd / hours if hours >= MIN_HOURS else job.rate
+    return np.where(term_hours > 0, job.rate, per_hour)
 
 
 def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:

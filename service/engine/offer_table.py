@@ -145,6 +145,10 @@ class OfferTable:
             self.pricing_code
         ]
         self.committed_rows = np.flatnonzero(self.term_hours > 0)
+        # the share of a committed term paid before its first hour (0: none, or not committed)
+        self.upfront_share = np.array(
+            [s.offer.upfront_share or 0.0 for s in rows], dtype=np.float64
+        )
         # Its pricing tier (pricing/tiers.py): what an answer's `tiers` block sorts by
         tiers = [[tier_code(p, m) for m in self.markets] for p in self.pricings]
         self.tier_code = np.array(tiers, dtype=np.intp).reshape(

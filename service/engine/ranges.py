@@ -84,13 +84,14 @@ def ranges(
     index = table.comparable(accelerator, comparable, need, most)
     s_ref = quote.priced.reference_speed if quote.priced else reference.relative
     limits = quote.priced.limits if quote.priced else Limits(quote.deadline_hours)
+    limits = replace(limits, clock=quote.buy_model.clock)
     rentals = Rentals.of(table, index, s_ref, request.speed_key)
     job = rentals.job(
         request.hours, quote.assumptions, request.rent_factor, request.session_hours, limits
     )
-    totals = job.total_usd[job.feasible]  # those that finish in time: the cheapest does
-    # present values, as the verdict weighs them: paid as the work is done
-    totals = totals * quote.buy_model.rent_share(request.hours)
+    # present values, as the verdict weighs them, of those that finish in time (the
+    # cheapest does), on the quote's clock
+    totals = job.present_usd[job.feasible]
     p10, p50, p90 = (float(v) for v in np.percentile(totals, PERCENTILES))
     offers = OfferSpread(accelerator, int(totals.size), p10, p50, p90)
 

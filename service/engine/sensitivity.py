@@ -21,15 +21,18 @@ import numpy as np
 
 from service.engine.assumptions import MIN_UTILIZATION, Assumptions, bounds
 from service.engine.breakeven import Quote
+from service.engine.cheapest import cheapest
 from service.engine.costs import (
     HOURS_PER_YEAR,
     NO_LIMITS,
     BuyModel,
     Limits,
+    PayClock,
     Rentals,
     buy_model,
     calendar_hours,
     crossing,
+    crossing_rates,
     verdict,
 )
 from service.engine.offer_table import OfferTable
@@ -82,9 +85,10 @@ class Case:
     limits: Limits = NO_LIMITS
     deadline_given: bool = True
     nodes: int = 1  # the hosts or systems the cards fill
-    # the rent side at rent_factor 1, by the inputs it depends on: most what-ifs move only
-    # the buy side, so a question prices its rentals a handful of times, not once per input
-    _rents: dict[tuple[float, float, float, float], float] = field(
+    # the cheapest rental at rent_factor 1 (its present value, and its cost per hour of work
+    # for the crossing), by the inputs it depends on: most what-ifs move only the buy side,
+    # so a question prices its rentals a handful of times, not once per input
+    _rents: dict[tuple[object, ...], tuple[float, float]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -108,24 +112,29 @@ class Case:
         return self.buy_model().cost(self.hours)
 
     def rent(self) -> float:
-        """The cheapest rental's present value for the work, paid as the work is done."""
-        return self.rent_cash() * self.buy_model().rent_share(self.hours)
+        """The cheapest rental's present value for the work (JobCost.present_usd)."""
+        return self._cheapest()[0] * self.rent_factor
 
-    def rent_cash(self) -> float:
-        """The cheapest rental's undiscounted total for the work."""
-        a = self.assumptions
-        key = (self.hours, a.spot_overhead, a.restart_hours, a.utilization)
+    def rent_rate(self) -> float:
+        """The cheapest rental's cost per hour of work, as its crossing is solved with."""
+        return self._cheapest()[1] * self.rent_factor
+
+    def _cheapest(self) -> tuple[float, float]:
+        a, clock = self.assumptions, self.buy_model().clock
+        key = (self.hours, a.spot_overhead, a.restart_hours, a.utilization, clock)
         if key not in self._rents:
-            self._rents[key] = self._cheapest()
-        return self._rents[key] * self.rent_factor
+            self._rents[key] = self._priced(clock)
+        return self._rents[key]
 
-    def _cheapest(self) -> float:
-        limits = self.limits
+    def _priced(self, clock: PayClock) -> tuple[float, float]:
+        limits = replace(self.limits, clock=clock)
         if not self.deadline_given:
             calendar = calendar_hours(self.hours, self.local_speed, self.assumptions.utilization)
             limits = replace(limits, deadline_hours=calendar)
         job = self.rentals.job(self.hours, self.assumptions, 1.0, self.session_hours, limits)
-        return float(np.min(job.total_usd))
+        (best,) = cheapest(np.arange(job.present_usd.size), job, 1)
+        rate = crossing_rates(job.take([best]), self.hours, self.rentals.term_hours[[best]])
+        return float(job.present_usd[best]), float(rate[0])
 
 
 @dataclass(frozen=True)
@@ -192,8 +201,7 @@ def _steps(case: Case, name: str, bounds: tuple[float, float]) -> tuple[Swing, S
 def _swing(case: Case, name: str, value: float) -> Swing:
     moved = case.moved(name, value)
     side, buy, rent = case_verdict(moved)
-    rate = moved.rent_cash() / moved.hours
-    return Swing(value, side, abs(rent - buy), crossing(moved.buy_model(), rate))
+    return Swing(value, side, abs(rent - buy), crossing(moved.buy_model(), moved.rent_rate()))
 
 
 def _step_text(name: str) -> str:
@@ -265,7 +273,7 @@ def _utilization(case: Case) -> tuple[float | None, str]:
 
 
 def _hours(case: Case) -> tuple[float | None, str]:
-    hours = crossing(case.buy_model(), case.rent_cash() / case.hours)
+    hours = crossing(case.buy_model(), case.rent_rate())
     if hours is None:
         return None, "renting costs less per hour than the cards' electricity: never"
     return hours, ""
@@ -291,8 +299,10 @@ def _spot_overhead(case: Case) -> tuple[float | None, str]:
     if closed and (case.session_hours is None or not (unbanded & rentals.session_bound).any()):
         # at no assumed overhead: the banded and on-demand offers' costs are final, the
         # assumed-overhead offers' grow as A x (1 + overhead)
-        base = case.hours * rentals.rate(0.0, case.rent_factor)
-        base = base * case.buy_model().rent_share(case.hours)
+        limits = replace(case.limits, clock=case.buy_model().clock)
+        none = replace(case.assumptions, spot_overhead=0.0)
+        job = rentals.job(case.hours, none, case.rent_factor, case.session_hours, limits)
+        base = job.present_usd  # on one instance, no deadline: linear in 1 + overhead
         others = base[~unbanded]
         if others.size and float(np.min(others)) <= buy:
             return None, "a rental without the assumed overhead costs less than buying"
@@ -311,7 +321,7 @@ def _spot_overhead(case: Case) -> tuple[float | None, str]:
 
 
 def _lifetime(case: Case) -> tuple[float | None, str]:
-    hours = crossing(case.buy_model(), case.rent_cash() / case.hours)
+    hours = crossing(case.buy_model(), case.rent_rate())
     note = "the verdict for this work does not depend on the useful life"
     if hours is not None:
         a = case.assumptions

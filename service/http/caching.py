@@ -24,8 +24,9 @@ TAGGED = frozenset({"/breakeven", "/rank", "/offers", "/offers/history", "/offer
 TAGGED_PREFIXES = ("/gpus", "/models")
 # Bumped with every change to what an answer holds for the same data: a new release's
 # answers are not the old ones'. The bundled hardware data is not in the tag (it changes only
-# with a release): 2026-12-05, the utilization fit's corrected runs move a job's hours.
-ANSWER_FORMAT = "2026-12-05"
+# with a release): 2026-12-05, the utilization fit's corrected runs move a job's hours;
+# 2026-12-05.2, rentals chosen and listed by present value (the answer's `money` says so).
+ANSWER_FORMAT = "2026-12-05.2"
 REVALIDATE = "no-cache"
 
 
