@@ -300,19 +300,25 @@ def _term_floors(
     orders = table.committed_orders[request.speed_key]
     a, rf = request.assumptions, request.rent_factor
     deadline = limits.deadline_hours
+    # each open term's next offer by work, their floors in one pass
+    open_terms = [
+        t
+        for t in range(len(TERM_HOURS))
+        if reached[2 * t] < orders[2 * t].size and reached[2 * t + 1] < orders[2 * t + 1].size
+    ]
+    nexts = np.array([orders[2 * t + 1][reached[2 * t + 1]] for t in open_terms], dtype=np.intp)
+    rentals = Rentals.of(table, nexts, s_ref, request.speed_key)
+    work_floors = rentals.floor_usd(request.hours, a.spot_overhead, rf).tolist()
+    works = dict(zip(open_terms, work_floors, strict=True))
     floors = []
     for t, term_hours in enumerate(TERM_HOURS.values()):
-        by_term, by_work = orders[2 * t], orders[2 * t + 1]
-        term_at, work_at = reached[2 * t], reached[2 * t + 1]
-        if term_at >= by_term.size or work_at >= by_work.size:
+        if t not in works:
             floors.append(np.inf)
             continue
-        term = float(table.term_cost[by_term[term_at]]) * rf
-        rentals = Rentals.of(table, by_work[work_at : work_at + 1], s_ref, request.speed_key)
-        work = float(rentals.floor_usd(request.hours, a.spot_overhead, rf)[0])
+        term = float(table.term_cost[orders[2 * t][reached[2 * t]]]) * rf
         terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
         share = limits.clock.term_floor_share(term_hours, deadline)
-        floors.append(max(term, work * terms) * share)
+        floors.append(max(term, works[t] * terms) * share)
     return tuple(floors)
 
 

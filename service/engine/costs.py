@@ -82,29 +82,35 @@ class PayClock:
         """Present value per USD of a rental paid as ``hours`` of work are done."""
         return present_share(self.discount_per_calendar_hour, hours * self.calendar_per_hour)
 
-    def shares(
+    def present(
         self,
+        total: np.ndarray,
         hours: float,
         paid_hours: np.ndarray,
         term_hours: np.ndarray,
         upfront_share: np.ndarray,
     ) -> np.ndarray:
-        """Present value per USD of each rental's total for ``hours`` of work: paid as the
-        work is done; or, a committed offer, over its whole terms (``paid_hours`` of
+        """Each rental's ``total`` for ``hours`` of work in today's money: paid as the work
+        is done; or, a committed offer, over its whole terms (``paid_hours`` of
         ``term_hours`` each), its upfront share at each term's start and the rest evenly."""
-        hourly = self.hourly_share(hours)
-        committed = term_hours > 0
         rho = self.discount_per_calendar_hour
-        if rho <= 0 or not committed.any():
-            return np.full(paid_hours.shape, hourly)
-        term = np.where(committed, term_hours, 1.0)
-        terms = np.maximum(np.round(paid_hours / term), 1.0)
-        whole = -np.expm1(-rho * terms * term)  # 1 - exp(-rho n T)
-        # the mean of exp(-rho k T) over the n term starts, and of paying evenly over n T
-        starts = whole / (terms * -np.expm1(-rho * term))
-        spread = whole / (rho * terms * term)
-        upfront = np.nan_to_num(upfront_share)
-        return np.where(committed, upfront * starts + (1.0 - upfront) * spread, hourly)
+        if rho <= 0:
+            return total
+        present = total * self.hourly_share(hours)
+        at: Any = np.flatnonzero(term_hours)  # the committed offers, computed apart
+        if at.size == term_hours.size:
+            at = slice(None)  # all of them (a committed order's stretch): no gathers
+        if term_hours[at].size:
+            term = term_hours[at]
+            span = rho * np.maximum(np.round(paid_hours[at] / term), 1.0) * term  # rho n T
+            whole = -np.expm1(-span)  # 1 - exp(-rho n T)
+            share = whole / span  # paid evenly over the n terms
+            upfront = upfront_share[at]
+            if upfront.any():  # the mean of exp(-rho k T) over the n term starts
+                starts = whole / (span / (rho * term) * -np.expm1(-rho * term))
+                share += upfront * (starts - share)
+            present[at] = total[at] * share
+        return present
 
     def term_floor_share(self, term_hours: float, deadline_hours: float) -> float:
         """A floor under the present value per USD of any committed offer of this term that
@@ -167,23 +173,18 @@ class JobCost:
         return JobCost(*(getattr(self, f.name)[kept] for f in fields(self)))
 
 
-@dataclass(frozen=True)
 class Rentals:
-    """A set of rental offers as the numbers their cost depends on (from an OfferTable)."""
+    """A set of rental offers as the numbers their cost depends on, each column read from the
+    offer table when a cost first needs it: a job reads about half of them (the memory,
+    session and band columns only where the question needs them), and the gathers were a
+    large share of costing a few thousand offers."""
 
-    usd_per_hour: np.ndarray
-    speed: np.ndarray  # s: reference-card units of work each does per hour
-    reference_speed: float  # S_ref: the units one hour of the reference card's work holds
-    interruptible: np.ndarray
-    band_overhead: np.ndarray  # a published interruption band's allowance; NaN: none
-    session_bound: np.ndarray
-    interruption_class: np.ndarray  # service/engine/interruption.py: on demand, assumed, band
-    fabric: np.ndarray  # code into clusters.names: the network between two instances
-    instance_memory: np.ndarray  # GB in all of one instance's accelerators
-    instance_cards: np.ndarray  # accelerators in one instance
-    term_hours: np.ndarray  # a committed offer's term, paid whole; 0: paid as used
-    upfront_share: np.ndarray  # of a committed term's total, paid at its start
-    clusters: Clusters
+    def __init__(
+        self, table: OfferTable, index: np.ndarray, reference_speed: float, key: SpeedKey
+    ) -> None:
+        self._table, self._index, self._key = table, index, key
+        self.reference_speed = reference_speed  # S_ref: the units an hour of its work holds
+        self.clusters: Clusters = table.clusters
 
     @classmethod
     def of(
@@ -191,21 +192,58 @@ class Rentals:
     ) -> Rentals:
         """The offers at ``index``, their work counted in hours of a card of speed
         ``reference_speed`` at ``key`` (a workload class, 16 bits or FP8)."""
-        return cls(
-            usd_per_hour=table.price[index],
-            speed=table.speed[key][index],
-            reference_speed=reference_speed,
-            interruptible=table.interruptible[index],
-            band_overhead=table.band_overhead[index],
-            session_bound=table.session_bound[index],
-            interruption_class=table.interruption_class[index],
-            fabric=table.fabric_code[index],
-            instance_memory=table.total_memory[index],
-            instance_cards=table.cards[index],
-            term_hours=table.term_hours[index],
-            upfront_share=table.upfront_share[index],
-            clusters=table.clusters,
-        )
+        return cls(table, index, reference_speed, key)
+
+    @functools.cached_property
+    def usd_per_hour(self) -> np.ndarray:
+        return self._table.price[self._index]
+
+    @functools.cached_property
+    def speed(self) -> np.ndarray:
+        """s: reference-card units of work each does per hour."""
+        return self._table.speed[self._key][self._index]
+
+    @functools.cached_property
+    def interruptible(self) -> np.ndarray:
+        return self._table.interruptible[self._index]
+
+    @functools.cached_property
+    def band_overhead(self) -> np.ndarray:
+        """A published interruption band's allowance; NaN: none."""
+        return self._table.band_overhead[self._index]
+
+    @functools.cached_property
+    def session_bound(self) -> np.ndarray:
+        return self._table.session_bound[self._index]
+
+    @functools.cached_property
+    def interruption_class(self) -> np.ndarray:
+        """service/engine/interruption.py: on demand, assumed, or a band."""
+        return self._table.interruption_class[self._index]
+
+    @functools.cached_property
+    def fabric(self) -> np.ndarray:
+        """A code into clusters.names: the network between two instances."""
+        return self._table.fabric_code[self._index]
+
+    @functools.cached_property
+    def instance_memory(self) -> np.ndarray:
+        """GB in all of one instance's accelerators."""
+        return self._table.total_memory[self._index]
+
+    @functools.cached_property
+    def instance_cards(self) -> np.ndarray:
+        return self._table.cards[self._index]
+
+    @functools.cached_property
+    def term_hours(self) -> np.ndarray:
+        """A committed offer's term, paid whole; 0: paid as used."""
+        return self._table.term_hours[self._index]
+
+    @functools.cached_property
+    def upfront_share(self) -> np.ndarray:
+        """Of a committed term's total, paid at its start."""
+        return self._table.upfront_share[self._index]
 
     def share(self, spot_overhead: float) -> np.ndarray:
         """o: the extra work each offer's interruptions cost: its published band's where it
@@ -259,7 +297,7 @@ class Rentals:
         total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
         rate = _per_reference_hour(per_work, share, used, efficiency)
         floor = _floor(per_work, share, hours)
-        present = total * limits.clock.shares(hours, paid, self.term_hours, self.upfront_share)
+        present = limits.clock.present(total, hours, paid, self.term_hours, self.upfront_share)
         return JobCost(
             hours=run,
             sessions=sessions,
