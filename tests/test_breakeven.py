@@ -371,7 +371,7 @@ def test_a_breakeven_past_the_useful_life_is_not_a_payoff(
 
     result = run([offer(usd_per_hour=0.50)], assumptions=replace(PLAIN, lifetime_years=years))
     assert result.life_hours == pytest.approx(life_hours)
-    point = _quote_document(result, 48.0, None)["breakeven"]
+    point = _quote_document(result, None)["breakeven"]
     assert point["within_life"] is within
     assert point["crossing_hours"] == pytest.approx(1000 / 0.44)
     assert point["life_years"] == years
@@ -409,3 +409,18 @@ def test_dettmers_2020_desktop_against_the_cloud_still_reproduces(
     assert result.breakeven_hours is not None and result.breakeven_hours < result.life_hours
     if usd_per_hour == 2.14:
         assert 280 < result.breakeven_days < 310  # his text: about 300 days
+
+
+def test_a_discounted_crossing_below_the_smallest_float_ends() -> None:
+    """Found by the property tests: a capex of 5e-324 (the smallest float) over a margin of
+    2 USD/h underflows the bracket's first end to 0 h, which doubling never moved: the
+    search ran forever. The crossing is at 0 h."""
+    model = BuyModel(
+        capex_usd=5e-324,
+        energy_usd_per_hour=0.0,
+        site_usd_per_hour=0.0,
+        resale_start_usd=0.0,
+        resale_decay_per_hour=0.0,
+        discount_per_calendar_hour=1.088e-05,
+    )
+    assert crossing_hours(model, np.array([2.0])).tolist() == [0.0]

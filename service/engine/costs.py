@@ -774,6 +774,8 @@ def _discounted_crossing(model: BuyModel, rate: float) -> float:
     if model.capex_usd - margin / kappa > 0:
         return math.inf  # renting forever is worth less now than buying: no crossing
     low, high = 0.0, (model.capex_usd - start) / margin
+    if high <= 0:  # under the smallest float (a capex of 5e-324): doubling 0 never ends
+        return 0.0
     while f(high)[0] > 0:  # the bracket's right end: past the crossing, or none within the cap
         if high >= MAX_HOURS:
             return math.inf
