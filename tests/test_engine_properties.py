@@ -32,7 +32,6 @@ from tests.helpers import offer, stored, toy_hardware
 
 TOY = toy_hardware()
 REAL = load_hardware()
-STALE_AFTER_HOURS = 48.0
 
 PROPERTY = settings(
     max_examples=60,
@@ -174,7 +173,7 @@ def test_costs_are_never_negative_and_every_number_is_finite(world: World) -> No
     if result.breakeven_hours is not None:
         assert result.breakeven_hours >= 0 and result.breakeven_days is not None
         assert result.breakeven_days >= 0
-    numbers = _numbers(_quote_document(result, STALE_AFTER_HOURS, None))
+    numbers = _numbers(_quote_document(result, None))
     assert len(numbers) > 20
     bad = [(where, n) for where, n in numbers if not math.isfinite(n)]
     assert bad == []

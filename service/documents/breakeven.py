@@ -14,7 +14,7 @@ from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_mode
 from pricing.tiers import tier_for
 from service.documents.compact import compact
 from service.documents.errors import InvalidQuestion, Unanswerable
-from service.documents.freshness import freshness, iso
+from service.documents.freshness import PriceMoments, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
@@ -120,12 +120,12 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
         }
         if query.detail == "compact":
             document = compact(document)
-        remembered = (document, used)
+        remembered = (document, _price_dates(used), PriceMoments.of(used))
         runtime.answers.put(key, remembered)
-    document, used = remembered
+    document, dates, moments = remembered
     return {
         **document,
-        "prices": _prices(used, runtime.settings.stale_after_hours),  # ages as of now
+        "prices": {**dates, **moments.ages(runtime.settings.stale_after_hours)},  # as of now
         "fx": fx,
     }
 
@@ -204,7 +204,7 @@ def _answer(
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         (parameter, reason), *also = exc.blamed
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
-    document = _quote_document(result, runtime.settings.stale_after_hours, runtime.colab)
+    document = _quote_document(result, runtime.colab)
     document["throughput"] = _throughput_used(runtime, request, measured)
     if owned is not None:
         try:
@@ -300,9 +300,7 @@ def _throughput_used(
     return _throughput(hardware.speed(request.reference, request.workload, request.precision))
 
 
-def _quote_document(
-    result: Quote, stale_after_hours: float, colab: SessionTerms | None
-) -> dict[str, Any]:
+def _quote_document(result: Quote, colab: SessionTerms | None) -> dict[str, Any]:
     request = result.request
     assumptions = {
         "gpus": request.gpus,
@@ -356,7 +354,7 @@ def _quote_document(
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
         "tiers": [_tier(best, result, colab) for best in result.tiers],
-        "prices": _prices([r.stored for r in result.rent], stale_after_hours),
+        "prices": None,  # per request: the prices' ages move with the clock
     }
 
 
@@ -589,14 +587,11 @@ def _left_out(
     }
 
 
-def _prices(used: list[StoredOffer], stale_after_hours: float) -> dict[str, Any]:
-    """The cheapest rental's price date, and how old the prices of every listed rental are."""
+def _price_dates(used: list[StoredOffer]) -> dict[str, Any]:
+    """The cheapest rental's price date; the answer's `prices` add how old the prices of
+    every listed rental are, as of each request (PriceMoments)."""
     cheapest = used[0]
-    return {
-        "as_of": cheapest.offer.price_as_of,
-        "fetched_at": iso(cheapest.fetched_at),
-        **freshness(used, stale_after_hours),
-    }
+    return {"as_of": cheapest.offer.price_as_of, "fetched_at": iso(cheapest.fetched_at)}
 
 
 def _fields(value: Any) -> dict[str, Any]:

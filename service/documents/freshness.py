@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -36,28 +37,51 @@ def _price_moment(price_as_of: str, fetched_at: datetime) -> float | None:
     return min(fetched_at, end_of_day).timestamp()
 
 
+@dataclass(frozen=True)
+class PriceMoments:
+    """When each provider's oldest price behind an answer was last known true (Unix time;
+    None: one of them is undated), in the order the answer met the providers. An answer's
+    price ages follow from these at any moment: a remembered answer works them out afresh
+    per request without reading its offers again."""
+
+    oldest: tuple[tuple[str, float | None], ...]
+
+    @classmethod
+    def of(cls, used: Iterable[StoredOffer]) -> PriceMoments:
+        oldest: dict[str, float | None] = {}
+        for stored in used:
+            moment = _price_moment(stored.offer.price_as_of, stored.fetched_at)
+            provider = stored.offer.provider
+            if provider not in oldest:
+                oldest[provider] = moment
+            elif oldest[provider] is not None:
+                oldest[provider] = None if moment is None else min(oldest[provider], moment)
+        return cls(tuple(oldest.items()))
+
+    def ages(self, stale_after_hours: float, now: datetime | None = None) -> dict[str, Any]:
+        """The prices' ages as of ``now``: per provider, its oldest price's."""
+        now_s = (now or datetime.now(UTC)).timestamp()
+        limit = stale_after_hours * 3600
+        providers: dict[str, dict[str, Any]] = {}
+        for provider, moment in self.oldest:
+            age = None if moment is None else max(now_s - moment, 0.0)
+            providers[provider] = {
+                "age_seconds": None if age is None else round(age),
+                "stale": age is None or age > limit,
+            }
+        ages = [e["age_seconds"] for e in providers.values()]
+        return {
+            "age_seconds": None if None in ages else max(ages, default=0),
+            "stale": any(e["stale"] for e in providers.values()),
+            "providers": providers,
+        }
+
+
 def freshness(
     used: Iterable[StoredOffer], stale_after_hours: float, now: datetime | None = None
 ) -> dict[str, Any]:
     """Age of the prices an answer used, per provider: the oldest price of each counts."""
-    now = now or datetime.now(UTC)
-    limit = stale_after_hours * 3600
-    providers: dict[str, dict[str, Any]] = {}
-    for stored in used:
-        age = price_age(stored, now)
-        entry = providers.setdefault(stored.offer.provider, {"age_seconds": 0.0})
-        if entry["age_seconds"] is not None:
-            entry["age_seconds"] = None if age is None else max(entry["age_seconds"], age)
-    for entry in providers.values():
-        age = entry["age_seconds"]
-        entry["stale"] = age is None or age > limit
-        entry["age_seconds"] = None if age is None else round(age)
-    ages = [e["age_seconds"] for e in providers.values()]
-    return {
-        "age_seconds": None if None in ages else max(ages, default=0),
-        "stale": any(e["stale"] for e in providers.values()),
-        "providers": providers,
-    }
+    return PriceMoments.of(used).ages(stale_after_hours, now)
 
 
 def price_span(
