@@ -298,7 +298,15 @@ HISTORY_NOTE = [
     "the answer (eighteen rent lines, compacted, summarised) 1.3 ms. 0.6 needs about 1.65 "
     "ms in all, less than a memo hit plus the answer alone: not a matter of tuning, but of "
     "an answer priced anew for new hours from the same filters' costed offers and rendered "
-    "lines (open in issue 29)."
+    "lines (open in issue 29). Later on 2026-12-05, on a faster host (Xeon, /health about "
+    "4,800 requests/s, 0.19 ms in process): a memo hit is 0.27 ms in process (its price ages "
+    "now follow from each provider's oldest price moment, remembered with the answer), "
+    "0.70 x /health in process, but 0.65-0.67 over HTTP, where its 17 KB body costs the "
+    "kernel and the load generator on the same two cores what /health's 100 bytes do not "
+    "(0.71-0.73 on the slower host). A new `hours` is 1.6 ms in process, 0.20-0.22 over "
+    "HTTP: the ceiling arithmetic for 0.6 is the same on both hosts (a new question could "
+    "cost at most about 0.08 ms more than a memo hit); rentals are now ranked by present "
+    "value, at no cost here once the engine reads only the offer columns a cost needs."
 ]
 
 
