@@ -49,6 +49,24 @@ def offer(**fields: object) -> Offer:
     return Offer(**values)  # type: ignore[arg-type]
 
 
+def a3_highgpu_8g(
+    pricing: PricingModel, usd: float, option: str = "", upfront: float = 0.0
+) -> Offer:
+    """Google Cloud's 8 x H100 SXM machine (a3-highgpu-8g, us-central1) at ``usd`` an hour
+    in ``pricing``; a committed one bought by purchase ``option``, ``upfront`` paid first."""
+    committed = {"purchase_option": option, "upfront_share": upfront} if option else {}
+    return offer(
+        provider="custom",
+        product="a3-highgpu-8g",
+        region="us-central1",
+        accelerator="h100-sxm",
+        count=8,
+        pricing=pricing,
+        usd_per_hour=usd,
+        **committed,
+    )
+
+
 def stored(*offers: Offer) -> list[StoredOffer]:
     return [StoredOffer(o, run_id=1, fetched_at=FETCHED) for o in offers]
 

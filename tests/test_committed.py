@@ -25,7 +25,7 @@ from service.engine.breakeven import QuoteError, QuoteRequest, quote
 from service.engine.cheapest import cheapest, job_on
 from service.engine.costs import Limits, bought_speed
 from service.engine.offer_table import OfferTable
-from tests.helpers import offer, stored, toy_hardware
+from tests.helpers import a3_highgpu_8g, offer, stored, toy_hardware
 
 TOY = toy_hardware()
 REAL = load_hardware()
@@ -89,24 +89,11 @@ def test_two_years_of_eight_h100s_on_each_tier_and_bought() -> None:
     local = bought_speed(REAL, "h100-sxm", Workload.TRANSFORMER, gpus)
     work = local * hours_span  # reference-card hours the 8 cards do in two years
 
-    def machine(pricing: PricingModel, usd: float, option: str = "") -> object:
-        committed = {"purchase_option": option, "upfront_share": 0.0} if option else {}
-        return offer(
-            provider="custom",
-            product="a3-highgpu-8g",
-            region="us-central1",
-            accelerator="h100-sxm",
-            count=8,
-            pricing=pricing,
-            usd_per_hour=usd,
-            **committed,
-        )
-
     table = OfferTable(
         stored(
-            machine(PricingModel.ON_DEMAND, 88.490),
-            machine(PricingModel.RESERVED_1Y, 61.384, "commitment"),
-            machine(PricingModel.RESERVED_3Y, 38.864, "commitment"),
+            a3_highgpu_8g(PricingModel.ON_DEMAND, 88.490),
+            a3_highgpu_8g(PricingModel.RESERVED_1Y, 61.384, "commitment"),
+            a3_highgpu_8g(PricingModel.RESERVED_3Y, 38.864, "commitment"),
         ),
         REAL,
     )
@@ -169,23 +156,11 @@ def test_the_cheapest_rental_is_the_cheapest_in_todays_money() -> None:
     gpus, span = 8, 2 * YEAR
     work = bought_speed(REAL, "h100-sxm", Workload.TRANSFORMER, gpus) * span
 
-    def machine(pricing: PricingModel, usd: float, option: str = "", upfront: float = 0.0):  # type: ignore[no-untyped-def]
-        committed = {"purchase_option": option, "upfront_share": upfront} if option else {}
-        return offer(
-            provider="custom",
-            product=f"a3-highgpu-8g {option or 'on demand'}",
-            accelerator="h100-sxm",
-            count=8,
-            pricing=pricing,
-            usd_per_hour=usd,
-            **committed,
-        )
-
     table = OfferTable(
         stored(
-            machine(PricingModel.ON_DEMAND, 88.490),
-            machine(PricingModel.RESERVED_3Y, 35.000, "all_upfront", 1.0),
-            machine(PricingModel.RESERVED_3Y, 38.864, "no_upfront", 0.0),
+            a3_highgpu_8g(PricingModel.ON_DEMAND, 88.490),
+            a3_highgpu_8g(PricingModel.RESERVED_3Y, 35.000, "all_upfront", 1.0),
+            a3_highgpu_8g(PricingModel.RESERVED_3Y, 38.864, "no_upfront", 0.0),
         ),
         REAL,
     )

@@ -14,7 +14,7 @@ from service.engine.breakeven import QuoteRequest, quote
 from service.engine.costs import bought_speed
 from service.engine.offer_table import OfferTable
 from service.engine.sensitivity import case_of, case_verdict, sensitivity
-from tests.helpers import offer, stored
+from tests.helpers import a3_highgpu_8g, stored
 
 REAL = load_hardware()
 # Near its break-even: an RTX 4090 for 12,000 h of CNN training rents (present values 3,083
@@ -237,23 +237,10 @@ def test_the_analysis_prices_a_committed_headline_as_the_answer_does() -> None:
     gpus, span = 8, 2 * 8760.0
     work = bought_speed(REAL, "h100-sxm", Workload.TRANSFORMER, gpus) * span
 
-    def machine(pricing: PricingModel, usd: float, **committed: object) -> object:
-        return offer(
-            provider="custom",
-            product=f"a3-highgpu-8g {pricing}",
-            accelerator="h100-sxm",
-            count=8,
-            pricing=pricing,
-            usd_per_hour=usd,
-            **committed,
-        )
-
     table = OfferTable(
         stored(
-            machine(PricingModel.ON_DEMAND, 88.490),
-            machine(
-                PricingModel.RESERVED_3Y, 38.864, purchase_option="commitment", upfront_share=0.0
-            ),
+            a3_highgpu_8g(PricingModel.ON_DEMAND, 88.490),
+            a3_highgpu_8g(PricingModel.RESERVED_3Y, 38.864, "commitment"),
         ),
         REAL,
     )
