@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import replace
 
 from pricing.adapters.aws.instances import InstanceMap, InstanceType, training
 from pricing.adapters.kit import Reason, SkipReport
+from pricing.errors import AdapterError
 from pricing.offer import Offer, PricingModel
 
 PROVIDER = "aws"
@@ -26,6 +28,18 @@ def lookup(instances: InstanceMap, instance_type: str, skipped: SkipReport) -> I
     if instance_type not in instances:
         skipped.add(UNMAPPED, instance_type)
     return training(instances, instance_type)
+
+
+def positive_price(text: str, where: str, what: str = "price") -> float:
+    """A price as a public file writes it: a finite number above 0, or an AdapterError
+    naming ``where`` (a formula cell, "N/A" or 0 is never a price)."""
+    try:
+        price = float(text)
+    except ValueError:
+        price = math.nan
+    if not math.isfinite(price) or price <= 0:
+        raise AdapterError(f"{where}: bad {what} {text!r}")
+    return price
 
 
 def unique(offers: list[Offer]) -> list[Offer]:

@@ -20,14 +20,13 @@ Neither file dates its data: a price is as of the day it was read.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 import requests
 
-from pricing.adapters.aws.common import instance_offer
+from pricing.adapters.aws.common import instance_offer, positive_price
 from pricing.adapters.aws.instances import InstanceMap, training
 from pricing.errors import AdapterError
 from pricing.http import get
@@ -73,12 +72,7 @@ def parse_spot_prices(
         instance = training(instances, size)
         if region not in wanted or instance is None or text.startswith(NOT_SOLD):
             continue
-        try:
-            price = float(text)
-        except ValueError as exc:
-            raise AdapterError(f"spot.json: {region} {size}: bad price {text!r}") from exc
-        if not math.isfinite(price) or price <= 0:
-            raise AdapterError(f"spot.json: {region} {size}: bad price {text!r}")
+        price = positive_price(text, f"spot.json: {region} {size}")
         offers.append(
             instance_offer(
                 instance,

@@ -32,7 +32,6 @@ rate's ``EffectiveDate`` dates the offer.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -40,7 +39,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from pricing.adapters.aws.common import instance_offer
+from pricing.adapters.aws.common import instance_offer, positive_price
 from pricing.adapters.aws.instances import InstanceMap, training
 from pricing.adapters.aws.price_file import CHUNK_BYTES, PriceFile, csv_fields
 from pricing.errors import AdapterError
@@ -126,7 +125,7 @@ def parse_plan_file(
         value = {name: row[i] for name, i in at.items()}
         if not _priced(value) or training(instances, value["discountedinstancetype"]) is None:
             continue
-        rate = _rate(value["discountedrate"], region)
+        rate = positive_price(value["discountedrate"], region, "savings plan rate")
         key = (
             value["discountedinstancetype"],
             value["discountedregioncode"] or region,
@@ -199,13 +198,3 @@ def _priced(value: Mapping[str, str]) -> bool:
         and value["leasecontractlength"] in LEASES
         and value["productfamily"] in PLANS
     )
-
-
-def _rate(text: str, region: str) -> float:
-    try:
-        rate = float(text)
-    except ValueError as exc:
-        raise AdapterError(f"{region}: bad savings plan rate {text!r}") from exc
-    if not math.isfinite(rate) or rate <= 0:
-        raise AdapterError(f"{region}: bad savings plan rate {text!r}")
-    return rate
