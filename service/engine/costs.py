@@ -173,11 +173,43 @@ class JobCost:
         return JobCost(*(getattr(self, f.name)[kept] for f in fields(self)))
 
 
+class _Column:
+    """One offer-table column at a set of rentals' rows, gathered the first time a cost
+    reads it and kept on the rentals (a non-data descriptor: the kept array answers after)."""
+
+    def __init__(self, column: str, keyed: bool = False) -> None:
+        self._column, self._keyed = column, keyed  # keyed: one array per speed key
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, rentals: Any, owner: type | None = None) -> Any:
+        if rentals is None:
+            return self
+        values = getattr(rentals._table, self._column)
+        values = (values[rentals._key] if self._keyed else values)[rentals._index]
+        rentals.__dict__[self._name] = values
+        return values
+
+
 class Rentals:
     """A set of rental offers as the numbers their cost depends on, each column read from the
     offer table when a cost first needs it: a job reads about half of them (the memory,
     session and band columns only where the question needs them), and the gathers were a
     large share of costing a few thousand offers."""
+
+    usd_per_hour = _Column("price")
+    speed = _Column("speed", keyed=True)  # s: reference-card units of work each does per hour
+    interruptible = _Column("interruptible")
+    band_overhead = _Column("band_overhead")  # a published band's allowance; NaN: none
+    session_bound = _Column("session_bound")
+    # service/engine/interruption.py: on demand, assumed, or a band
+    interruption_class = _Column("interruption_class")
+    fabric = _Column("fabric_code")  # a code into clusters.names: the network between two
+    instance_memory = _Column("total_memory")  # GB in all of one instance's accelerators
+    instance_cards = _Column("cards")
+    term_hours = _Column("term_hours")  # a committed offer's term, paid whole; 0: as used
+    upfront_share = _Column("upfront_share")  # of a committed term's total, paid at its start
 
     def __init__(
         self, table: OfferTable, index: np.ndarray, reference_speed: float, key: SpeedKey
@@ -193,57 +225,6 @@ class Rentals:
         """The offers at ``index``, their work counted in hours of a card of speed
         ``reference_speed`` at ``key`` (a workload class, 16 bits or FP8)."""
         return cls(table, index, reference_speed, key)
-
-    @functools.cached_property
-    def usd_per_hour(self) -> np.ndarray:
-        return self._table.price[self._index]
-
-    @functools.cached_property
-    def speed(self) -> np.ndarray:
-        """s: reference-card units of work each does per hour."""
-        return self._table.speed[self._key][self._index]
-
-    @functools.cached_property
-    def interruptible(self) -> np.ndarray:
-        return self._table.interruptible[self._index]
-
-    @functools.cached_property
-    def band_overhead(self) -> np.ndarray:
-        """A published interruption band's allowance; NaN: none."""
-        return self._table.band_overhead[self._index]
-
-    @functools.cached_property
-    def session_bound(self) -> np.ndarray:
-        return self._table.session_bound[self._index]
-
-    @functools.cached_property
-    def interruption_class(self) -> np.ndarray:
-        """service/engine/interruption.py: on demand, assumed, or a band."""
-        return self._table.interruption_class[self._index]
-
-    @functools.cached_property
-    def fabric(self) -> np.ndarray:
-        """A code into clusters.names: the network between two instances."""
-        return self._table.fabric_code[self._index]
-
-    @functools.cached_property
-    def instance_memory(self) -> np.ndarray:
-        """GB in all of one instance's accelerators."""
-        return self._table.total_memory[self._index]
-
-    @functools.cached_property
-    def instance_cards(self) -> np.ndarray:
-        return self._table.cards[self._index]
-
-    @functools.cached_property
-    def term_hours(self) -> np.ndarray:
-        """A committed offer's term, paid whole; 0: paid as used."""
-        return self._table.term_hours[self._index]
-
-    @functools.cached_property
-    def upfront_share(self) -> np.ndarray:
-        """Of a committed term's total, paid at its start."""
-        return self._table.upfront_share[self._index]
 
     def share(self, spot_overhead: float) -> np.ndarray:
         """o: the extra work each offer's interruptions cost: its published band's where it
