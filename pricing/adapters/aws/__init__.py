@@ -122,7 +122,7 @@ class AwsAdapter:
             return [], "savings plans: none configured"
         http = self._http or self.config.http.session()
         try:
-            offers, _ = savings_plans.fetch_plans(
+            offers = savings_plans.fetch_plans(
                 http,
                 self.config.savings_plans_url,
                 self.config.regions,

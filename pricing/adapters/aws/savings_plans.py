@@ -160,15 +160,14 @@ def fetch_plans(
     instances: InstanceMap,
     price_as_of: str,
     timeout: float,
-) -> tuple[list[Offer], list[str]]:
-    """The regions' plans, and each file's version; a region the index lacks has none."""
+) -> list[Offer]:
+    """The regions' plans; a region the index lacks has none."""
     try:
         index = get(http, index_url, timeout).json()
     except ValueError as exc:
         raise AdapterError(f"GET {index_url}: answer is not JSON (truncated?)") from exc
     files = region_files(index, index_url)
     offers: list[Offer] = []
-    versions = []
     for region in regions:
         url = files.get(region)
         if url is None:
@@ -176,8 +175,7 @@ def fetch_plans(
         with get_chunks(http, url, timeout, CHUNK_BYTES) as chunks:
             found = parse_plan_file(chunks, region, instances, price_as_of)
         offers += found.offers
-        versions.append(f"{region} {found.version}")
-    return offers, versions
+    return offers
 
 
 def _name(header: str) -> str:
