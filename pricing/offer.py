@@ -93,10 +93,20 @@ def pricing_models(choice: str) -> frozenset[PricingModel]:
 # unverified hosts. Marketplaces rent consumer cards (RTX 3090, 4090) that clouds do not.
 MARKETS = ("cloud", "secure", "community", "verified", "unverified")
 
-# The interruption bands AWS's Spot Instance Advisor publishes: the share of a type's spot
-# instances reclaimed in a region over the trailing month (service/engine/interruption.py
-# turns each into lost work).
-INTERRUPTION_BANDS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
+# The interruption bands providers publish (service/engine/interruption.py turns each into
+# lost work). AWS's Spot Instance Advisor: the share of a type's spot instances reclaimed in
+# a region over the trailing month. Azure's eviction rates (Resource Graph): the chance a VM
+# is evicted within the next hour, from the last 28 days; Azure's "0-5" is kept as
+# "0-5% per hour", so the two publishers' bands never share a label.
+AWS_INTERRUPTION_BANDS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
+AZURE_EVICTION_BANDS = (
+    "0-5% per hour",
+    "5-10% per hour",
+    "10-15% per hour",
+    "15-20% per hour",
+    "20+% per hour",
+)
+INTERRUPTION_BANDS = AWS_INTERRUPTION_BANDS + AZURE_EVICTION_BANDS
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,15 +16,25 @@ more work, and a job on N instances N times that: any one of N taken back stops 
 (service/engine/costs.py). Waiting for capacity to come back is not counted: the reclaimed
 instance is not paid while it waits, and the others are taken as released meanwhile.
 
-Azure publishes eviction-rate bands too ("eviction rates for the last 28 trailing days",
-Resource Graph), but no dated copy for its GPU sizes was found to bundle; Azure spot, GCP
-spot, the marketplaces' interruptible tier and Colab pay the flat ``spot_overhead``
-assumption (default 0.10) instead: a cautious figure for a risk nobody states.
+Azure publishes eviction-rate bands too, per VM size and region, in Resource Graph's
+``SpotResources`` table ("0-5" ... "20+"), and says how to read them: "Eviction rates are
+quoted per hour. For example, an eviction rate of 10% means a VM has a 10% chance of being
+evicted within the next hour, based on historical eviction data of the last 28 days"
+(learn.microsoft.com, "Use Azure Spot Virtual Machines"; MicrosoftDocs/azure-docs
+articles/virtual-machines/spot-vms.md@f32727c8, ms.date 2023-03-09). So an Azure band's upper
+bound is the chance one VM is evicted in ``AZURE_PERIOD_HOURS`` (an hour) of running, no
+assumption needed, and the open "20+" is read, as AWS's ">20%", as every VM. Reading the
+bands needs Azure credentials (pricing/adapters/azure/eviction.py); no dated copy for GPU
+sizes was found to bundle. Azure spot without a band, GCP spot, the marketplaces'
+interruptible tier and Colab pay the flat ``spot_overhead`` assumption (default 0.10)
+instead: a cautious figure for a risk nobody states.
 """
 
 from __future__ import annotations
 
 import math
+
+from pricing.offer import AZURE_EVICTION_BANDS
 
 # The running time a band's share is read over (see above): an assumption, stated in every
 # answer that uses a band.
@@ -38,18 +48,31 @@ LOST_HOURS_PER_INTERRUPTION = 0.5
 BAND_SHARE = {"<5%": 0.05, "5-10%": 0.11, "10-15%": 0.16, "15-20%": 0.22, ">20%": 1.0}
 
 
+# Azure states its own period: a band is the chance of an eviction within the next hour.
+AZURE_PERIOD_HOURS = 1.0
+# Each Azure band's upper bound; the open "20+" read as every VM, as AWS's ">20%" is.
+AZURE_BAND_SHARE = dict(zip(AZURE_EVICTION_BANDS, (0.05, 0.10, 0.15, 0.20, 1.0), strict=True))
+
+# Every band: (its upper bound, the hours of running that bound is the chance of one
+# interruption in).
+_READINGS = {
+    **{band: (share, BAND_PERIOD_HOURS) for band, share in BAND_SHARE.items()},
+    **{band: (share, AZURE_PERIOD_HOURS) for band, share in AZURE_BAND_SHARE.items()},
+}
+
 # The bands in order: an offer's interruption class is 0 (on demand), 1 (interruptible, no
 # band: the spot_overhead assumption) or 2 + its band's position here.
-BANDS = tuple(BAND_SHARE)
+BANDS = tuple(_READINGS)
 ON_DEMAND_CLASS, ASSUMED_CLASS = 0, 1
 
 
 def band_overhead(band: str) -> float:
     """The extra share of work a published band costs one instance; NaN where there is none."""
-    share = BAND_SHARE.get(band)
-    if share is None:
+    reading = _READINGS.get(band)
+    if reading is None:
         return math.nan
-    return share / BAND_PERIOD_HOURS * LOST_HOURS_PER_INTERRUPTION
+    share, period_hours = reading
+    return share / period_hours * LOST_HOURS_PER_INTERRUPTION
 
 
 def class_shares(spot_overhead: float) -> tuple[float, ...]:
@@ -60,7 +83,7 @@ def class_shares(spot_overhead: float) -> tuple[float, ...]:
 def interruption_class(interruptible: bool, band: str) -> int:
     if not interruptible:
         return ON_DEMAND_CLASS
-    return 2 + BANDS.index(band) if band in BAND_SHARE else ASSUMED_CLASS
+    return 2 + BANDS.index(band) if band in _READINGS else ASSUMED_CLASS
 
 
 _BAND_OVERHEADS = tuple(band_overhead(band) for band in BANDS)
@@ -72,6 +95,20 @@ def overhead_basis(band: str, spot_overhead: float) -> tuple[float, str]:
     if math.isnan(overhead):
         return spot_overhead, (
             f"no published interruption rate: the spot_overhead assumption ({spot_overhead:g})"
+        )
+    if band in AZURE_BAND_SHARE:
+        share = AZURE_BAND_SHARE[band]
+        bound = (
+            "open-ended, read as every VM evicted"
+            if share == 1.0
+            else f"up to a {share:.0%} chance a VM is evicted"
+        )
+        return overhead, (
+            f"Azure eviction rate {band}: {bound} within the next hour (Azure's own "
+            f"reading, from the last 28 days), each eviction losing "
+            f"{LOST_HOURS_PER_INTERRUPTION:g} h of work: {share:g} / "
+            f"{AZURE_PERIOD_HOURS:g} h x {LOST_HOURS_PER_INTERRUPTION:g} h per instance, "
+            "times the instances; waiting for capacity not counted"
         )
     share = BAND_SHARE[band]
     return overhead, (

@@ -204,7 +204,10 @@ class SessionsOut(_Out):
 class InterruptionOut(_Out):
     """What an interruptible rental's interruptions cost the work, and where that comes from."""
 
-    band: str | None = Field(description="The provider's published band (AWS: <5% ...).")
+    band: str | None = Field(
+        description="The provider's published band: AWS <5% ... >20% (a month), Azure "
+        "0-5% per hour ... 20+% per hour."
+    )
     overhead: float = Field(description="Extra share of work per instance interrupted.")
     job_overhead: float = Field(
         description="The job's extra share: overhead x instances (any one interrupted stops "

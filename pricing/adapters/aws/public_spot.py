@@ -30,7 +30,7 @@ from pricing.adapters.aws.common import instance_offer, positive_price
 from pricing.adapters.aws.instances import InstanceMap, training
 from pricing.errors import AdapterError
 from pricing.http import get
-from pricing.offer import INTERRUPTION_BANDS, Offer, PricingModel
+from pricing.offer import AWS_INTERRUPTION_BANDS, Offer, PricingModel
 
 PRICES_SOURCE = "AWS public spot price data (spot.json, aws.amazon.com/ec2/spot/pricing)"
 ADVISOR_SOURCE = "AWS Spot Instance Advisor data (spot-advisor-data.json)"
@@ -123,9 +123,9 @@ def parse_advisor(document: Any) -> dict[tuple[str, str], str]:
         raise AdapterError("spot advisor: no 'ranges' list or 'spot_advisor' object")
     labels = {}
     for band in ranges:
-        if isinstance(band, Mapping) and band.get("label") in INTERRUPTION_BANDS:
+        if isinstance(band, Mapping) and band.get("label") in AWS_INTERRUPTION_BANDS:
             labels[band.get("index")] = band["label"]
-    if set(labels.values()) != set(INTERRUPTION_BANDS):
+    if set(labels.values()) != set(AWS_INTERRUPTION_BANDS):
         raise AdapterError(f"spot advisor: unexpected interruption bands {ranges!r:.200}")
     bands = {}
     for region, systems in advisor.items():
