@@ -140,19 +140,21 @@ def post_json(
     http: requests.Session,
     url: str,
     timeout: float,
-    body: Mapping[str, Any],
+    body: Mapping[str, Any] | None,
     headers: dict[str, str] | None = None,
     refused: str = "",
     explain: Callable[[int, Any], str | None] | None = None,
+    form: Mapping[str, str] | None = None,
 ) -> Any:
-    """POST a JSON body for the JSON of a 200 answer, with :func:`get`'s errors.
+    """POST a JSON body (or ``form``, URL-encoded: an OAuth token request) for the JSON of a
+    200 answer, with :func:`get`'s errors.
 
     The session's retries (429, 5xx) apply to POST too. ``explain`` reads a failed answer's
     JSON (None if it has none) for its cause: a GraphQL error, or a key refused with a 404.
     """
     prefix = f"POST {url}"
     try:
-        response = http.post(url, json=body, headers=headers, timeout=timeout)
+        response = http.post(url, json=body, data=form, headers=headers, timeout=timeout)
     except requests.RequestException as exc:
         raise _failed(prefix, exc) from exc
     with response:

@@ -245,6 +245,26 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         default="https://prices.azure.com/api/retail/prices",
         description="Azure Retail Prices API (public, no credentials).",
     )
+    azure_tenant_id: str | None = Field(
+        default=None,
+        description="Microsoft Entra tenant (id or domain) of the app that reads Azure's spot "
+        "eviction bands; unset = no bands, Azure spot pays spot_overhead.",
+    )
+    azure_client_id: str | None = Field(
+        default=None, description="Client (application) id of that app; unset = no bands."
+    )
+    azure_client_secret: SecretStr | None = Field(
+        default=None, description="Client secret of that app; unset = no bands."
+    )
+    azure_login_url: str = Field(
+        default="https://login.microsoftonline.com",
+        description="Microsoft identity platform: the token for Resource Graph.",
+    )
+    azure_resource_graph_url: str = Field(
+        default="https://management.azure.com/providers/Microsoft.ResourceGraph/resources"
+        "?api-version=2021-03-01",
+        description="Azure Resource Graph query endpoint: spot eviction bands (SpotResources).",
+    )
     lambda_url: str = Field(
         default="https://cloud.lambdalabs.com",
         description="Lambda Cloud API base URL.",

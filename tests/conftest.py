@@ -152,6 +152,12 @@ def _no_real_cloud_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setenv("BREAKEVEN_AWS_SAVINGS_PLANS_URL", "http://127.0.0.1:9/region_index.json")
     # The ECB's rates likewise: a scheduler a test starts runs the rates job too.
     monkeypatch.setenv("BREAKEVEN_ECB_RATES_URL", "http://127.0.0.1:9/eurofxref-hist-90d.xml")
+    # Azure's eviction bands need credentials a developer may have set: none in a test
+    # unless it gives them, and the endpoints on the closed port.
+    for name in ("TENANT_ID", "CLIENT_ID", "CLIENT_SECRET"):
+        monkeypatch.delenv(f"BREAKEVEN_AZURE_{name}", raising=False)
+    monkeypatch.setenv("BREAKEVEN_AZURE_LOGIN_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BREAKEVEN_AZURE_RESOURCE_GRAPH_URL", "http://127.0.0.1:9/graph")
     # Google: no Application Default Credentials and never probe the GCE metadata server.
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "no-gcp-credentials"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
@@ -199,6 +205,8 @@ SECRET_SOURCES = [
     ("tests.test_hostile_server", "TOKEN"),
     ("tests.test_load_faults", "TOKEN"),
     ("tests.test_aws", "AWS_SECRET"),
+    ("tests.fakes.azure", "API_KEY"),
+    ("tests.fakes.azure", "ACCESS_TOKEN"),
     ("tests.fakes.gcp", "API_KEY"),
     ("tests.fakes.lambda_cloud", "API_KEY"),
     ("tests.fakes.runpod", "API_KEY"),

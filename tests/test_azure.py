@@ -317,6 +317,7 @@ def test_fetch_follows_next_page_links_across_three_pages(fake, caplog) -> None:
     h100 = next(o for o in batch.offers if o.product == "Standard_ND96isr_H100_v5")
     assert h100.usd_per_accelerator_hour == pytest.approx(98.32 / 8)
     assert batch.source_version == (
+        "eviction bands: no credentials, spot_overhead applies; "
         "Azure Retail Prices API 2023-01-01-preview, 3 pages; 1 GPU VM sizes not in "
         "pricing/data/azure_vms.csv skipped (Standard_ND96isr_B200_v6)"
     )

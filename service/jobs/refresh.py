@@ -8,6 +8,7 @@ from pydantic import SecretStr
 from pricing.adapters import Adapter
 from pricing.adapters.aws import AwsAdapter, AwsConfig
 from pricing.adapters.azure import AzureAdapter, AzureConfig
+from pricing.adapters.azure.eviction import Credentials
 from pricing.adapters.bundled import BundledAdapter
 from pricing.adapters.colab import ColabAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
@@ -53,7 +54,7 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
         "aws": AwsAdapter(aws),
         "gcp": GcpAdapter(gcp),
         "colab": ColabAdapter(),
-        "azure": AzureAdapter(AzureConfig(prices_url=settings.azure_prices_url, http=http)),
+        "azure": AzureAdapter(azure_config(settings, http)),
         "lambda": LambdaAdapter(
             LambdaConfig(
                 url=settings.lambda_url, api_key=_secret(settings.lambda_api_key), http=http
@@ -71,6 +72,29 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
             runtime.resolve_accelerator,
         ),
     }
+
+
+def azure_config(settings: Settings, http: HttpConfig) -> AzureConfig:
+    """Azure's prices always; its eviction bands where all three credentials are set (some
+    but not all: none, and the run record names the missing ones)."""
+    given = {
+        "BREAKEVEN_AZURE_TENANT_ID": settings.azure_tenant_id,
+        "BREAKEVEN_AZURE_CLIENT_ID": settings.azure_client_id,
+        "BREAKEVEN_AZURE_CLIENT_SECRET": _secret(settings.azure_client_secret),
+    }
+    missing = tuple(name for name, value in given.items() if not value)
+    tenant, client, secret = given.values()
+    credentials = None
+    if tenant and client and secret:
+        credentials = Credentials(tenant_id=tenant, client_id=client, client_secret=secret)
+    return AzureConfig(
+        prices_url=settings.azure_prices_url,
+        http=http,
+        credentials=credentials,
+        credentials_missing=() if len(missing) == len(given) else missing,
+        login_url=settings.azure_login_url,
+        resource_graph_url=settings.azure_resource_graph_url,
+    )
 
 
 def _secret(value: SecretStr | None) -> str | None:

@@ -153,3 +153,89 @@ class AzureFake:
         if self.truncate_page == page:
             text = text[: len(text) // 2]  # the connection died mid-body
         return Response(text, content_type="application/json")
+
+
+# Resource Graph (spot eviction bands) and the identity platform's token endpoint.
+EVICTION_SAMPLE = "azure_resource_graph_spot_eviction_rates.json"
+GRAPH_PATH = "/providers/Microsoft.ResourceGraph/resources"
+TENANT = "00000000-0000-4000-8000-00000000a2e5"
+LOGIN_PATH = f"/{TENANT}/oauth2/v2.0/token"
+CLIENT_ID = "11111111-1111-4111-8111-111111111111"
+API_KEY = "fake-azure-client-secret-7Q~s3cr3t"  # the client secret
+ACCESS_TOKEN = "fake-azure-access-token-eyJ0eXAi"
+
+
+def eviction_rows() -> list[dict[str, Any]]:
+    return json.loads((SAMPLES / EVICTION_SAMPLE).read_text())["data"]
+
+
+@dataclass
+class ResourceGraphFake:
+    """Resource Graph's query endpoint and the token endpoint, in their wire formats.
+
+    A token answer is the identity platform's ``{"token_type", "expires_in",
+    "ext_expires_in", "access_token"}``; a refused secret its 401 ``{"error":
+    "invalid_client", "error_description": "AADSTS7000215: ..."}``. A query answer is
+    ``{"totalRecords", "count", "data", "facets", "resultTruncated"}``, with ``$skipToken``
+    while rows remain; a query without the token is Resource Graph's 401. Faults: a page
+    that answers 500, a token that leads back to the first page, a verbatim body."""
+
+    rows: list[dict[str, Any]] = field(default_factory=eviction_rows)
+    page_size: int = 2
+    refuse_secret: bool = False
+    fail_page: int | None = None
+    loop: bool = False  # every page's $skipToken is the first one's
+    bodies: dict[int, str] = field(default_factory=dict)  # page -> serve this text verbatim
+    token_requests: list[dict[str, str]] = field(default_factory=list)
+    queries: list[dict[str, Any]] = field(default_factory=list)
+
+    def install(self, httpserver) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+        """(login URL, Resource Graph URL) for the adapter's settings."""
+        httpserver.expect_request(LOGIN_PATH, method="POST").respond_with_handler(self._token)
+        httpserver.expect_request(GRAPH_PATH, method="POST").respond_with_handler(self._query)
+        login = httpserver.url_for("/").rstrip("/")
+        return login, httpserver.url_for(GRAPH_PATH) + "?api-version=2021-03-01"
+
+    def _token(self, request: Request) -> Response:
+        form = request.form.to_dict()
+        self.token_requests.append(form)
+        if self.refuse_secret or form.get("client_secret") != API_KEY:
+            error = {
+                "error": "invalid_client",
+                "error_description": "AADSTS7000215: Invalid client secret provided.",
+                "error_codes": [7000215],
+            }
+            return Response(json.dumps(error), status=401, content_type="application/json")
+        token = {
+            "token_type": "Bearer",
+            "expires_in": 3599,
+            "ext_expires_in": 3599,
+            "access_token": ACCESS_TOKEN,
+        }
+        return Response(json.dumps(token), content_type="application/json")
+
+    def _query(self, request: Request) -> Response:
+        body = json.loads(request.get_data(as_text=True) or "{}")
+        self.queries.append(body)
+        page = len(self.queries)
+        if request.headers.get("Authorization") != f"Bearer {ACCESS_TOKEN}":
+            error = {"error": {"code": "AuthenticationFailed", "message": "no valid token"}}
+            return Response(json.dumps(error), status=401, content_type="application/json")
+        if self.fail_page == page:
+            error = {"error": {"code": "InternalServerError", "message": "backend error"}}
+            return Response(json.dumps(error), status=500, content_type="application/json")
+        if page in self.bodies:
+            return Response(self.bodies[page], content_type="application/json")
+        skip = (body.get("options") or {}).get("$skipToken")
+        start = 0 if self.loop or not skip else int(skip.removeprefix("page-"))
+        chunk = self.rows[start : start + self.page_size]
+        answer: dict[str, Any] = {
+            "totalRecords": len(self.rows),
+            "count": len(chunk),
+            "data": chunk,
+            "facets": [],
+            "resultTruncated": "false",
+        }
+        if start + self.page_size < len(self.rows):
+            answer["$skipToken"] = f"page-{self.page_size if self.loop else start + self.page_size}"
+        return Response(json.dumps(answer), content_type="application/json")

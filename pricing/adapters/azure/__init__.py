@@ -25,6 +25,10 @@ Rules, and why:
   ``FRACTIONAL``: a fraction of a GPU is not a GPU. Any other NC/ND/NV size missing from the
   table is unknown: reported, never priced;
 - several items for one (size, region, pricing) keep the latest effectiveStartDate.
+
+With Microsoft Entra client credentials, each Spot VM offer also carries its size's eviction
+band in its region, read from Resource Graph (``eviction.py``): an extra, whose failure costs
+the bands only, never the prices; the run record says which it was.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from typing import Any
 import requests
 
 from pricing.adapters import Batch
+from pricing.adapters.azure import eviction
 from pricing.adapters.kit import HttpConfig, Reason, SkipReport, read_table
 from pricing.errors import AdapterError
 from pricing.http import get_json, same_origin
@@ -60,6 +65,7 @@ FRACTIONAL = frozenset(
     {"Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5"}
 )
 EVICTABLE = (" Spot", " Low Priority")  # skuName / meterName suffixes
+EVICTABLE_NOTE = "{} VM: evictable"  # an evictable offer's note names which of the two
 # reservationTerm and savingsPlan[].term values -> the committed tier
 TERMS = {"1 Year": PricingModel.RESERVED_1Y, "3 Years": PricingModel.RESERVED_3Y}
 # GPU sizes seen but in no row of the table, and items refused: reported, never priced.
@@ -196,7 +202,7 @@ def _parse_one(
         )
         return [(rank, reserved)]
     if evictable:
-        return [(rank, offer(PricingModel.SPOT, float(price), f"{evictable} VM: evictable"))]
+        return [(rank, offer(PricingModel.SPOT, float(price), EVICTABLE_NOTE.format(evictable)))]
     found = [(rank, offer(PricingModel.ON_DEMAND, float(price)))]
     for plan in item.get("savingsPlan") or ():
         term = TERMS.get(str(plan.get("term") or "")) if isinstance(plan, dict) else None
@@ -222,10 +228,20 @@ def _instant(value: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def is_spot_vm(offer: Offer) -> bool:
+    """A Spot VM's offer, not a Low Priority one's: Azure's bands are for Spot VMs."""
+    return EVICTABLE_NOTE.format("Spot") in offer.notes
+
+
 @dataclass(frozen=True)
 class AzureConfig:
     prices_url: str
     http: HttpConfig = field(default_factory=HttpConfig)
+    # the eviction bands: read only with credentials and both endpoints (eviction.py)
+    credentials: eviction.Credentials | None = None
+    credentials_missing: tuple[str, ...] = ()  # some set, these not: a misconfiguration
+    login_url: str = ""
+    resource_graph_url: str = ""
 
 
 class AzureAdapter:
@@ -255,9 +271,33 @@ class AzureAdapter:
             raise AdapterError(f"no items on any of {pages} page(s): never the whole price list")
         skipped = skip_report()
         offers = parse_items(items, vms, today, skipped)
-        return Batch(
-            offers, source_version=skipped.version(f"{SOURCE} {API_VERSION}, {pages} pages")
-        )
+        bands, note = self._bands()
+        offers = eviction.with_bands(offers, bands, is_spot_vm)
+        version = f"eviction bands: {note}; {SOURCE} {API_VERSION}, {pages} pages"
+        return Batch(offers, source_version=skipped.version(version))
+
+    def _bands(self) -> tuple[eviction.Bands, str]:
+        """Resource Graph's eviction bands, or none and why (spot_overhead then applies)."""
+        if self.config.credentials_missing:
+            unset = ", ".join(self.config.credentials_missing)
+            return {}, f"credentials incomplete ({unset} unset), spot_overhead applies"
+        if self.config.credentials is None:
+            return {}, "no credentials, spot_overhead applies"
+        if not (self.config.login_url and self.config.resource_graph_url):
+            return {}, "no Resource Graph configured, spot_overhead applies"
+        http = self._http or self.config.http.session()
+        try:
+            bands = eviction.fetch_bands(
+                http,
+                self.config.login_url,
+                self.config.resource_graph_url,
+                self.config.credentials,
+                self.config.http.timeout_seconds,
+            )
+        except AdapterError as exc:
+            log.warning("azure: eviction rates unavailable: %s", exc)
+            return {}, "unavailable (see the log), spot_overhead applies"
+        return bands, f"Resource Graph ({len(bands)} sizes and regions)"
 
     def _pages(self) -> Iterator[list[Any]]:
         """Every page's Items, in order; any page that cannot be read fails the run."""
