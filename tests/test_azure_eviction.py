@@ -135,6 +135,7 @@ def test_the_query_pages_through_skip_tokens(graph) -> None:  # type: ignore[no-
     assert len(bands) == 4
     assert len(graph.queries) == 3  # five rows, two a page
     assert all(q["query"] == QUERY for q in graph.queries)
+    assert all(set(q) == {"query", "options"} for q in graph.queries)  # tenant scope
     assert all(q["options"]["resultFormat"] == "objectArray" for q in graph.queries)
     assert [q["options"].get("$skipToken") for q in graph.queries] == [None, "page-2", "page-4"]
 

@@ -11,7 +11,9 @@ platform's client-credentials grant (``POST {login}/{tenant}/oauth2/v2.0/token``
 offer pays the ``spot_overhead`` assumption, as before.
 
 One query (``QUERY``: GPU sizes only, ``standard_n...``), paged by ``$skipToken``, rows as
-objects (``resultFormat`` objectArray). Rules, and why:
+objects (``resultFormat`` objectArray), naming no subscription: ``SpotResources`` answers at
+tenant scope, not when a query is scoped to subscriptions (caleta.io, "Azure Won't Show You
+Spot Eviction History", 2026). Rules, and why:
 
 - a band Azure writes "0-5", "5-10", "10-15", "15-20" or "20+" (a trailing "%" and spaces
   allowed) is kept as "0-5% per hour" ... "20+% per hour" (``AZURE_EVICTION_BANDS``), so it
