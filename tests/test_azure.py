@@ -249,6 +249,12 @@ def test_duplicates_keep_the_latest_effective_start_not_the_lowest_price() -> No
     for items in ([low, spot], [spot, low]):
         (offer,) = _parse(items)
         assert offer.usd_per_hour == 0.4 and offer.notes.endswith("Spot VM: evictable")
+    # and on any dates: a newer Low Priority meter never replaces the Spot one (Azure's
+    # eviction bands are for Spot VMs)
+    newer_low = item("Standard_NC6s_v3", 0.3, suffix=" Low Priority", start="2026-11-01T00:00:00Z")
+    for items in ([newer_low, spot], [spot, newer_low]):
+        (offer,) = _parse(items)
+        assert offer.usd_per_hour == 0.4 and offer.notes.endswith("Spot VM: evictable")
 
 
 def test_next_page_links_must_stay_on_the_configured_origin() -> None:

@@ -75,6 +75,18 @@ def test_the_sample_rows_give_four_bands_keyed_by_lower_case_region_and_size() -
     assert unread == 1  # the empty band
 
 
+def test_each_azure_band_costs_its_upper_bound_an_hour_times_the_lost_half_hour() -> None:
+    from service.engine.interruption import band_overhead, overhead_basis
+
+    expected = {"0-5% per hour": 0.025, "5-10% per hour": 0.05, "10-15% per hour": 0.075}
+    expected |= {"15-20% per hour": 0.10, "20+% per hour": 0.5}  # "20+": every VM, an hour
+    assert {band: band_overhead(band) for band in AZURE_EVICTION_BANDS} == pytest.approx(expected)
+    assert "open-ended, read as every VM evicted" in overhead_basis("20+% per hour", 0.1)[1]
+    # the same digits as an AWS band are a month's share read over a day: 24 times less
+    azure_10_15 = band_overhead("10-15% per hour")
+    assert band_overhead("5-10%") == pytest.approx(azure_10_15 * 0.11 / 0.15 / 24)
+
+
 def test_rows_without_a_size_region_or_band_are_counted_not_read() -> None:
     rows = [
         {"skuName": "Standard_ND96isr_H100_v5", "location": "EastUS", "evictionRate": "15-20"},
@@ -122,6 +134,30 @@ def test_a_refused_secret_names_the_settings_and_never_quotes_the_answer(graph) 
     assert API_KEY not in message and "AADSTS" not in message
 
 
+def test_a_token_refused_with_400_keeps_the_description_out(graph, httpserver) -> None:  # type: ignore[no-untyped-def]
+    from tests.fakes.azure import LOGIN_PATH
+
+    httpserver.clear()
+    answer = {"error": "invalid_request", "error_description": "AADSTS900144: secret=x"}
+    httpserver.expect_request(LOGIN_PATH, method="POST").respond_with_json(answer, status=400)
+    with pytest.raises(AdapterError) as raised:
+        fetch_token(_session(), graph.login_url, CREDENTIALS, TIMEOUT)
+    assert str(raised.value).endswith("HTTP 400: invalid_request")
+    assert "AADSTS" not in str(raised.value)
+
+
+@pytest.mark.parametrize("token", ["qzx\nInjected: 1", "qzx\u0100", "", "qzx b", 42, None])
+def test_a_token_that_is_not_a_bearer_token_is_refused_unquoted(graph, httpserver, token) -> None:  # type: ignore[no-untyped-def]
+    from tests.fakes.azure import LOGIN_PATH
+
+    httpserver.clear()
+    answer = {"token_type": "Bearer", "expires_in": 3599, "access_token": token}
+    httpserver.expect_request(LOGIN_PATH, method="POST").respond_with_json(answer)
+    with pytest.raises(AdapterError, match="no well-formed access_token") as raised:
+        fetch_token(_session(), graph.login_url, CREDENTIALS, TIMEOUT)
+    assert "qzx" not in str(raised.value)
+
+
 @pytest.mark.parametrize("tenant", ["../../evil", "a/b", "tenant?x=1", "", "x" * 101])
 def test_a_tenant_that_is_not_an_id_or_domain_is_refused_before_any_request(graph, tenant) -> None:  # type: ignore[no-untyped-def]
     bad = Credentials(tenant_id=tenant, client_id=CLIENT_ID, client_secret=API_KEY)
@@ -151,6 +187,10 @@ def test_the_secret_never_appears_in_the_credentials_repr() -> None:
         ({"loop": True}, "$skipToken repeats"),
         ({"bodies": {1: json.dumps({"totalRecords": 0, "rows": []})}}, "no 'data' list"),
         ({"bodies": {1: '{"data": [{"skuName": "st'}}, "not JSON"),
+        (
+            {"bodies": {1: json.dumps({"data": [], "resultTruncated": "true", "count": 0})}},
+            "result truncated, no $skipToken",
+        ),
     ],
 )
 def test_a_broken_answer_fails_the_read_of_the_bands(graph, fault, message) -> None:  # type: ignore[no-untyped-def]
@@ -221,7 +261,15 @@ def test_without_credentials_nothing_is_asked_and_the_record_says_so(prices, gra
     assert batch.source_version.startswith("eviction bands: no credentials, spot_overhead applies")
 
 
-@pytest.mark.parametrize("fault", [{"refuse_secret": True}, {"fail_page": 1}, {"loop": True}])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"refuse_secret": True},
+        {"fail_page": 1},
+        {"loop": True},
+        {"bodies": {1: "[" * 100_000 + "]" * 100_000}},  # nested past the parser's depth
+    ],
+)
 def test_a_failed_read_of_the_bands_keeps_every_price(prices, graph, fault, caplog) -> None:  # type: ignore[no-untyped-def]
     for name, value in fault.items():
         setattr(graph, name, value)

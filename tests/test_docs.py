@@ -403,6 +403,25 @@ def test_the_models_figures() -> None:
     assert "Half of a 30-minute checkpoint interval" in source  # the assumption's own words
 
 
+def test_the_azure_band_figures() -> None:
+    """The README's Azure reading: bounds, one VM's and eight VMs' overhead, and the
+    linear allowance against 1 / (1 - o N) for those eight."""
+    from service.engine.interruption import AZURE_BAND_SHARE, band_overhead
+
+    text = " ".join(section("The model").split())
+    bounds = [f"{share:.0%}".rstrip("%") for share in AZURE_BAND_SHARE.values()]
+    assert AZURE_BAND_SHARE["20+% per hour"] == 1.0  # "read as every VM"
+    o = band_overhead("5-10% per hour")
+    quoted = [
+        f'its upper bound ({", ".join(bounds[:-1])} %; "20+" read as every VM) x 0.5 hours',
+        f'a "5-10" VM pays {o:.0%}'.replace("%", " %"),
+        f"eight of them {8 * o:.0%}".replace("%", " %"),
+        f"{1 + 8 * o:.2f} against {1 / (1 - 8 * o):.2f} for those eight",
+    ]
+    assert missing(text, quoted) == []
+    assert 2 * band_overhead("20+% per hour") >= 1  # "no progress at all" on two VMs
+
+
 def test_the_performance_figures() -> None:
     from bench import aws_bulk, engine, history, http
 

@@ -170,9 +170,10 @@ class Assumptions:
         ge=0,
         le=10,
         description="Extra work on interruptible offers whose provider publishes no "
-        "interruption rate (GCP and Azure spot, marketplaces' interruptible tier, Colab): "
-        "restarts, lost work. AWS spot offers with a Spot Instance Advisor band get the "
-        "band's own overhead instead.",
+        "interruption rate (GCP spot, Azure spot without a band, marketplaces' "
+        "interruptible tier, Colab): restarts, lost work. Spot offers with a published band "
+        "(AWS Spot Instance Advisor, Azure eviction rate) get the band's own overhead "
+        "instead.",
     )
     restart_hours: float = Field(
         0.5,

@@ -28,6 +28,13 @@ bands needs Azure credentials (pricing/adapters/azure/eviction.py); no dated cop
 sizes was found to bundle. Azure spot without a band, GCP spot, the marketplaces'
 interruptible tier and Colab pay the flat ``spot_overhead`` assumption (default 0.10)
 instead: a cautious figure for a risk nobody states.
+
+The allowance is linear, 1 + o N (service/engine/costs.py): the first-order form of
+1 / (1 - o N), the time a job needs when each hour of running loses o N of it. For AWS's
+bands (o at most 0.021) the two agree closely; Azure's hourly bands are larger, and on many
+VMs the linear form understates (eight "5-10" VMs: 1.40 against 1.67), while a "20+" band
+(o = 0.5) on two or more VMs would leave no progress at all. A known limit of the model,
+stated in the README.
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ class OfferTable:
         self.interruptible = np.array([p in INTERRUPTIBLE for p in by_pricing], dtype=bool)[
             self.pricing_code
         ]
-        # The overhead a published interruption band sets (AWS spot); NaN: none published,
+        # The overhead a published interruption band sets (AWS or Azure spot); NaN: none,
         # so the spot_overhead assumption applies (service/engine/interruption.py).
         self.band_overhead = np.array([band_overhead(b) for b in interruption], dtype=np.float64)
         banded = self.interruptible & ~np.isnan(self.band_overhead)

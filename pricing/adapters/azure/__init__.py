@@ -24,7 +24,8 @@ Rules, and why:
 - the fractional NVadsA10_v5 sizes (1/6, 1/3 and 1/2 of an A10) are known but skipped, see
   ``FRACTIONAL``: a fraction of a GPU is not a GPU. Any other NC/ND/NV size missing from the
   table is unknown: reported, never priced;
-- several items for one (size, region, pricing) keep the latest effectiveStartDate.
+- several items for one (size, region, pricing) keep the latest effectiveStartDate; a
+  Spot item is kept over a Low Priority one whatever their dates.
 
 With Microsoft Entra client credentials, each Spot VM offer also carries its size's eviction
 band in its region, read from Resource Graph (``eviction.py``): an extra, whose failure costs
@@ -182,8 +183,9 @@ def _parse_one(
             **committed,
         )
 
-    # Latest start first; on a tie Spot, the current product, over Low Priority.
-    rank = (_instant(start), evictable != "Low Priority")
+    # Spot, the current product (Azure's bands are for it), over Low Priority, which is
+    # being retired, whatever their dates; then the latest start.
+    rank = (evictable != "Low Priority", _instant(start))
     if kind == "Reservation":
         term = TERMS.get(str(item.get("reservationTerm") or ""))
         if term is None or evictable:
@@ -296,6 +298,9 @@ class AzureAdapter:
             )
         except AdapterError as exc:
             log.warning("azure: eviction rates unavailable: %s", exc)
+            return {}, "unavailable (see the log), spot_overhead applies"
+        except (ValueError, RecursionError) as exc:  # a hostile answer: its text unquoted
+            log.warning("azure: eviction rates unavailable: %s", type(exc).__name__)
             return {}, "unavailable (see the log), spot_overhead applies"
         return bands, f"Resource Graph ({len(bands)} sizes and regions)"
 

@@ -25,8 +25,11 @@ Spot Eviction History", 2026). Rules, and why:
 - an answer without a ``data`` list, a page cap passed, or a ``$skipToken`` already followed
   fails the read of the bands (never the prices: the adapter goes on without them);
 - the tenant is part of the token URL's path, so only a GUID or a domain name is taken;
-- the secret is sent in the token request's form body only, and no error quotes the
-  identity platform's answer beyond its error code.
+- the secret is sent in the token request's form body only, no error quotes the identity
+  platform's answer beyond its error code, and a token that is not a well-formed bearer
+  token is refused unquoted (it would otherwise be echoed by the HTTP library's error);
+- an answer Resource Graph marks truncated without a ``$skipToken`` is refused: a partial
+  set of bands must not pass for all of them.
 
 The bands carry no date of their own: they are as of the read, which the offer's price date
 already says.
@@ -60,6 +63,8 @@ MAX_PAGES = 100  # GPU sizes x regions are a few thousand rows: more pages is a 
 AZURE_WRITES = ("0-5", "5-10", "10-15", "15-20", "20+")
 _AZURE_BANDS = dict(zip(AZURE_WRITES, AZURE_EVICTION_BANDS, strict=True))
 _TENANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,99}")
+# RFC 6750's b64token: anything else would break the Authorization header, or be quoted by it
+_BEARER = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 SETTINGS = "BREAKEVEN_AZURE_TENANT_ID, BREAKEVEN_AZURE_CLIENT_ID, BREAKEVEN_AZURE_CLIENT_SECRET"
 
 log = logging.getLogger(__name__)
@@ -106,9 +111,15 @@ def fetch_bands(
         rows += body["data"]
         skip = body.get("$skipToken")
         if not skip:
+            if str(body.get("resultTruncated", "")).lower() == "true":
+                # Resource Graph cut the answer and gave no way on: a partial set of bands
+                # would pass for the whole one
+                raise AdapterError(f"Resource Graph page {page}: result truncated, no $skipToken")
             bands, unread = parse_rows(rows)
             if unread:
                 log.warning("azure: %d eviction-rate rows not read (no known band)", unread)
+            if not bands:
+                log.warning("azure: Resource Graph gave no eviction band (no subscription read?)")
             return bands
         if not isinstance(skip, str) or skip in followed:
             raise AdapterError(f"Resource Graph page {page}: $skipToken repeats or is not text")
@@ -140,8 +151,8 @@ def fetch_token(
         explain=_token_error,
     )
     token = body.get("access_token") if isinstance(body, dict) else None
-    if not isinstance(token, str) or not token:
-        raise AdapterError(f"POST {url}: answer has no access_token")
+    if not isinstance(token, str) or not _BEARER.fullmatch(token):
+        raise AdapterError(f"POST {url}: answer has no well-formed access_token")
     return token
 
 
