@@ -59,6 +59,14 @@ def test_each_band_azure_writes_has_its_own_label_never_an_aws_one() -> None:
     assert band_label("20+%") == "20+% per hour"
 
 
+def test_every_band_label_fits_the_stored_column() -> None:
+    """The interruption column is VARCHAR(TEXT_LIMITS["interruption"]) on PostgreSQL: a longer
+    label would be refused there, and only there."""
+    from pricing.offer import INTERRUPTION_BANDS, TEXT_LIMITS
+
+    assert max(map(len, INTERRUPTION_BANDS)) <= TEXT_LIMITS["interruption"]
+
+
 @pytest.mark.parametrize("value", ["", "25-30", "0-5 per day", "high", None, 5, ["0-5"]])
 def test_anything_else_is_no_band(value) -> None:  # type: ignore[no-untyped-def]
     assert band_label(value) is None
