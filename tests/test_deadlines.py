@@ -43,10 +43,9 @@ def test_a_rental_too_slow_for_the_deadline_is_taken_as_the_fewest_instances_tha
       2 x 55.56 x 1.00 = 111.11 USD.
     - eth-ref, 0.90 USD/h, Ethernet: 2: 100 / 1.6 = 62.5 h (late); 3: e(3) = 0.8 - 0.2 x
       (log2 3 - 1) / 2 = 0.74150, 100 / 2.2245 = 44.95 h, 3 x 44.95 x 0.90 = 121.38 USD.
-    - ib-spot, 0.60 USD/h spot, overhead 0.1 on one instance: N take (1 + 0.1) / (1 - (N - 1)
-      x 0.1) times their work (interruption.slowdown): 2: 55.56 x 1.1 / 0.9 = 67.9 h (late);
-      3: e(3) = 0.9 - 0.1 x (log2 3 - 1) / 2 = 0.87075, 100 / 2.61226 x 1.1 / 0.8 = 52.64 h,
-      3 x 52.64 x 0.60 = 94.75 USD: the cheapest, interrupted 3 times as often.
+    - ib-spot, 0.60 USD/h spot, overhead 0.1 per instance: 2: 55.56 x 1.2 = 66.7 h (late);
+      3: e(3) = 0.9 - 0.1 x (log2 3 - 1) / 2 = 0.87075, 100 / 2.61226 x 1.3 = 49.77 h,
+      3 x 49.77 x 0.60 = 89.58 USD: the cheapest, interrupted 3 times as often.
     - solo, 0.50 USD/h, not clustered: 100 h, past the deadline: left out, though cheapest
       without one (50 USD)."""
     result = _toy_quote(
@@ -69,9 +68,8 @@ def test_a_rental_too_slow_for_the_deadline_is_taken_as_the_fewest_instances_tha
     assert rent["eth-ref"].total_usd == pytest.approx(3 * 100 / (3 * e3) * 0.9)
     e3 = 0.9 - 0.1 * (math.log2(3) - 1) / 2
     assert rent["ib-spot"].instances == 3
-    assert rent["ib-spot"].hours == pytest.approx(100 / (3 * e3) * 1.1 / 0.8)
-    assert rent["ib-spot"].hours == pytest.approx(52.64, abs=0.005)
-    assert rent["ib-spot"].total_usd == pytest.approx(94.75, abs=0.005)
+    assert rent["ib-spot"].hours == pytest.approx(100 / (3 * e3) * 1.3)
+    assert rent["ib-spot"].total_usd == pytest.approx(3 * 100 / (3 * e3) * 1.3 * 0.6)
     assert result.rent[0].stored.offer.product == "ib-spot"
     assert all(r.hours <= 60.0 for r in result.rent)
     assert result.deadline_hours == 60.0 and result.deadline_given
@@ -131,10 +129,9 @@ def test_a_job_no_instance_holds_is_quoted_on_a_cluster_of_a_sharding_fabric() -
 
 
 def test_interruptions_scale_with_instances() -> None:
-    """ib-spot at 0.1 overhead on one instance: 100 h x 1.1 = 110 h; asked by 70 h it takes
-    2 instances, each losing 0.1 / 1.1 of its running time and either stopping both, so the
-    pair lose 2 x 0.1 / 1.1 and take 1 / (1 - 0.2 / 1.1) = 1.1 / 0.9 times the work:
-    100 / 1.8 x 1.2222 = 67.90 h (the first-order 1 + 2 x 0.1 would say 66.67 h)."""
+    """ib-spot at 0.1 overhead per instance: on 1 instance 100 h x 1.1 = 110 h; asked by
+    70 h it takes 2 instances: 100 / 1.8 x 1.2 = 66.67 h (each interruption of either stops
+    both)."""
     result = _toy_quote(
         offer(product="ib-spot", pricing="spot", usd_per_hour=0.6),
         hours=100.0,
@@ -143,21 +140,7 @@ def test_interruptions_scale_with_instances() -> None:
     )
     (spot,) = result.rent
     assert spot.instances == 2
-    assert spot.hours == pytest.approx(100 / 1.8 * 1.1 / 0.9)
-    assert spot.hours == pytest.approx(67.90, abs=0.005)
-
-
-def test_an_overhead_no_cluster_outruns_is_no_rental() -> None:
-    """At 0.6 on one instance: alone 100 h x 1.6 = 160 h; a pair lose 2 x 0.6 / 1.6 = 0.75 of
-    their running time, 1.6 / 0.4 = 4 times the work, 100 / 1.8 x 4 = 222 h; three would lose
-    all of it. By 150 h nothing makes it (the first-order 1 + 2 x 0.6 would have said a pair
-    in 122 h); by 250 h one alone does."""
-    spot = offer(product="ib-spot", pricing="spot", usd_per_hour=0.6)
-    heavy = replace(PLAIN, spot_overhead=0.6)
-    with pytest.raises(QuoteError, match="deadline_days"):
-        _toy_quote(spot, hours=100.0, gpus=2, deadline_hours=150.0, assumptions=heavy)
-    (alone,) = _toy_quote(spot, hours=100.0, gpus=2, deadline_hours=250.0, assumptions=heavy).rent
-    assert alone.instances == 1 and alone.hours == pytest.approx(160.0)
+    assert spot.hours == pytest.approx(100 / 1.8 * 1.2)
 
 
 # -- the API, on the bundled catalog ---------------------------------------------------------
@@ -350,10 +333,7 @@ def _loop(offers, hours: float, deadline: float, most: int, spot: float):  # typ
         share = spot if o.pricing == PricingModel.SPOT else 0.0
         fabric = TOY.fabrics.of(o.provider, o.product)
         for n in range(1, (most if fabric != "none" else 1) + 1):
-            left = 1 - (n - 1) * share  # N of them lose N x o / (1 + o) of the time
-            if left <= 0:
-                break  # no progress on this many, nor on more
-            wall = busy / (n * TOY.fabrics.efficiency(fabric, n)) * (1 + share) / left
+            wall = busy / (n * TOY.fabrics.efficiency(fabric, n)) * (1 + share * n)
             if wall <= deadline * (1 + 1e-9):
                 total = n * wall * o.usd_per_hour
                 best = total if best is None else min(best, total)
