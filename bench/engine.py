@@ -91,7 +91,10 @@ def loop_cheapest(
         busy = request.hours * s_ref / speed
         fabric = hardware.fabrics.of(o.provider, o.product)
         for n in range(1, (most if fabric != "none" else 1) + 1):
-            hours = busy / (n * hardware.fabrics.efficiency(fabric, n)) * (1 + share * n)
+            left = 1 - (n - 1) * share  # no progress past it (interruption.slowdown)
+            if left <= 0:
+                break
+            hours = busy / (n * hardware.fabrics.efficiency(fabric, n)) * (1 + share) / left
             if hours <= deadline * (1 + 1e-9):
                 # a committed term is paid whole: whole terms of it on each instance
                 term = o.term_hours

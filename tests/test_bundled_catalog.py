@@ -227,8 +227,9 @@ def test_bundled_aws_spot_rows_carry_their_band_and_n_instances_pay_it_n_times(
     """p5.48xlarge spot in us-east-1: the advisor copy of 2025-06-28 says {"s": 52, "r": 4},
     ">20%", read as every instance once in 24 h of running, 0.5 h lost each: o = 1.0 / 24 x
     0.5 = 0.020833 on one instance; on 8 (1,000 H100-hours in a day: 64 cards) the job stops
-    when any one is taken back: 8 x 0.020833 = 0.166667. Work time scales as (1 + o N) over
-    N e(N): wall(8) / wall(1) = (1.166667 / 1.020833) / (8 x e(8))."""
+    when any one is taken back, so it does 8 o / (1 - 7 o) = 0.166667 / 0.854167 = 0.195122
+    more work (interruption.slowdown). Work time scales as 1 + that over N e(N): wall(8) /
+    wall(1) = (1.195122 / 1.020833) / (8 x e(8))."""
     rows = [
         r
         for r in csv.DictReader((DATA / "snapshot.csv").open(newline="", encoding="utf-8"))
@@ -251,10 +252,10 @@ def test_bundled_aws_spot_rows_carry_their_band_and_n_instances_pay_it_n_times(
     assert (one["instances"], eight["instances"]) == (1, 8)
     assert one["interruption"]["band"] == ">20%"
     assert one["interruption"]["job_overhead"] == pytest.approx(0.0208333, rel=1e-5)
-    assert eight["interruption"]["job_overhead"] == pytest.approx(0.1666667, rel=1e-5)
+    assert eight["interruption"]["job_overhead"] == pytest.approx(0.1951220, rel=1e-5)
     assert "read as the chance one is in 24 h of running" in one["interruption"]["basis"]
     ratio = eight["wall_clock_hours"] / one["wall_clock_hours"]
-    assert ratio == pytest.approx(1.1666667 / 1.0208333 / (8 * eight["cluster_efficiency"]))
+    assert ratio == pytest.approx(1.1951220 / 1.0208333 / (8 * eight["cluster_efficiency"]))
     assert eight["total_usd"] == pytest.approx(8 * 20.9934 * eight["wall_clock_hours"])
 
 

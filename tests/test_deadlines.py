@@ -43,9 +43,10 @@ def test_a_rental_too_slow_for_the_deadline_is_taken_as_the_fewest_instances_tha
       2 x 55.56 x 1.00 = 111.11 USD.
     - eth-ref, 0.90 USD/h, Ethernet: 2: 100 / 1.6 = 62.5 h (late); 3: e(3) = 0.8 - 0.2 x
       (log2 3 - 1) / 2 = 0.74150, 100 / 2.2245 = 44.95 h, 3 x 44.95 x 0.90 = 121.38 USD.
-    - ib-spot, 0.60 USD/h spot, overhead 0.1 per instance: 2: 55.56 x 1.2 = 66.7 h (late);
-      3: e(3) = 0.9 - 0.1 x (log2 3 - 1) / 2 = 0.87075, 100 / 2.61226 x 1.3 = 49.77 h,
-      3 x 49.77 x 0.60 = 89.58 USD: the cheapest, interrupted 3 times as often.
+    - ib-spot, 0.60 USD/h spot, overhead 0.1 on one instance: N take (1 + 0.1) / (1 - (N - 1)
+      x 0.1) times their work (interruption.slowdown): 2: 55.56 x 1.1 / 0.9 = 67.9 h (late);
+      3: e(3) = 0.9 - 0.1 x (log2 3 - 1) / 2 = 0.87075, 100 / 2.61226 x 1.1 / 0.8 = 52.64 h,
+      3 x 52.64 x 0.60 = 94.75 USD: the cheapest, interrupted 3 times as often.
     - solo, 0.50 USD/h, not clustered: 100 h, past the deadline: left out, though cheapest
       without one (50 USD)."""
     result = _toy_quote(
@@ -68,8 +69,9 @@ def test_a_rental_too_slow_for_the_deadline_is_taken_as_the_fewest_instances_tha
     assert rent["eth-ref"].total_usd == pytest.approx(3 * 100 / (3 * e3) * 0.9)
     e3 = 0.9 - 0.1 * (math.log2(3) - 1) / 2
     assert rent["ib-spot"].instances == 3
-    assert rent["ib-spot"].hours == pytest.approx(100 / (3 * e3) * 1.3)
-    assert rent["ib-spot"].total_usd == pytest.approx(3 * 100 / (3 * e3) * 1.3 * 0.6)
+    assert rent["ib-spot"].hours == pytest.approx(100 / (3 * e3) * 1.1 / 0.8)
+    assert rent["ib-spot"].hours == pytest.approx(52.64, abs=0.005)
+    assert rent["ib-spot"].total_usd == pytest.approx(94.75, abs=0.005)
     assert result.rent[0].stored.offer.product == "ib-spot"
     assert all(r.hours <= 60.0 for r in result.rent)
     assert result.deadline_hours == 60.0 and result.deadline_given
@@ -129,9 +131,10 @@ def test_a_job_no_instance_holds_is_quoted_on_a_cluster_of_a_sharding_fabric() -
 
 
 def test_interruptions_scale_with_instances() -> None:
-    """ib-spot at 0.1 overhead per instance: on 1 instance 100 h x 1.1 = 110 h; asked by
-    70 h it takes 2 instances: 100 / 1.8 x 1.2 = 66.67 h (each interruption of either stops
-    both)."""
+    """ib-spot at 0.1 overhead on one instance: 100 h x 1.1 = 110 h; asked by 70 h it takes
+    2 instances, each losing 0.1 / 1.1 of its running time and either stopping both, so the
+    pair lose 2 x 0.1 / 1.1 and take 1 / (1 - 0.2 / 1.1) = 1.1 / 0.9 times the work:
+    100 / 1.8 x 1.2222 = 67.90 h (the first-order 1 + 2 x 0.1 would say 66.67 h)."""
     result = _toy_quote(
         offer(product="ib-spot", pricing="spot", usd_per_hour=0.6),
         hours=100.0,
@@ -140,7 +143,21 @@ def test_interruptions_scale_with_instances() -> None:
     )
     (spot,) = result.rent
     assert spot.instances == 2
-    assert spot.hours == pytest.approx(100 / 1.8 * 1.2)
+    assert spot.hours == pytest.approx(100 / 1.8 * 1.1 / 0.9)
+    assert spot.hours == pytest.approx(67.90, abs=0.005)
+
+
+def test_an_overhead_no_cluster_outruns_is_no_rental() -> None:
+    """At 0.6 on one instance: alone 100 h x 1.6 = 160 h; a pair lose 2 x 0.6 / 1.6 = 0.75 of
+    their running time, 1.6 / 0.4 = 4 times the work, 100 / 1.8 x 4 = 222 h; three would lose
+    all of it. By 150 h nothing makes it (the first-order 1 + 2 x 0.6 would have said a pair
+    in 122 h); by 250 h one alone does."""
+    spot = offer(product="ib-spot", pricing="spot", usd_per_hour=0.6)
+    heavy = replace(PLAIN, spot_overhead=0.6)
+    with pytest.raises(QuoteError, match="deadline_days"):
+        _toy_quote(spot, hours=100.0, gpus=2, deadline_hours=150.0, assumptions=heavy)
+    (alone,) = _toy_quote(spot, hours=100.0, gpus=2, deadline_hours=250.0, assumptions=heavy).rent
+    assert alone.instances == 1 and alone.hours == pytest.approx(160.0)
 
 
 # -- the API, on the bundled catalog ---------------------------------------------------------
@@ -333,7 +350,10 @@ def _loop(offers, hours: float, deadline: float, most: int, spot: float):  # typ
         share = spot if o.pricing == PricingModel.SPOT else 0.0
         fabric = TOY.fabrics.of(o.provider, o.product)
         for n in range(1, (most if fabric != "none" else 1) + 1):
-            wall = busy / (n * TOY.fabrics.efficiency(fabric, n)) * (1 + share * n)
+            left = 1 - (n - 1) * share  # N of them lose N x o / (1 + o) of the time
+            if left <= 0:
+                break  # no progress on this many, nor on more
+            wall = busy / (n * TOY.fabrics.efficiency(fabric, n)) * (1 + share) / left
             if wall <= deadline * (1 + 1e-9):
                 total = n * wall * o.usd_per_hour
                 best = total if best is None else min(best, total)
@@ -498,12 +518,14 @@ def test_remembered_walks_on_a_large_catalog_answer_as_fresh_ones(hardware) -> N
 def test_a_remembered_walk_that_no_longer_holds_is_walked_again() -> None:
     """300 spot ref offers (0.50 USD/h and up, speed 1) and 300 on-demand fast ones (2.20
     USD/h and up, speed 2), 100 h of ref's work, top 3. By 60 h the spot offers win on 3
-    instances (100 / (3 x 0.87075) x 1.3 = 49.8 h, 3 x 49.8 x 0.50 = 74.6 USD), and the walk
-    stops after 256 offers of each order. By 15 h a spot offer needs 50 instances (0.8 N /
-    (1 + 0.1 N) >= 6.67), 375 USD, and the cheapest are fast ones on 4 instances, 4 x 50 /
-    3.4 x 2.2 = 129.4 USD: above the floor of the first fast offer the walk never read (100 /
-    2 x 2.456 = 122.8 USD), so the remembered walk does not hold, the orders are read again,
-    to the end, and the answer is a fresh catalog's."""
+    instances (100 / (3 x 0.87075) x 1.1 / 0.8 = 52.6 h, 3 x 52.6 x 0.50 = 79.0 USD), and the
+    walk stops after 256 offers of each order. By 15 h no number of spot instances keeps up
+    (N (1 - 0.1 (N - 1)) / 1.1 instances' work an hour is at most 2.73, short of 6.67), and
+    the cheapest are fast ones on 4 instances, 4 x 50 / 3.4 x 2.2 = 129.4 USD: above the floor
+    of the first fast offer the walk never read (100 / 2 x 2.456 = 122.8 USD), so the
+    remembered walk does not hold and the orders are read again: the fast ones to the end,
+    the spot ones not past where they stood (their floor under the deadline is infinite), and
+    the answer is a fresh catalog's."""
     offers = [
         offer(product="ib-ref", region=f"s{i}", pricing="spot", usd_per_hour=0.5 + i * 0.001)
         for i in range(300)
@@ -528,4 +550,161 @@ def test_a_remembered_walk_that_no_longer_holds_is_walked_again() -> None:
     rushed = replace(first, deadline_hours=15.0)
     assert _answer(table, TOY, rushed) == _answer(OfferTable(stored(*offers), TOY), TOY, rushed)
     again = walk_of(rushed)
-    assert again.stops[:2] == (300, 300)  # read again, to the end
+    assert again.stops[:2] == (300, 256)  # the fast ones read to the end, the spot not on
+
+
+def test_the_cluster_penalty_floor_is_the_fewest_instances_that_keep_up() -> None:
+    """cheapest._cluster_penalty solves N (1 - (N - 1) o) / (1 + o) >= busy / deadline for the
+    fewest N in closed form; counted one N at a time it is the same, inf where no N up to
+    max_instances keeps up (the floor a walk may stop on must never be above a real cost)."""
+    from service.engine.cheapest import _cluster_penalty
+    from service.engine.costs import Limits
+    from service.engine.interruption import slowdown
+
+    rng = random.Random(20261205)
+    for _ in range(5000):
+        o = rng.choice([0.01, 0.05, 0.1, 0.2, 0.5, rng.random()])
+        busy, deadline, most = rng.uniform(0, 500), rng.uniform(1, 200), rng.randint(1, 64)
+        needed = busy / deadline * (1 - 1e-9)
+        counted = next(
+            (slowdown(o, n) / (1 + o) for n in range(1, most + 1) if n / slowdown(o, n) >= needed),
+            math.inf,
+        )
+        found = _cluster_penalty(busy, o, Limits(deadline, None, most))
+        if math.isinf(counted):
+            assert math.isinf(found)
+        else:
+            assert found == pytest.approx(counted, rel=1e-9)
+
+
+def test_each_tiers_best_by_a_deadline_is_the_cheapest_of_every_offer() -> None:
+    """Catalogs long enough that every cheapest-first order is walked (700 offers, orders
+    read 256 at a time), with deadlines that need clusters: on demand, committed, a cloud's
+    spot with the assumed overhead and with AWS and Azure bands, a marketplace's
+    interruptible tier. Each tier's best in the answer is the cheapest in today's money of
+    every offer of that tier the question admits, as the engine's cost of each, all costed
+    at once, says: the walks' floors (cluster penalties included), the tiers' reading on,
+    and the asking alone select the same offers a full costing does."""
+    import numpy as np
+
+    from pricing.tiers import TIERS
+    from service.engine.cheapest import admitted_mask
+    from service.engine.costs import Rentals
+
+    rng = random.Random(33)
+    bands = ("", "<5%", ">20%", "0-5% per hour", "5-10% per hour", "20+% per hour")
+    checked = 0
+    for _ in range(12):
+        offers = []
+        for i in range(700):
+            kind = rng.choice(("on_demand", "spot", "band", "market", "term"))
+            fast = rng.random() < 0.3
+            fields: dict[str, object] = {
+                "product": rng.choice(("ib-", "eth-", "solo-")) + ("fast" if fast else "ref"),
+                "region": f"r{i}",
+                "accelerator": "fast" if fast else "ref",
+                "count": rng.choice((1, 2, 4, 8)),
+                "usd_per_hour": round(rng.uniform(0.3, 3.0) * (2.2 if fast else 1.0), 4),
+            }
+            if kind in ("spot", "band", "market"):
+                fields["pricing"] = PricingModel.SPOT
+                fields["interruption"] = rng.choice(bands[1:]) if kind == "band" else ""
+                fields["market"] = "verified" if kind == "market" else "cloud"
+            if kind == "term":
+                fields["pricing"] = rng.choice((PricingModel.RESERVED_1Y, PricingModel.RESERVED_3Y))
+                fields["purchase_option"], fields["upfront_share"] = "no_upfront", 0.0
+            offers.append(offer(**fields))
+        table = OfferTable(stored(*offers), TOY)
+        hours = rng.uniform(200, 20000)
+        request = QuoteRequest(
+            reference="ref",
+            hours=hours,
+            gpus=256,
+            deadline_hours=hours / rng.uniform(5, 120),
+            assumptions=replace(PLAIN, spot_overhead=rng.choice((0.02, 0.1, 0.3))),
+            pricing="any",
+            top=3,
+        )
+        try:
+            result = quote(table, TOY, request)
+        except QuoteError:
+            continue  # nothing makes that deadline: no tiers to check
+        assert result.priced is not None
+        rentals = Rentals.of(
+            table, np.arange(len(table)), result.priced.reference_speed, request.speed_key
+        )
+        job = rentals.job(request.hours, request.assumptions, 1.0, None, result.priced.limits)
+        admitted = admitted_mask(table, request, memory_need(request, 24.0))
+        for code, best in enumerate(result.tiers):
+            mine = admitted & (table.tier_code == code) & job.feasible
+            if not mine.any():
+                assert best.best is None, TIERS[code].name
+                continue
+            assert best.best is not None, TIERS[code].name
+            cheapest = float(job.present_usd[mine].min())
+            assert best.best.present_usd == pytest.approx(cheapest, rel=1e-9), TIERS[code].name
+            checked += 1
+    assert checked >= 30  # the catalogs gave tiers to check
+
+
+def test_a_walks_floor_is_never_above_an_unread_offers_cost() -> None:
+    """The floor under each cheapest-first order's unread offers (cheapest._order_floors:
+    the next one's cost on one instance, times the least cluster penalty the fastest offer
+    left in the order pays by the deadline) is at most the cost of every offer it stands for:
+    the present value of each, costed in full. Slow cheap offers first and fast dearer ones
+    behind them, the case where a penalty from the next offer's speed alone would be too
+    high; and it is above the plain one-instance floor somewhere, so the penalty bites."""
+    import numpy as np
+
+    from service.engine.cheapest import _order_floors, admitted_mask
+    from service.engine.costs import Rentals
+
+    rng = random.Random(1205)
+    tighter = 0
+    for _ in range(8):
+        offers = []
+        for i in range(400):
+            fast = rng.random() < 0.25
+            offers.append(
+                offer(
+                    product="ib-fast" if fast else "ib-ref",
+                    region=f"r{i}",
+                    accelerator="fast" if fast else "ref",
+                    count=8 if fast else rng.choice((1, 2)),
+                    pricing=PricingModel.SPOT,
+                    usd_per_hour=round(rng.uniform(0.4, 0.6) * (17.6 if fast else 1.0), 4),
+                )
+            )
+        table = OfferTable(stored(*offers), TOY)
+        hours = rng.uniform(500, 5000)
+        request = QuoteRequest(
+            reference="ref",
+            hours=hours,
+            gpus=256,
+            deadline_hours=hours / rng.uniform(2, 40),
+            assumptions=replace(PLAIN, spot_overhead=rng.choice((0.05, 0.1, 0.2))),
+            pricing="spot",
+        )
+        try:
+            result = quote(table, TOY, request)
+        except QuoteError:
+            continue
+        assert result.priced is not None
+        s_ref, limits = result.priced.reference_speed, result.priced.limits
+        every = Rentals.of(table, np.arange(len(table)), s_ref, request.speed_key)
+        job = every.job(request.hours, request.assumptions, 1.0, None, limits)
+        admitted = admitted_mask(table, request, memory_need(request, 24.0))
+        orders = table.by_cost[request.speed_key]
+        for _ in range(20):
+            stops = tuple(rng.randrange(order.size + 1) for order in orders)
+            floors = _order_floors(table, request, stops, s_ref, limits)
+            plain = _order_floors(
+                table, request, stops, s_ref, replace(limits, deadline_hours=math.inf)
+            )
+            for g, (order, stop) in enumerate(zip(orders, stops, strict=True)):
+                rest = order[stop:]
+                rest = rest[admitted[rest]]
+                if rest.size:
+                    assert floors[g] <= float(job.present_usd[rest].min()) * (1 + 1e-9)
+                    tighter += floors[g] > plain[g] * (1 + 1e-9)
+    assert tighter > 0

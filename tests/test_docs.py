@@ -404,9 +404,9 @@ def test_the_models_figures() -> None:
 
 
 def test_the_azure_band_figures() -> None:
-    """The README's Azure reading: bounds, one VM's and eight VMs' overhead, and the
-    linear allowance against 1 / (1 - o N) for those eight."""
-    from service.engine.interruption import AZURE_BAND_SHARE, band_overhead
+    """The README's Azure reading and the cluster form: bounds, one VM's overhead, and eight
+    instances' extra work on an AWS ">20%" and an Azure "5-10" band."""
+    from service.engine.interruption import AZURE_BAND_SHARE, band_overhead, extra_work
 
     text = " ".join(section("The model").split())
     bounds = [f"{share:.0%}".rstrip("%") for share in AZURE_BAND_SHARE.values()]
@@ -415,11 +415,13 @@ def test_the_azure_band_figures() -> None:
     quoted = [
         f'its upper bound ({", ".join(bounds[:-1])} %; "20+" read as every VM) x 0.5 hours',
         f'a "5-10" VM pays {o:.0%}'.replace("%", " %"),
-        f"eight of them {8 * o:.0%}".replace("%", " %"),
-        f"{1 + 8 * o:.2f} against {1 / (1 - 8 * o):.2f} for those eight",
+        "the job takes (1 + o) / (1 - (N - 1) x o) times its work",
+        f'eight ">20%" AWS instances: {extra_work(band_overhead(">20%"), 8):.1%} more work',
+        f'eight "5-10" Azure VMs: {extra_work(o, 8):.1%}, not {8 * o:.0%}',
     ]
-    assert missing(text, quoted) == []
-    assert 2 * band_overhead("20+% per hour") >= 1  # "no progress at all" on two VMs
+    assert missing(text.replace(" %", "%"), [q.replace(" %", "%") for q in quoted]) == []
+    twenty_plus = band_overhead("20+% per hour")
+    assert extra_work(twenty_plus, 3) == float("inf") > extra_work(twenty_plus, 2)  # "three"
 
 
 def test_the_performance_figures() -> None:

@@ -49,7 +49,7 @@ from service.engine.breakeven import (
 )
 from service.engine.costs import bought_speed, verdict
 from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH
-from service.engine.interruption import overhead_basis
+from service.engine.interruption import extra_work, overhead_basis
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import ranges
 from service.engine.request import QuoteRequest
@@ -505,21 +505,25 @@ def _commitment(option: RentOption) -> dict[str, Any] | None:
 
 def _interruption(option: RentOption, spot_overhead: float) -> dict[str, Any] | None:
     """The extra work an interruptible rental was charged, and why; None: not interruptible.
-    On N instances the whole job stops when any one is taken back: N times the share."""
+    On N instances the whole job stops when any one is taken back: N times the running time
+    lost (service/engine/interruption.py ``slowdown``)."""
     offer = option.stored.offer
     if offer.pricing not in INTERRUPTIBLE:
         return None
     overhead, basis = overhead_basis(offer.interruption, spot_overhead)
     n = option.instances
+    extra = extra_work(overhead, n)
     if n > 1:
         basis += (
             f"; on {n} instances the job stops when any one is taken back, so it is "
-            f"interrupted {n} times as often: {n} x {overhead:g} = {n * overhead:g} extra work"
+            f"interrupted {n} times as often: each loses o / (1 + o) of its running time, "
+            f"the {n} together {n} times that, and the job takes (1 + o) / (1 - {n - 1} x o) = "
+            f"{1 + extra:.4g} times its work: {extra:.4g} extra work"
         )
     return {
         "band": offer.interruption or None,
         "overhead": overhead,
-        "job_overhead": overhead * n,
+        "job_overhead": extra,
         "basis": basis,
     }
 

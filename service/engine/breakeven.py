@@ -22,7 +22,14 @@ from hardware.ownership import System
 from pricing.offer import TERM_HOURS, StoredOffer, pricing_models
 from pricing.tiers import TIERS, Tier
 from service.engine.assumptions import Assumptions
-from service.engine.cheapest import Costed, admitted_mask, cheapest, costed, read_terms
+from service.engine.cheapest import (
+    Costed,
+    admitted_mask,
+    cheapest,
+    costed,
+    read_orders,
+    read_terms,
+)
 from service.engine.costs import (
     DEADLINE_TOLERANCE,
     HOURS_PER_YEAR,
@@ -725,9 +732,10 @@ def _tiers(
         costing, asking = (main, request) if mine else (other, wider)
         term = TERMS.index(tier.pricing) if tier.pricing in TERM_HOURS else None
         kept = None if costing is None else table.tier_code[costing.index] == code
+        own = tuple(g for g, tiers in enumerate(table.order_tiers) if code in tiers)
         position = None
         if costing is not None and kept is not None:
-            position = costing.cheapest_of(kept, whole_orders=True, term=term)
+            position = costing.cheapest_of(kept, whole_orders=True, term=term, orders=own)
             if position is None and term is not None:
                 # read the term's orders on until its own cheapest is proved
                 admits = functools.partial(admitted_mask, table, asking, need)
@@ -737,9 +745,19 @@ def _tiers(
                 position = costing.cheapest_of(kept, whole_orders=True, term=term)
         if position is not None:
             proven.setdefault(id(costing), (costing, []))[1].append((code, position))
-        # an hourly tier none of whose offers were costed has none (each order's first
-        # is); one whose cheapest was not proved is asked alone
-        elif term is None and (kept is None or kept.any()):
+        elif term is None and costing is not None and costing.stops and kept.any():
+            # read its own orders on from where the walk stopped until it is proved
+            admits = functools.partial(admitted_mask, table, asking, need)
+            bar_of = functools.partial(_tier_bar, table, code)
+            costing = read_orders(table, asking, costing, s_ref, limits, admits, own, bar_of)
+            main, other = (costing, other) if mine else (main, costing)  # for the next tiers
+            kept = table.tier_code[costing.index] == code
+            position = costing.cheapest_of(kept, whole_orders=True, orders=own)
+            if position is not None:
+                proven.setdefault(id(costing), (costing, []))[1].append((code, position))
+        if position is None and term is None and (kept is None or kept.any()):
+            # an hourly tier none of whose offers were costed has none (each order's first
+            # is); one whose cheapest was still not proved is asked alone
             alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
             single = _cheapest_of(table, alone, need, s_ref, model, limits)
             best[code] = None if single is None else single[0]

@@ -16,13 +16,16 @@ any of its term that finishes by the deadline can have (PayClock.term_floor_shar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from pricing.offer import TERM_HOURS
-from service.engine.costs import NO_LIMITS, JobCost, Limits, Rentals
+from service.engine.clusters import DEADLINE_TOLERANCE
+from service.engine.costs import JobCost, Limits, Rentals
+from service.engine.interruption import slowdown
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
@@ -72,6 +75,11 @@ class Costed:
     # where each committed order was read to (OfferTable.committed_orders).
     term_floors: tuple[float, ...] = ()
     reached: tuple[int, ...] = ()
+    # Per hourly order (OfferTable.by_cost), where the walk stopped and a floor under its
+    # offers not costed (inf: read to its end); ``floor`` is the least of them. Empty where
+    # no walk read them.
+    stops: tuple[int, ...] = ()
+    order_floors: tuple[float, ...] = ()
 
     @property
     def committed_floor(self) -> float:
@@ -79,7 +87,11 @@ class Costed:
         return min(self.term_floors) if self.term_floors else 0.0
 
     def cheapest_of(
-        self, kept: np.ndarray, whole_orders: bool = False, term: int | None = None
+        self,
+        kept: np.ndarray,
+        whole_orders: bool = False,
+        term: int | None = None,
+        orders: tuple[int, ...] | None = None,
     ) -> int | None:
         """Position of the cheapest feasible offer among the ``kept`` (a mask over
         ``index``), where nothing uncosted can undercut it; None otherwise.
@@ -88,13 +100,17 @@ class Costed:
         of what the question admits. Where the shortlist sufficed (each order's first offers
         cost what their order sorts them by), the cheapest of an order is then its first.
         ``term``: the kept are one term's committed offers (its position in TERM_HOURS),
-        which that term's floor bounds."""
+        which that term's floor bounds. ``orders``: the hourly orders that hold every kept
+        offer (an hourly tier's), whose floors alone then bound them: a cheap order of
+        another tier read no further does not stand in the way."""
         if term is not None:
             floor = self.term_floors[term] if self.term_floors else 0.0
         elif self.floor is None:
             if not whole_orders:
                 return None
             floor = np.inf
+        elif whole_orders and orders is not None and self.order_floors:
+            floor = min((self.order_floors[g] for g in orders), default=np.inf)
         else:
             floor = self.floor if whole_orders else min(self.floor, self.committed_floor)
         found = cheapest(self.index, self.job, 1, np.flatnonzero(kept))
@@ -154,9 +170,10 @@ def _hourly(
         walk = table.walks.get(key)
         if walk is not None:
             job = job_on(table, request, walk.rows, s_ref, limits)
-            floor = _floor(table, request, walk.stops, s_ref, limits)
+            floors = _order_floors(table, request, walk.stops, s_ref, limits)
+            floor = min(floors, default=np.inf)
             if job.present_usd.size >= top and floor >= _bar(job.present_usd, top):
-                return Costed(walk.rows, job, floor)
+                return Costed(walk.rows, job, floor, stops=walk.stops, order_floors=floors)
     mask = admitted()
     if mask.dtype != bool:  # a few offers' rows: cost them all at once
         every = (np.inf,) * len(TERM_HOURS)
@@ -171,6 +188,10 @@ def _hourly(
     found = costs[0].present_usd
     bar = _bar(found, top) if found.size >= top else np.inf  # the top-th cheapest so far
     share = limits.clock.hourly_share(request.hours)  # every hourly offer's present per USD
+
+    def _penalty(g: int, position: int) -> float:
+        return _order_penalty(table, request, g, position, s_ref, limits)
+
     while reading:
         # the next stretch of every order still read, costed together: one vector pass
         chunks = [orders[g][start : start + size] for g in reading]
@@ -187,18 +208,72 @@ def _hourly(
                 bar = _bar(found, top)
         # an order is done when read to its end, or when its next offers cost at least
         # the bar even on one instance with no deadline (the order sorts by that floor)
+        # (by a deadline, times the least cluster penalty the offers left can pay)
         still = []
         for g, chunk, end in zip(reading, chunks, ends, strict=True):
-            if start < orders[g].size and (chunk.size == 0 or cost.floor_usd[end] * share < bar):
+            if start < orders[g].size and (
+                chunk.size == 0 or cost.floor_usd[end] * share * _penalty(g, start) < bar
+            ):
                 still.append(g)
             else:
                 stops[g] = min(start, orders[g].size)
         reading = still
-    floor = _floor(table, request, tuple(stops), s_ref, limits)
+    floors = _order_floors(table, request, tuple(stops), s_ref, limits)
     index, job = np.concatenate(rows), JobCost.joined(costs)
     if key is not None:
         table.walks.put(key, Walk(index, tuple(stops)))
-    return Costed(index, job, floor)
+    floor = min(floors, default=np.inf)
+    return Costed(index, job, floor, stops=tuple(stops), order_floors=floors)
+
+
+def read_orders(
+    table: OfferTable,
+    request: QuoteRequest,
+    found: Costed,
+    s_ref: float,
+    limits: Limits,
+    admitted: Callable[..., np.ndarray],
+    orders: tuple[int, ...],
+    bar_of: Callable[[np.ndarray, np.ndarray], float],
+) -> Costed:
+    """Read the hourly ``orders`` on from where ``found``'s walk stopped, costing the offers
+    the question admits (``admitted(rows)``: a filter of those rows only), until each order's
+    floor reaches ``bar_of`` the offers costed and their present values: an hourly tier's
+    own cheapest, proved without a walk of its own from the orders' starts."""
+    by_cost = table.by_cost[request.speed_key]
+    stops, floors = list(found.stops), list(found.order_floors)
+    rows, costs = [found.index], [found.job]
+    index, presents = found.index, found.job.present_usd
+    size = COSTED_CHUNK
+    while True:
+        bar = bar_of(index, presents)
+        reading = [g for g in orders if floors[g] < bar]
+        if not reading:
+            break
+        parts = []
+        for g in reading:
+            part = by_cost[g][stops[g] : stops[g] + size]
+            stops[g] += part.size
+            parts.append(part)
+        batch = np.concatenate(parts)
+        batch = batch[admitted(batch)] if batch.size else batch
+        if batch.size:
+            rows.append(batch)
+            costs.append(job_on(table, request, batch, s_ref, limits))
+            index = np.concatenate(rows)
+            presents = np.concatenate([c.present_usd for c in costs])
+        size *= 8
+        floors = list(_order_floors(table, request, tuple(stops), s_ref, limits))
+    if len(rows) == 1:
+        return found
+    return replace(
+        found,
+        index=index,
+        job=JobCost.joined(costs),
+        floor=min(floors, default=np.inf),
+        stops=tuple(stops),
+        order_floors=tuple(floors),
+    )
 
 
 def _with_committed(
@@ -225,7 +300,9 @@ def _with_committed(
         return found  # every offer the question admits was costed
     reached = committed_next or (0,) * len(table.committed_orders[request.speed_key])
     floors = _term_floors(table, request, tuple(reached), s_ref, limits)
-    started = Costed(found.index, found.job, found.floor, floors, tuple(reached))
+    started = Costed(
+        found.index, found.job, found.floor, floors, tuple(reached), found.stops, found.order_floors
+    )
 
     def bar_of(index: np.ndarray, presents: np.ndarray) -> float:
         return _bar(presents, top) if presents.size >= top else np.inf
@@ -279,10 +356,12 @@ def read_terms(
             presents = np.concatenate([c.present_usd for c in costs])
         size *= 8
         floors = list(_term_floors(table, request, tuple(reached), s_ref, limits))
-    if len(rows) == 1:
-        return Costed(found.index, found.job, found.floor, tuple(floors), tuple(reached))
-    job = JobCost.joined(costs)
-    return Costed(np.concatenate(rows), job, found.floor, tuple(floors), tuple(reached))
+    index, job = found.index, found.job
+    if len(rows) > 1:
+        index, job = np.concatenate(rows), JobCost.joined(costs)
+    return Costed(
+        index, job, found.floor, tuple(floors), tuple(reached), found.stops, found.order_floors
+    )
 
 
 def _term_floors(
@@ -327,22 +406,75 @@ def _bar(presents: np.ndarray, top: int) -> float:
     return float(np.partition(presents, top - 1)[top - 1])
 
 
-def _floor(
+def _order_floors(
     table: OfferTable,
     request: QuoteRequest,
     stops: tuple[int, ...],
     s_ref: float,
     limits: Limits,
+) -> tuple[float, ...]:
+    """Per hourly order, a floor under the present value of every offer of it a walk did
+    not read: its first unread offer's cost on one instance with no deadline, which no later
+    offer of that order undercuts, in today's money (inf where it was read to its end); by a
+    deadline, times the least cluster penalty any unread offer of an order whose offers all
+    pay the assumed overhead can get away with (:func:`_cluster_penalty`)."""
+    key = request.speed_key
+    orders = table.by_cost[key]
+    unread = [
+        g for g, (order, stop) in enumerate(zip(orders, stops, strict=True)) if stop < order.size
+    ]
+    floors = [np.inf] * len(orders)
+    if unread:
+        nexts = np.array([orders[g][stops[g]] for g in unread])
+        rentals = Rentals.of(table, nexts, s_ref, key)
+        a = request.assumptions
+        costs = rentals.floor_usd(request.hours, a.spot_overhead, request.rent_factor)
+        share = limits.clock.hourly_share(request.hours)
+        for g, cost in zip(unread, costs.tolist(), strict=True):
+            floors[g] = cost * share * _order_penalty(table, request, g, stops[g], s_ref, limits)
+    return tuple(floors)
+
+
+def _order_penalty(
+    table: OfferTable,
+    request: QuoteRequest,
+    g: int,
+    position: int,
+    s_ref: float,
+    limits: Limits,
 ) -> float:
-    """A floor under the present value of every offer a walk did not read: each order's
-    first unread offer's cost on one instance with no deadline, which no later offer of
-    that order undercuts, in today's money (inf where every order was read to its end)."""
-    orders = table.by_cost[request.speed_key]
-    nexts = [order[stop] for order, stop in zip(orders, stops, strict=True) if stop < order.size]
-    if not nexts:
+    """The least cluster penalty any offer of order ``g`` from ``position`` on pays by the
+    deadline: 1 unless the order's offers all pay the assumed overhead (banded ones pay
+    their own, on demand none)."""
+    overhead = request.assumptions.spot_overhead
+    if not table.order_assumed[g] or overhead <= 0 or not math.isfinite(limits.deadline_hours):
+        return 1.0
+    fastest = float(table.fastest_after[request.speed_key][g][position])
+    return _cluster_penalty(request.hours * s_ref / fastest, overhead, limits)
+
+
+def _cluster_penalty(busy: float, overhead: float, limits: Limits) -> float:
+    """At least how much more than its one-instance cost, ``busy`` hours on one instance at
+    the least, an offer pays to finish by the deadline: N instances with no scaling loss
+    do N (1 - (N - 1) o) / (1 + o) instances' work an hour (interruption.slowdown), so the
+    fewest that can keep up cost 1 / (1 - (N - 1) o) times more; inf where none can."""
+    deadline = limits.deadline_hours
+    if not math.isfinite(deadline) or deadline <= 0:
+        return 1.0
+    needed = busy / deadline * (1 - DEADLINE_TOLERANCE)
+    if needed * (1.0 + overhead) <= 1.0:
+        return 1.0  # one instance keeps up
+    # N (1 + o - N o) >= needed (1 + o): o N^2 - (1 + o) N + needed (1 + o) <= 0
+    a, b = overhead, 1.0 + overhead
+    disc = b * b - 4.0 * a * needed * b
+    if disc < 0:
+        return np.inf  # no N keeps up
+    root = math.sqrt(disc)
+    low, high = (b - root) / (2.0 * a), (b + root) / (2.0 * a)
+    n = max(1, math.ceil(low - 1e-9))
+    if n > high + 1e-9 or n > limits.max_instances:
         return np.inf
-    floor = job_on(table, request, np.array(nexts), s_ref, NO_LIMITS).floor_usd.min()
-    return float(floor) * limits.clock.hourly_share(request.hours)
+    return slowdown(overhead, n) / (1.0 + overhead)
 
 
 def job_on(

@@ -11,6 +11,7 @@ import numpy as np
 
 from hardware.fabrics import NONE, SHARDING, Fabrics
 from service.engine.assumptions import bounds
+from service.engine.interruption import slowdown
 
 
 class Clusters:
@@ -44,7 +45,7 @@ class Clusters:
         most: int,
     ) -> np.ndarray:
         """For each offer, the least N <= ``most`` whose instances do ``needed`` instances'
-        work an hour once interrupted: N * e(N) / (1 + o * N) >= needed, with e on the
+        work an hour once interrupted: N * e(N) / slowdown(o, N) >= needed, with e on the
         offer's ``fabric`` and o the share of its interruption ``kind``; most + 1 where
         none does.
 
@@ -65,7 +66,9 @@ class Clusters:
             sizes = np.arange(1, most + 1, dtype=np.float64)
             work = self.work[:, :most]  # fabric x N
             o = np.asarray(shares, dtype=np.float64)
-            done = work[:, None, :] / (1.0 + o[None, :, None] * sizes)  # fabric x kind x N
+            # N * e(N) / slowdown(o, N): 0 where N of them make no progress
+            kept = 1.0 / slowdown(o[:, None], sizes)  # kind x N
+            done = work[:, None, :] * kept[None, :, :]  # fabric x kind x N
             done = np.maximum.accumulate(done, axis=2)
             stride = 2.0 * (float(done.max()) + 1.0)
             lift = np.arange(done.shape[0] * done.shape[1]).reshape(done.shape[:2]) * stride

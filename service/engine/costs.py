@@ -12,13 +12,14 @@ costs, per hour of the reference card's work (``usd_per_reference_hour``):
 A job of H reference hours on one instance is busy b = H * S_ref / s hours. On N instances
 of the offer (a cluster: when one cannot finish by the deadline, or hold the job) it runs
 
-    hours = b / (N * e(N)) * (1 + o * N) + restarts * restart_hours
+    hours = b / (N * e(N)) * (1 + o) / (1 - (N - 1) * o) + restarts * restart_hours
 
 wall-clock hours, e(N) the efficiency of N machines on the offer's fabric
 (hardware/fabrics.py). Interruptions scale with instances: the whole job stops when any one
 of N interruptible instances is taken back, so the cluster is interrupted N times as often as
-one instance and loses N times the share o of work (a session-bound offer restarts once per
-session past the first, and is never clustered). N is the fewest that meet the deadline and
+one instance and loses N times its share of running time (service/engine/interruption.py
+``slowdown``; no N with (N - 1) o >= 1 makes progress); a session-bound offer restarts once
+per session past the first, and is never clustered. N is the fewest that meet the deadline and
 hold the job, which is also the cheapest: cost grows with N. The job costs N * hours * p *
 rent_factor. Restarts are a cost of a particular job, not of an hour of work: they are in
 the job's total, never in the rate.
@@ -55,7 +56,7 @@ from hardware.ownership import System
 from service.engine.assumptions import Assumptions
 from service.engine.clusters import DEADLINE_TOLERANCE, Clusters
 from service.engine.hours import HOURS_PER_MONTH, HOURS_PER_YEAR
-from service.engine.interruption import class_shares
+from service.engine.interruption import class_shares, slowdown
 from service.engine.offer_table import OfferTable
 from service.engine.work import MAX_HOURS, MIN_HOURS
 
@@ -235,7 +236,8 @@ class Rentals:
         """``usd_per_reference_hour``: one hour of the reference card's work on each offer,
         on one instance, the interruption allowance included, session restarts not (they
         belong to a job). The job's own rate at N = 1, to the last bit."""
-        return _per_reference_hour(self._per_work(rent_factor), self.share(spot_overhead), 1, 1.0)
+        alone = 1.0 + self.share(spot_overhead)  # slowdown(o, 1)
+        return _per_reference_hour(self._per_work(rent_factor), alone, 1.0)
 
     def floor_usd(self, hours: float, spot_overhead: float, rent_factor: float) -> np.ndarray:
         """``hours`` of the reference card's work on one instance of each offer, with no
@@ -264,7 +266,10 @@ class Rentals:
         used = np.maximum(n, 1)
         # one instance each (most questions): e(1) = 1, no lookup
         efficiency = self._efficiency(used) if (n > 1).any() else 1.0
-        work = busy / (used * efficiency) * (1.0 + share * used)
+        # one instance each (most questions): 1 + o, no search for progress
+        stretch = slowdown(share, used) if (n > 1).any() else 1.0 + share
+        work = busy / (used * efficiency) * stretch
+        feasible &= np.isfinite(work)
         if session_hours is not None and self.session_bound.any():
             sessions = np.ones_like(work)
             bound = self.session_bound
@@ -276,7 +281,7 @@ class Rentals:
         feasible &= run <= limits.deadline_hours * (1 + DEADLINE_TOLERANCE)
         paid = paid_hours(run, self.term_hours)
         total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
-        rate = _per_reference_hour(per_work, share, used, efficiency)
+        rate = _per_reference_hour(per_work, stretch, efficiency)
         floor = _floor(per_work, share, hours)
         present = limits.clock.present(total, hours, paid, self.term_hours, self.upfront_share)
         return JobCost(
@@ -298,7 +303,7 @@ class Rentals:
 
         Memory first: a job one instance cannot hold takes ceil(need / instance memory) of
         them, on a fabric that shards across machines only. Then time: the least N with
-        N * e(N) / (1 + o * N) >= busy / deadline (service/engine/clusters.py)."""
+        N * e(N) / slowdown(o, N) >= busy / deadline (service/engine/clusters.py)."""
         most = np.minimum(self.clusters.largest[self.fabric], limits.max_instances)
         n = np.ones(busy.shape, dtype=np.int64)
         if limits.total_memory_gb is not None:
@@ -339,11 +344,10 @@ def _floor(per_work: Any, share: Any, hours: float) -> Any:
     return per_work * (1.0 + share) * hours
 
 
-def _per_reference_hour(
-    per_work: np.ndarray, share: np.ndarray, instances: np.ndarray | int, efficiency: Any
-) -> np.ndarray:
-    """usd_per_reference_hour on N instances: (1 + o x N) / e(N) times the work's price."""
-    return per_work * (1.0 + share * instances) / efficiency
+def _per_reference_hour(per_work: np.ndarray, stretch: Any, efficiency: Any) -> np.ndarray:
+    """usd_per_reference_hour on N instances: the work's price times slowdown(o, N) / e(N)
+    (``stretch``: service/engine/interruption.py)."""
+    return per_work * stretch / efficiency
 
 
 def paid_hours(run: np.ndarray, term_hours: np.ndarray) -> np.ndarray:

@@ -29,17 +29,21 @@ sizes was found to bundle. Azure spot without a band, GCP spot, the marketplaces
 interruptible tier and Colab pay the flat ``spot_overhead`` assumption (default 0.10)
 instead: a cautious figure for a risk nobody states.
 
-The allowance is linear, 1 + o N (service/engine/costs.py): the first-order form of
-1 / (1 - o N), the time a job needs when each hour of running loses o N of it. For AWS's
-bands (o at most 0.021) the two agree closely; Azure's hourly bands are larger, and on many
-VMs the linear form understates (eight "5-10" VMs: 1.40 against 1.67), while a "20+" band
-(o = 0.5) on two or more VMs would leave no progress at all. A known limit of the model,
-stated in the README.
+On N instances (:func:`slowdown`) the whole job stops when any one is taken back. Read as a
+renewal process, an instance whose allowance alone is o loses x = o / (1 + o) of its running
+time (alone it then takes 1 / (1 - x) = 1 + o times its work); N of them lose N x, so the job
+takes 1 / (1 - N x) = (1 + o) / (1 - (N - 1) o) times its work, and makes no progress where
+(N - 1) o >= 1. For the small allowances of AWS's bands this is about 1 + N o; for Azure's
+hourly bands on many VMs it is not (eight "5-10" VMs: 1.62, not 1.40), and a "20+" VM (o =
+0.5) cannot be clustered past two.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
+
+import numpy as np
 
 from pricing.offer import AZURE_EVICTION_BANDS
 
@@ -80,6 +84,32 @@ def band_overhead(band: str) -> float:
         return math.nan
     share, period_hours = reading
     return share / period_hours * LOST_HOURS_PER_INTERRUPTION
+
+
+def extra_work(overhead: Any, instances: Any) -> Any:
+    """The extra share of its work a job does on ``instances`` interruptible instances, each
+    of whose interruptions alone cost ``overhead`` (o): N o / (1 - (N - 1) o), o itself on
+    one instance, inf where the N of them would leave no progress (see above). Elementwise
+    on arrays."""
+    if np.ndim(overhead) == 0 and np.ndim(instances) == 0:  # one rent line's, in the answer
+        left = 1.0 - (instances - 1) * overhead
+        return instances * overhead / left if left > 0 else math.inf
+    n = np.asarray(instances)
+    left = 1.0 - (n - 1) * overhead
+    extra = np.full(left.shape, np.inf)  # where no progress is made
+    np.divide(n * overhead, left, out=extra, where=left > 0)
+    return extra
+
+
+def slowdown(overhead: Any, instances: Any) -> Any:
+    """How many times its work's hours the job takes: 1 + :func:`extra_work`, that is
+    (1 + o) / (1 - (N - 1) o); on arrays in one division (the engine's hot path)."""
+    if np.ndim(overhead) == 0 and np.ndim(instances) == 0:
+        return 1.0 + extra_work(overhead, instances)
+    left = 1.0 - (np.asarray(instances) - 1) * overhead
+    stretch = np.full(left.shape, np.inf)  # where no progress is made
+    np.divide(1.0 + overhead, left, out=stretch, where=left > 0)
+    return stretch
 
 
 def class_shares(spot_overhead: float) -> tuple[float, ...]:

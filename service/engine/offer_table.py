@@ -176,6 +176,7 @@ class OfferTable:
         self.estimated: dict[SpeedKey, np.ndarray] = {}
         self._throughput: dict[SpeedKey, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[SpeedKey, tuple[np.ndarray, ...]] = {}
+        self.fastest_after: dict[SpeedKey, tuple[np.ndarray, ...]] = {}
         # Each term's committed offers in two orders: by what one term costs (price x term
         # hours) and by what an hour of work costs; a job on an offer costs at least both (one
         # instance at least, one term at least; service/engine/cheapest.py reads them). Per
@@ -199,6 +200,14 @@ class OfferTable:
                 *((self.tier_code == TIER_NAMES.index(name)) & ~banded for name in HOURLY_TIERS),
                 banded,
             )
+        )
+        # The tiers in each hourly order: a tier's cheapest is bounded by its own orders'
+        # floors alone (cheapest.Costed.cheapest_of). Whether every offer of an order pays
+        # the spot_overhead assumption: its clusters then pay it too, whatever the offer.
+        self.order_tiers = tuple(frozenset(self.tier_code[group].tolist()) for group in groups)
+        self.order_assumed = tuple(
+            bool(group.size) and bool((self.interruptible[group] & ~banded[group]).all())
+            for group in groups
         )
         # The pricing models in each order (its tier's): a question that admits none of them
         # skips the order instead of reading it to the end for nothing.
@@ -230,6 +239,12 @@ class OfferTable:
             unit_cost = self.price * own_overhead / self.speed[key] if rows else self.price
             self.by_cost[key] = tuple(
                 group[np.argsort(unit_cost[group], kind="stable")] for group in groups
+            )
+            # the fastest offer from each position of each order on: how few instances any
+            # offer not yet read could need by a deadline (cheapest._order_floors)
+            self.fastest_after[key] = tuple(
+                np.maximum.accumulate(self.speed[key][order][::-1])[::-1]
+                for order in self.by_cost[key]
             )
             self.committed_orders[key] = tuple(
                 rows[np.argsort(cost[rows], kind="stable")]

@@ -132,7 +132,10 @@ class Case:
             calendar = calendar_hours(self.hours, self.local_speed, self.assumptions.utilization)
             limits = replace(limits, deadline_hours=calendar)
         job = self.rentals.job(self.hours, self.assumptions, 1.0, self.session_hours, limits)
-        (best,) = cheapest(np.arange(job.present_usd.size), job, 1)
+        found = cheapest(np.arange(job.present_usd.size), job, 1)
+        if not found.size:  # moved past what any rental can do (an overhead no cluster
+            return math.inf, math.inf  # outruns): renting is no option, buying wins
+        best = int(found[0])
         rate = crossing_rates(job.take([best]), self.hours, self.rentals.term_hours[[best]])
         return float(job.present_usd[best]), float(rate[0])
 

@@ -210,8 +210,9 @@ class InterruptionOut(_Out):
     )
     overhead: float = Field(description="Extra share of work per instance interrupted.")
     job_overhead: float = Field(
-        description="The job's extra share: overhead x instances (any one interrupted stops "
-        "the job): wall_clock_hours include 1 + job_overhead."
+        description="The job's extra share: (1 + overhead) / (1 - (instances - 1) x overhead) "
+        "- 1, overhead on one instance (any one interrupted stops the job, so N lose N times "
+        "one's running time): wall_clock_hours include 1 + job_overhead."
     )
     basis: str = Field(description="The band and the lost work it means, or the assumption.")
 
