@@ -708,3 +708,26 @@ def test_a_walks_floor_is_never_above_an_unread_offers_cost() -> None:
                     assert floors[g] <= float(job.present_usd[rest].min()) * (1 + 1e-9)
                     tighter += floors[g] > plain[g] * (1 + 1e-9)
     assert tighter > 0
+
+
+def test_an_overhead_no_cluster_outruns_swings_to_no_rental() -> None:
+    """One ib-spot offer (0.60 USD/h), 100 h by 70 h on 2 bought ref cards. At the assumed
+    0.1 a pair of instances does it (67.9 h); moved one step up, to 0.2, a pair takes 100 /
+    1.8 x 1.2 / 0.8 = 83.3 h and three (1.2 / 0.6 = 2 times the work) 76.6 h: no rental makes
+    70 h. The swing then says buy, saves no figure (null: buying is the only way), and breaks
+    even at 0 hours, not "never"."""
+    from service.engine.sensitivity import case_of, sensitivity
+
+    spot = offer(product="ib-spot", pricing="spot", usd_per_hour=0.6)
+    plain = replace(PLAIN, host_cost=500.0, discount_rate=0.0)
+    table = OfferTable(stored(spot), TOY)
+    request = QuoteRequest(
+        reference="ref", hours=100.0, gpus=2, deadline_hours=70.0, assumptions=plain
+    )
+    result = quote(table, TOY, request)
+    assert result.rent[0].instances == 2
+    (flip,) = sensitivity(case_of(result, table), ("spot_overhead",))
+    high = flip.high
+    assert high.value == pytest.approx(0.2)
+    assert (high.verdict, high.savings_usd, high.breakeven_hours) == ("buy", None, 0.0)
+    assert flip.low.savings_usd is not None and math.isfinite(flip.low.savings_usd)

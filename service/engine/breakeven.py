@@ -755,6 +755,11 @@ def _tiers(
             position = costing.cheapest_of(kept, whole_orders=True, orders=own)
             if position is not None:
                 proven.setdefault(id(costing), (costing, []))[1].append((code, position))
+        if position is None and term is None and costing is not None and kept is not None:
+            # a tier whose own orders were read to their ends, none of it feasible, has none
+            ended = costing.order_floors and all(math.isinf(costing.order_floors[g]) for g in own)
+            if ended and not (kept & costing.job.feasible).any():
+                continue
         if position is None and term is None and (kept is None or kept.any()):
             # an hourly tier none of whose offers were costed has none (each order's first
             # is); one whose cheapest was still not proved is asked alone

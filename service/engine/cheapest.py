@@ -264,16 +264,13 @@ def read_orders(
             presents = np.concatenate([c.present_usd for c in costs])
         size *= 8
         floors = list(_order_floors(table, request, tuple(stops), s_ref, limits))
-    if len(rows) == 1:
+    if tuple(stops) == found.stops:
         return found
-    return replace(
-        found,
-        index=index,
-        job=JobCost.joined(costs),
-        floor=min(floors, default=np.inf),
-        stops=tuple(stops),
-        order_floors=tuple(floors),
+    read = replace(
+        found, floor=min(floors, default=np.inf), stops=tuple(stops), order_floors=tuple(floors)
     )
+    # the stops moved on even where every offer read was one the question does not admit
+    return read if len(rows) == 1 else replace(read, index=index, job=JobCost.joined(costs))
 
 
 def _with_committed(
@@ -461,7 +458,8 @@ def _cluster_penalty(busy: float, overhead: float, limits: Limits) -> float:
     deadline = limits.deadline_hours
     if not math.isfinite(deadline) or deadline <= 0:
         return 1.0
-    needed = busy / deadline * (1 - DEADLINE_TOLERANCE)
+    # twice the deadline's tolerance: rounding here must err towards a lower floor
+    needed = busy / deadline * (1 - 2 * DEADLINE_TOLERANCE)
     if needed * (1.0 + overhead) <= 1.0:
         return 1.0  # one instance keeps up
     # N (1 + o - N o) >= needed (1 + o): o N^2 - (1 + o) N + needed (1 + o) <= 0
@@ -470,7 +468,8 @@ def _cluster_penalty(busy: float, overhead: float, limits: Limits) -> float:
     if disc < 0:
         return np.inf  # no N keeps up
     root = math.sqrt(disc)
-    low, high = (b - root) / (2.0 * a), (b + root) / (2.0 * a)
+    # the smaller root as needed b / (a x the larger): no cancellation for a small o
+    low, high = 2.0 * needed * b / (b + root), (b + root) / (2.0 * a)
     n = max(1, math.ceil(low - 1e-9))
     if n > high + 1e-9 or n > limits.max_instances:
         return np.inf

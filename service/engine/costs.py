@@ -716,7 +716,10 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
 
 
 def _crossing(model: BuyModel, rate: float) -> float:
-    """:func:`crossing_hours` for one rate, in floats: inf where buying never gets cheaper."""
+    """:func:`crossing_hours` for one rate, in floats: inf where buying never gets cheaper;
+    0 where no rental can do the work at all (an infinite rate: buying from the first hour)."""
+    if math.isinf(rate):
+        return 0.0
     margin = rate - model.running_usd_per_hour
     capex, start = model.capex_usd, model.resale_start_usd
     decay = model.resale_decay_per_hour

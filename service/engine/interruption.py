@@ -126,6 +126,10 @@ def interruption_class(interruptible: bool, band: str) -> int:
 _BAND_OVERHEADS = tuple(band_overhead(band) for band in BANDS)
 
 
+# How an answer says the allowance grows with instances (its job_overhead says by how much).
+ON_SEVERAL = "more than N times that on N (job_overhead)"
+
+
 def overhead_basis(band: str, spot_overhead: float) -> tuple[float, str]:
     """An interruptible offer's overhead and why, as the answer states it."""
     overhead = band_overhead(band)
@@ -144,8 +148,8 @@ def overhead_basis(band: str, spot_overhead: float) -> tuple[float, str]:
             f"Azure eviction rate {band}: {bound} within the next hour (Azure's own "
             f"reading, from the last 28 days), each eviction losing "
             f"{LOST_HOURS_PER_INTERRUPTION:g} h of work: {share:g} / "
-            f"{AZURE_PERIOD_HOURS:g} h x {LOST_HOURS_PER_INTERRUPTION:g} h per instance, "
-            "times the instances; waiting for capacity not counted"
+            f"{AZURE_PERIOD_HOURS:g} h x {LOST_HOURS_PER_INTERRUPTION:g} h on one instance, "
+            f"{ON_SEVERAL}; waiting for capacity not counted"
         )
     share = BAND_SHARE[band]
     return overhead, (
@@ -153,6 +157,6 @@ def overhead_basis(band: str, spot_overhead: float) -> tuple[float, str]:
         f"over the trailing month, read as the chance one is in {BAND_PERIOD_HOURS:g} h of "
         f"running (an assumption: AWS does not say how long they ran), each losing "
         f"{LOST_HOURS_PER_INTERRUPTION:g} h of work: {share:g} / {BAND_PERIOD_HOURS:g} h x "
-        f"{LOST_HOURS_PER_INTERRUPTION:g} h per instance, times the instances; waiting for "
-        "capacity not counted"
+        f"{LOST_HOURS_PER_INTERRUPTION:g} h on one instance, {ON_SEVERAL}; "
+        "waiting for capacity not counted"
     )

@@ -146,7 +146,7 @@ class Swing:
 
     value: float
     verdict: str  # buy or rent
-    savings_usd: float  # what the winner saves
+    savings_usd: float | None  # what the winner saves; None: no rental can do the work
     breakeven_hours: float | None  # against the cheapest rental; None: never
 
 
@@ -204,7 +204,8 @@ def _steps(case: Case, name: str, bounds: tuple[float, float]) -> tuple[Swing, S
 def _swing(case: Case, name: str, value: float) -> Swing:
     moved = case.moved(name, value)
     side, buy, rent = case_verdict(moved)
-    return Swing(value, side, abs(rent - buy), crossing(moved.buy_model(), moved.rent_rate()))
+    savings = None if math.isinf(rent) else abs(rent - buy)  # no rental: buying, or nothing
+    return Swing(value, side, savings, crossing(moved.buy_model(), moved.rent_rate()))
 
 
 def _step_text(name: str) -> str:

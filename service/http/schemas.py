@@ -415,8 +415,13 @@ class BreakevenWorkOut(WorkOut):
 class SwingOut(_Out):
     value: float = Field(description="The input, moved one step.")
     verdict: Literal["buy", "rent"]
-    savings_usd: float = Field(description="What the winner saves there.")
-    breakeven_hours: float | None = Field(description="Against the cheapest rental; null: never.")
+    savings_usd: float | None = Field(
+        description="What the winner saves there; null: no rental can do the work there "
+        "(an interruption overhead no cluster outruns by the deadline)."
+    )
+    breakeven_hours: float | None = Field(
+        description="Against the cheapest rental; null: never; 0: no rental can do the work."
+    )
 
 
 class FlipOut(_Out):
