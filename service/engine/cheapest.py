@@ -207,13 +207,15 @@ def _hourly(
             if found.size >= top:
                 bar = _bar(found, top)
         # an order is done when read to its end, or when its next offers cost at least
-        # the bar even on one instance with no deadline (the order sorts by that floor)
-        # (by a deadline, times the least cluster penalty the offers left can pay)
+        # the bar even on one instance with no deadline (the order sorts by that floor),
+        # times, by a deadline, the least cluster penalty the offers left in it can pay
         still = []
         for g, chunk, end in zip(reading, chunks, ends, strict=True):
-            if start < orders[g].size and (
-                chunk.size == 0 or cost.floor_usd[end] * share * _penalty(g, start) < bar
-            ):
+            more = start < orders[g].size
+            if more and chunk.size:
+                floor = cost.floor_usd[end] * share
+                more = floor < bar and floor * _penalty(g, start) < bar
+            if more:
                 still.append(g)
             else:
                 stops[g] = min(start, orders[g].size)

@@ -264,10 +264,10 @@ class Rentals:
         n = self.instances(busy, share, assumptions.spot_overhead, limits)
         feasible = n > 0
         used = np.maximum(n, 1)
-        # one instance each (most questions): e(1) = 1, no lookup
-        efficiency = self._efficiency(used) if (n > 1).any() else 1.0
-        # one instance each (most questions): 1 + o, no search for progress
-        stretch = slowdown(share, used) if (n > 1).any() else 1.0 + share
+        # one instance each (most questions): e(1) = 1 and 1 + o, no lookups
+        clustered = bool((n > 1).any())
+        efficiency = self._efficiency(used) if clustered else 1.0
+        stretch = slowdown(share, used) if clustered else 1.0 + share
         work = busy / (used * efficiency) * stretch
         feasible &= np.isfinite(work)
         if session_hours is not None and self.session_bound.any():
