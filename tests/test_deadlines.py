@@ -10,6 +10,7 @@ import math
 import random
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 from hardware import Hardware
 from pricing.offer import PricingModel
 from service.engine.assumptions import Assumptions
-from service.engine.breakeven import QuoteError, QuoteRequest, memory_need, quote
+from service.engine.breakeven import Quote, QuoteError, QuoteRequest, memory_need, quote
+from service.engine.costs import JobCost
 from service.engine.offer_table import OfferTable
 from tests.helpers import offer, stored, toy_hardware
 
@@ -577,6 +579,21 @@ def test_the_cluster_penalty_floor_is_the_fewest_instances_that_keep_up() -> Non
             assert found == pytest.approx(counted, rel=1e-9)
 
 
+def _costed_in_full(
+    table: OfferTable, request: QuoteRequest, result: Quote
+) -> tuple[JobCost, np.ndarray]:
+    """Every offer of ``table`` costed at once for ``request``, as ``result`` priced it (its
+    speed and limits), and which of them the question admits: what a walk must agree with."""
+    from service.engine.cheapest import admitted_mask
+    from service.engine.costs import Rentals
+
+    assert result.priced is not None
+    s_ref, limits = result.priced.reference_speed, result.priced.limits
+    every = Rentals.of(table, np.arange(len(table)), s_ref, request.speed_key)
+    job = every.job(request.hours, request.assumptions, 1.0, None, limits)
+    return job, admitted_mask(table, request, memory_need(request, 24.0))
+
+
 def test_each_tiers_best_by_a_deadline_is_the_cheapest_of_every_offer() -> None:
     """Catalogs long enough that every cheapest-first order is walked (700 offers, orders
     read 256 at a time), with deadlines that need clusters: on demand, committed, a cloud's
@@ -585,11 +602,7 @@ def test_each_tiers_best_by_a_deadline_is_the_cheapest_of_every_offer() -> None:
     every offer of that tier the question admits, as the engine's cost of each, all costed
     at once, says: the walks' floors (cluster penalties included), the tiers' reading on,
     and the asking alone select the same offers a full costing does."""
-    import numpy as np
-
     from pricing.tiers import TIERS
-    from service.engine.cheapest import admitted_mask
-    from service.engine.costs import Rentals
 
     rng = random.Random(33)
     bands = ("", "<5%", ">20%", "0-5% per hour", "5-10% per hour", "20+% per hour")
@@ -629,12 +642,7 @@ def test_each_tiers_best_by_a_deadline_is_the_cheapest_of_every_offer() -> None:
             result = quote(table, TOY, request)
         except QuoteError:
             continue  # nothing makes that deadline: no tiers to check
-        assert result.priced is not None
-        rentals = Rentals.of(
-            table, np.arange(len(table)), result.priced.reference_speed, request.speed_key
-        )
-        job = rentals.job(request.hours, request.assumptions, 1.0, None, result.priced.limits)
-        admitted = admitted_mask(table, request, memory_need(request, 24.0))
+        job, admitted = _costed_in_full(table, request, result)
         for code, best in enumerate(result.tiers):
             mine = admitted & (table.tier_code == code) & job.feasible
             if not mine.any():
@@ -654,10 +662,7 @@ def test_a_walks_floor_is_never_above_an_unread_offers_cost() -> None:
     the present value of each, costed in full. Slow cheap offers first and fast dearer ones
     behind them, the case where a penalty from the next offer's speed alone would be too
     high; and it is above the plain one-instance floor somewhere, so the penalty bites."""
-    import numpy as np
-
-    from service.engine.cheapest import _order_floors, admitted_mask
-    from service.engine.costs import Rentals
+    from service.engine.cheapest import _order_floors
 
     rng = random.Random(1205)
     tighter = 0
@@ -689,11 +694,9 @@ def test_a_walks_floor_is_never_above_an_unread_offers_cost() -> None:
             result = quote(table, TOY, request)
         except QuoteError:
             continue
+        job, admitted = _costed_in_full(table, request, result)
         assert result.priced is not None
         s_ref, limits = result.priced.reference_speed, result.priced.limits
-        every = Rentals.of(table, np.arange(len(table)), s_ref, request.speed_key)
-        job = every.job(request.hours, request.assumptions, 1.0, None, limits)
-        admitted = admitted_mask(table, request, memory_need(request, 24.0))
         orders = table.by_cost[request.speed_key]
         for _ in range(20):
             stops = tuple(rng.randrange(order.size + 1) for order in orders)

@@ -732,7 +732,7 @@ def _tiers(
         costing, asking = (main, request) if mine else (other, wider)
         term = TERMS.index(tier.pricing) if tier.pricing in TERM_HOURS else None
         kept = None if costing is None else table.tier_code[costing.index] == code
-        own = tuple(g for g, tiers in enumerate(table.order_tiers) if code in tiers)
+        own = table.tier_orders[code]
         position = None
         if costing is not None and kept is not None:
             position = costing.cheapest_of(kept, whole_orders=True, term=term, orders=own)

@@ -86,24 +86,19 @@ def band_overhead(band: str) -> float:
     return share / period_hours * LOST_HOURS_PER_INTERRUPTION
 
 
-def extra_work(overhead: Any, instances: Any) -> Any:
+def extra_work(overhead: float, instances: int) -> float:
     """The extra share of its work a job does on ``instances`` interruptible instances, each
     of whose interruptions alone cost ``overhead`` (o): N o / (1 - (N - 1) o), o itself on
-    one instance, inf where the N of them would leave no progress (see above). Elementwise
-    on arrays."""
-    if np.ndim(overhead) == 0 and np.ndim(instances) == 0:  # one rent line's, in the answer
-        left = 1.0 - (instances - 1) * overhead
-        return instances * overhead / left if left > 0 else math.inf
-    n = np.asarray(instances)
-    left = 1.0 - (n - 1) * overhead
-    extra = np.full(left.shape, np.inf)  # where no progress is made
-    np.divide(n * overhead, left, out=extra, where=left > 0)
-    return extra
+    one instance, inf where the N of them would leave no progress (see above). One rent
+    line's, as its answer states it."""
+    left = 1.0 - (instances - 1) * overhead
+    return instances * overhead / left if left > 0 else math.inf
 
 
 def slowdown(overhead: Any, instances: Any) -> Any:
     """How many times its work's hours the job takes: 1 + :func:`extra_work`, that is
-    (1 + o) / (1 - (N - 1) o); on arrays in one division (the engine's hot path)."""
+    (1 + o) / (1 - (N - 1) o); elementwise on arrays, in one division (the engine's hot
+    path)."""
     if np.ndim(overhead) == 0 and np.ndim(instances) == 0:
         return 1.0 + extra_work(overhead, instances)
     left = 1.0 - (np.asarray(instances) - 1) * overhead

@@ -201,10 +201,15 @@ class OfferTable:
                 banded,
             )
         )
-        # The tiers in each hourly order: a tier's cheapest is bounded by its own orders'
-        # floors alone (cheapest.Costed.cheapest_of). Whether every offer of an order pays
-        # the spot_overhead assumption: its clusters then pay it too, whatever the offer.
-        self.order_tiers = tuple(frozenset(self.tier_code[group].tolist()) for group in groups)
+        # The hourly orders holding each tier's offers (by tier code): a tier's cheapest is
+        # bounded by its own orders' floors alone (cheapest.Costed.cheapest_of). Whether
+        # every offer of an order pays the spot_overhead assumption: its clusters then pay
+        # it too, whatever the offer.
+        in_order = [frozenset(self.tier_code[group].tolist()) for group in groups]
+        self.tier_orders = tuple(
+            tuple(g for g, tiers in enumerate(in_order) if code in tiers)
+            for code in range(len(TIER_NAMES))
+        )
         self.order_assumed = tuple(
             bool(group.size) and bool((self.interruptible[group] & ~banded[group]).all())
             for group in groups
