@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import filecmp
+import json
 import re
 import shutil
 import subprocess
@@ -16,8 +17,10 @@ import pytest
 
 from hardware import Hardware
 from pricing.adapters.bundled import BundledAdapter
+from pricing.adapters.gcp.skus import usd_per_hour
 from pricing.offer import READ_BEFORE, Offer, PricingModel, named_date, price_date
 from pricing.sanity import SanityPolicy, check
+from tests.fakes.aws import SAMPLES
 
 DATA = Path(str(resources.files("pricing") / "data"))
 ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
@@ -257,6 +260,34 @@ def test_bundled_aws_spot_rows_carry_their_band_and_n_instances_pay_it_n_times(
     ratio = eight["wall_clock_hours"] / one["wall_clock_hours"]
     assert ratio == pytest.approx(1.1951220 / 1.0208333 / (8 * eight["cluster_efficiency"]))
     assert eight["total_usd"] == pytest.approx(8 * 20.9934 * eight["wall_clock_hours"])
+
+
+def test_bundled_cloud_tpu_terms_are_the_captured_sku_per_chip(client) -> None:  # type: ignore[no-untyped-def]
+    """The bundled Cloud TPU commitments come from one SKU captured from Google's catalog on
+    2026-06-14 (tests/fakes/samples): each slice is that chip-hour price times its chips, dated
+    the capture's day, and /offers lists it in its term's tier."""
+    captured = json.loads(
+        (SAMPLES / "gcp_billing_catalog_skus_tpu_captured_2026-06-14.json").read_text()
+    )
+    (commitment,) = [s for s in captured["skus"] if s["category"]["usageType"] == "Commit3Yr"]
+    per_chip = usd_per_hour(commitment)
+    rows = [
+        r
+        for r in csv.DictReader((DATA / "committed.csv").open(newline="", encoding="utf-8"))
+        if r["service"] == "Cloud TPU"
+    ]
+    assert {(r["product"], r["region"], r["pricing"]) for r in rows} == {
+        ("v5p-8", "europe-west4", "reserved_3y"),
+        ("v5p-16", "europe-west4", "reserved_3y"),
+    }
+    for r in rows:
+        assert float(r["usd_per_hour"]) == pytest.approx(per_chip * int(r["count"]))
+        assert r["price_as_of"] == "2026-06-14" and commitment["skuId"] in r["source"]
+    listed = client.get("/offers?pricing=reserved_3y&accelerator=tpu-v5p&limit=100").get_json()
+    assert sorted((o["product"], o["usd_per_hour"]) for o in listed["offers"]) == [
+        ("v5p-16", pytest.approx(15.288)),
+        ("v5p-8", pytest.approx(7.644)),
+    ]
 
 
 def test_the_readme_states_the_dated_share_the_snapshot_has() -> None:

@@ -217,8 +217,8 @@ def test_cloud_tpu_commitments_are_offered_per_chip_like_on_demand() -> None:
     """A Cloud TPU commitment SKU ("Commitment v1: TpuV6e in Americas for 1 Year") is read as
     its on-demand twin is: per chip, the smallest slice, in its term's tier. Figures: the
     v6e chip-hour 2.70 on demand and 1.89 / 1.22 for 1 and 3 years (the secondary, undated
-    table the peers review cites: 30 % and 55 % off; no dated primary was found, so none is
-    bundled)."""
+    table the peers review cites: 30 % and 55 % off; no dated primary was found for v6e, so
+    none is bundled; v5p's 3-year term is, from the capture below)."""
     east = ["us-east1"]
     book = _book(
         sku("TpuV6e running in Americas", 2.70, east, group="TPU"),
@@ -237,6 +237,40 @@ def test_cloud_tpu_commitments_are_offered_per_chip_like_on_demand() -> None:
         assert term.usd_per_hour == pytest.approx(usd)
         assert (term.purchase_option, term.upfront_share) == ("commitment", 0.0)
         assert term.service == "Cloud TPU"
+
+
+TPU_CAPTURE = "gcp_billing_catalog_skus_tpu_captured_2026-06-14.json"
+
+
+def test_captured_tpu_skus_price_the_commitment_and_drop_the_noise() -> None:
+    """Seven TPU SKUs as Google's catalog wrote them on 2026-06-14 (tests/fakes/samples):
+    the 3-year v5p commitment is offered per chip like its on-demand twin; a calendar-mode
+    reservation is not a tier the service prices; spot stays spot; a generation with no
+    row in gcp_tpus.csv is reported, not guessed."""
+    skipped = skip_report()
+    book = _book(*_samples(TPU_CAPTURE), skipped=skipped)
+    assert book.tpu == {
+        ("v5e", "asia-south2", PricingModel.ON_DEMAND): (1.44132, "04C3-5B71-D137"),
+        ("v5p", "southamerica-east1", PricingModel.ON_DEMAND): (6.430995, "082F-763E-B398"),
+        ("v6e", "us-south1", PricingModel.ON_DEMAND): (2.7, "2549-F208-72FA"),
+        ("v7x", "us-west1", PricingModel.ON_DEMAND): (12.0, "0F71-4391-B6CA"),
+        ("v7x", "us-central1", PricingModel.ON_DEMAND): (12.0, "0F71-4391-B6CA"),
+        ("v7x", "us-east1", PricingModel.ON_DEMAND): (12.0, "0F71-4391-B6CA"),
+        ("v5e", "asia-southeast1", PricingModel.SPOT): (0.78, "0561-8741-3BC7"),
+        ("v5p", "europe-west4", PricingModel.RESERVED_3Y): (1.911, "0115-21ED-7F03"),
+    }
+    offers = build_offers(book, TABLES, None, TODAY, skipped)
+    (term,) = [o for o in offers if o.pricing == PricingModel.RESERVED_3Y]
+    assert (term.product, term.region, term.accelerator, term.count) == (
+        "v5p-8",
+        "europe-west4",
+        "tpu-v5p",
+        4,
+    )
+    assert term.usd_per_hour == pytest.approx(4 * 1.911)
+    assert (term.purchase_option, term.upfront_share) == ("commitment", 0.0)
+    assert "TPU v7x (no row in pricing/data/gcp_tpus.csv)" in skipped.names(UNKNOWN)
+    assert len(offers) == 5  # v5e x 2, v5p x 2, v6e: no reservation, no v7x
 
 
 def test_attached_gpus_include_their_n1_host_up_to_the_zone_limit() -> None:
