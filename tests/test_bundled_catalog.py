@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import filecmp
-import json
 import re
 import shutil
 import subprocess
@@ -20,7 +19,7 @@ from pricing.adapters.bundled import BundledAdapter
 from pricing.adapters.gcp.skus import usd_per_hour
 from pricing.offer import READ_BEFORE, Offer, PricingModel, named_date, price_date
 from pricing.sanity import SanityPolicy, check
-from tests.fakes.aws import SAMPLES
+from tests.fakes.gcp import captured_tpu_skus
 
 DATA = Path(str(resources.files("pricing") / "data"))
 ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
@@ -266,10 +265,8 @@ def test_bundled_cloud_tpu_terms_are_the_captured_sku_per_chip(client) -> None: 
     """The bundled Cloud TPU commitments come from one SKU captured from Google's catalog on
     2026-06-14 (tests/fakes/samples): each slice is that chip-hour price times its chips, dated
     the capture's day, and /offers lists it in its term's tier."""
-    captured = json.loads(
-        (SAMPLES / "gcp_billing_catalog_skus_tpu_captured_2026-06-14.json").read_text()
-    )
-    (commitment,) = [s for s in captured["skus"] if s["category"]["usageType"] == "Commit3Yr"]
+    captured = captured_tpu_skus()
+    (commitment,) = [s for s in captured if s["category"]["usageType"] == "Commit3Yr"]
     per_chip = usd_per_hour(commitment)
     rows = [
         r

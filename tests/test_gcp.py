@@ -22,7 +22,7 @@ from pricing.adapters.kit import SkipReport
 from pricing.offer import PricingModel
 from service.cli import cli
 from tests.fakes.aws import SAMPLES
-from tests.fakes.gcp import API_KEY, GcpFake, accelerator_zone, sku
+from tests.fakes.gcp import API_KEY, GcpFake, accelerator_zone, captured_tpu_skus, sku
 
 TABLES = load_tables()
 TODAY = "2026-11-29"
@@ -239,16 +239,13 @@ def test_cloud_tpu_commitments_are_offered_per_chip_like_on_demand() -> None:
         assert term.service == "Cloud TPU"
 
 
-TPU_CAPTURE = "gcp_billing_catalog_skus_tpu_captured_2026-06-14.json"
-
-
 def test_captured_tpu_skus_price_the_commitment_and_drop_the_noise() -> None:
     """Seven TPU SKUs as Google's catalog wrote them on 2026-06-14 (tests/fakes/samples):
     the 3-year v5p commitment is offered per chip like its on-demand twin; a calendar-mode
     reservation is not a tier the service prices; spot stays spot; a generation with no
     row in gcp_tpus.csv is reported, not guessed."""
     skipped = skip_report()
-    book = _book(*_samples(TPU_CAPTURE), skipped=skipped)
+    book = _book(*captured_tpu_skus(), skipped=skipped)
     assert book.tpu == {
         ("v5e", "asia-south2", PricingModel.ON_DEMAND): (1.44132, "04C3-5B71-D137"),
         ("v5p", "southamerica-east1", PricingModel.ON_DEMAND): (6.430995, "082F-763E-B398"),

@@ -21,6 +21,13 @@ from tests.fakes.aws import SAMPLES
 from tests.fakes.faults import Faults
 
 API_KEY = "fake-api-key"
+# Cloud TPU SKUs a third party captured from the live catalog on 2026-06-14 (samples/README.md):
+# the source of the bundled TPU commitments, and a real-format payload for the parser.
+TPU_CAPTURE = SAMPLES / "gcp_billing_catalog_skus_tpu_captured_2026-06-14.json"
+
+
+def captured_tpu_skus() -> list[dict[str, Any]]:
+    return json.loads(TPU_CAPTURE.read_text())["skus"]
 
 
 def sku(
