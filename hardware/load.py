@@ -225,6 +225,7 @@ def _run(row: dict[str, str]) -> Run:
         precision=_precision(row["precision"]),
         software_year=int(row["software_year"]),
         source=row["source"],
+        hours_from=row["hours_from"],
     )
 
 

@@ -27,7 +27,9 @@ What moves MFU, and how each enters:
   curves (scaling.csv, fabrics.csv) carry it.
 
 The spread of the runs around the fit, left out one at a time, is the uncertainty the
-answers state (``spread``), not an assumed percentage.
+answers state (``spread``), not an assumed percentage. How a run's hours were come by
+(``HOURS_FROM``) is kept beside each, because it is most of that spread: a total the team
+states scatters about half as much around the fit as a card count times "about two weeks".
 """
 
 from __future__ import annotations
@@ -51,6 +53,16 @@ ERAS = (("2018-2020", 2020), ("2021-2022", 2022), ("2023 on", 9999))
 TODAY = ERAS[-1][0]
 SPREAD_PERCENTILES = (10, 90)
 WITHIN = 0.25  # the issue's bar: a prediction within 25 % of the reported hours
+# Where a run's accelerator-hours come from. Only figures of a finished run are fitted; a
+# plan's step time times its steps is kept in the sources file, never fitted.
+HOURS_FROM = {
+    "stated": "the source states the accelerator-hours the run took",
+    "count_x_duration": "the card count times the run's stated duration (coarse where the "
+    "source rounds it: 'about two weeks')",
+    "throughput": "the tokens over a measured rate: steady state, without restarts",
+    "planned": "a plan's step time times its steps, not a run (never fitted)",
+}
+FITTED_HOURS = ("stated", "count_x_duration", "throughput")
 
 
 class FitError(ValueError):
@@ -73,6 +85,7 @@ class Run:
     precision: str  # bf16, fp16 or fp8 (the first word of the source's)
     software_year: int
     source: str
+    hours_from: str  # a key of HOURS_FROM
 
     @property
     def flops(self) -> float:
@@ -131,6 +144,35 @@ class UtilizationFit:
         hits = sum(abs(p.held_out_ratio - 1) <= WITHIN for p in self.predictions)
         return hits, len(self.predictions)
 
+    def by_hours_from(self) -> tuple[HoursTally, ...]:
+        """The tally for each way of coming by the hours: whether the misses are the
+        model's or the figures'."""
+        tallies = []
+        for kind in FITTED_HOURS:
+            rows = [p for p in self.predictions if p.run.hours_from == kind]
+            ratios = np.log([p.ratio for p in rows])
+            tallies.append(
+                HoursTally(
+                    hours_from=kind,
+                    runs=len(rows),
+                    within=sum(abs(p.ratio - 1) <= WITHIN for p in rows),
+                    held_out_within=sum(abs(p.held_out_ratio - 1) <= WITHIN for p in rows),
+                    scatter=float(np.std(ratios)) if rows else 0.0,
+                )
+            )
+        return tuple(tallies)
+
+
+@dataclass(frozen=True, slots=True)
+class HoursTally:
+    """The runs whose hours were come by one way, against the fit."""
+
+    hours_from: str
+    runs: int
+    within: int  # predicted within WITHIN of the reported hours
+    held_out_within: int  # the same, by the fit made without each run
+    scatter: float  # standard deviation of log(predicted / reported)
+
 
 def training_flops(
     active_params: float,
@@ -175,6 +217,9 @@ def fit(
     unknown = sorted({run.accelerator for run in runs if run.accelerator not in registry})
     if unknown:
         raise FitError(f"published runs name accelerators the registry lacks: {unknown}")
+    unfit = sorted(run.id for run in runs if run.hours_from not in FITTED_HOURS)
+    if unfit:
+        raise FitError(f"runs whose hours_from is not a finished run's {FITTED_HOURS}: {unfit}")
     if len(runs) < 8:
         raise FitError(f"{len(runs)} runs cannot fit {2 + len(ERAS) - 1} parameters")
     implied = np.array([_implied(run, registry, fp8_gain) for run in runs])

@@ -307,13 +307,13 @@ def published_runs_table() -> str:
     """The language-model runs the utilization is fitted on, each against the fit: the error
     table of hardware/data/README.md."""
     from hardware import load_hardware
-    from hardware.utilization import WITHIN
+    from hardware.utilization import HOURS_FROM, WITHIN
 
     fitted = load_hardware().utilization
     lines = [
         "| run | card | active params | tokens | seq | precision | era | reported h "
-        "| predicted h | ratio | held out |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| hours from | predicted h | ratio | held out |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in fitted.predictions:
         run = p.run
@@ -321,7 +321,8 @@ def published_runs_table() -> str:
         lines.append(
             f"| `{run.id}` | {run.accelerator} | {run.active_params:.3g} | {run.tokens:.3g} "
             f"| {run.seq_len:,} | {run.precision} | {run.era} | {run.hours:,.4g} "
-            f"| {p.predicted_hours:,.4g} | {p.ratio:.2f}{flag} | {p.held_out_ratio:.2f} |"
+            f"| {_words(run.hours_from)} | {p.predicted_hours:,.4g} | {p.ratio:.2f}{flag} "
+            f"| {p.held_out_ratio:.2f} |"
         )
     hits, runs = fitted.within
     held, _ = fitted.held_out_within
@@ -335,8 +336,26 @@ def published_runs_table() -> str:
         f"({hits / runs:.0%}); each predicted by the fit made without it: {held} of {runs} "
         f"({held / runs:.0%}), P10-P90 of those ratios {low:.2f}-{high:.2f} (the answers' "
         "`work.hours_spread`).",
+        "",
+        "By where the hours come from (scatter: the standard deviation of log predicted / "
+        "reported):",
+        "",
+        "| hours from | runs | within | held out | scatter |",
+        "|---|---|---|---|---|",
     ]
+    for tally in fitted.by_hours_from():
+        of = tally.runs
+        lines.append(
+            f"| {_words(tally.hours_from)}: {_cell(HOURS_FROM[tally.hours_from])} | {of} "
+            f"| {tally.within} ({tally.within / of:.0%}) "
+            f"| {tally.held_out_within} ({tally.held_out_within / of:.0%}) "
+            f"| {tally.scatter:.2f} |"
+        )
     return "\n".join(lines) + "\n"
+
+
+def _words(name: str) -> str:
+    return name.replace("_x_", " x ").replace("_", " ")
 
 
 BLOCKS: dict[str, Callable[[], str]] = {

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from hardware import Hardware, Workload
 from hardware.jobs import Method, Model
-from hardware.utilization import REFERENCE_CARD, REFERENCE_PARAMS, training_flops
+from hardware.utilization import REFERENCE_CARD, REFERENCE_PARAMS, WITHIN, training_flops
 from service.engine.hours import HOURS_PER_MONTH
 from service.engine.memory import (
     FRAMEWORK_GB,
@@ -168,7 +168,8 @@ def transformer_anchor(hardware: Hardware) -> str:
         f"fitted on {runs} published language-model runs (hardware/data/sources/"
         f"training_runs.csv): {fitted.at_reference:.3f} of peak on an {REFERENCE_CARD} at "
         f"{REFERENCE_PARAMS:.0e} active parameters with today's software, x (active / "
-        f"{REFERENCE_PARAMS:.0e}) ^ {fitted.size_slope:.3f}; {hits} of {runs} runs within 25 %, "
+        f"{REFERENCE_PARAMS:.0e}) ^ {fitted.size_slope:.3f}; {hits} of {runs} runs within "
+        f"{WITHIN * 100:.0f} %, "
         f"held-out hours P10-P90 {low:.2f}-{high:.2f} x reported"
     )
 
