@@ -145,19 +145,20 @@ class UtilizationFit:
         return hits, len(self.predictions)
 
     def by_hours_from(self) -> tuple[HoursTally, ...]:
-        """The tally for each way of coming by the hours: whether the misses are the
-        model's or the figures'."""
+        """The tally for each way of coming by the hours that some run was: whether the
+        misses are the model's or the figures'."""
         tallies = []
         for kind in FITTED_HOURS:
             rows = [p for p in self.predictions if p.run.hours_from == kind]
-            ratios = np.log([p.ratio for p in rows])
+            if not rows:
+                continue
             tallies.append(
                 HoursTally(
                     hours_from=kind,
                     runs=len(rows),
                     within=sum(abs(p.ratio - 1) <= WITHIN for p in rows),
                     held_out_within=sum(abs(p.held_out_ratio - 1) <= WITHIN for p in rows),
-                    scatter=float(np.std(ratios)) if rows else 0.0,
+                    scatter=float(np.std(np.log([p.ratio for p in rows]))),
                 )
             )
         return tuple(tallies)

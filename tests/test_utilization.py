@@ -86,6 +86,9 @@ def test_a_fit_finds_the_coefficients_that_made_its_runs(hardware: Hardware) -> 
     assert dict(fitted.era_factors) == pytest.approx(eras)
     assert fitted.spread == pytest.approx((1.0, 1.0))
     assert fitted.within == (12, 12)
+    (stated,) = fitted.by_hours_from()  # the one kind these runs are
+    assert (stated.hours_from, stated.runs, stated.within) == ("stated", 12, 12)
+    assert stated.scatter == pytest.approx(0, abs=1e-12)
     assert fitted.utilization(7e9) == pytest.approx(0.45)  # today's software
     assert fitted.utilization(7e9, "2018-2020") == pytest.approx(0.225)
     # outside the runs' sizes the nearest run's holds: no extrapolation
