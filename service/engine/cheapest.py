@@ -228,6 +228,36 @@ def _hourly(
     return Costed(index, job, floor, stops=tuple(stops), order_floors=floors)
 
 
+class _Reading:
+    """The offers a reading-on has costed, from what it started with: their rows, their
+    costs, and the rows and present values joined for the next bar. One account for the
+    hourly orders and the committed ones."""
+
+    def __init__(self, found: Costed) -> None:
+        self.rows, self.costs = [found.index], [found.job]
+        self.index, self.presents = found.index, found.job.present_usd
+
+    def cost(
+        self,
+        table: OfferTable,
+        request: QuoteRequest,
+        batch: np.ndarray,
+        s_ref: float,
+        limits: Limits,
+    ) -> None:
+        self.rows.append(batch)
+        self.costs.append(job_on(table, request, batch, s_ref, limits))
+        self.index = np.concatenate(self.rows)
+        self.presents = np.concatenate([c.present_usd for c in self.costs])
+
+    @property
+    def grew(self) -> bool:
+        return len(self.rows) > 1
+
+    def job(self) -> JobCost:
+        return JobCost.joined(self.costs) if self.grew else self.costs[0]
+
+
 def read_orders(
     table: OfferTable,
     request: QuoteRequest,
@@ -244,11 +274,10 @@ def read_orders(
     own cheapest, proved without a walk of its own from the orders' starts."""
     by_cost = table.by_cost[request.speed_key]
     stops, floors = list(found.stops), list(found.order_floors)
-    rows, costs = [found.index], [found.job]
-    index, presents = found.index, found.job.present_usd
+    read = _Reading(found)
     size = COSTED_CHUNK
     while True:
-        bar = bar_of(index, presents)
+        bar = bar_of(read.index, read.presents)
         reading = [g for g in orders if floors[g] < bar]
         if not reading:
             break
@@ -260,19 +289,16 @@ def read_orders(
         batch = np.concatenate(parts)
         batch = batch[admitted(batch)] if batch.size else batch
         if batch.size:
-            rows.append(batch)
-            costs.append(job_on(table, request, batch, s_ref, limits))
-            index = np.concatenate(rows)
-            presents = np.concatenate([c.present_usd for c in costs])
+            read.cost(table, request, batch, s_ref, limits)
         size *= 8
         floors = list(_order_floors(table, request, tuple(stops), s_ref, limits))
     if tuple(stops) == found.stops:
         return found
-    read = replace(
+    moved = replace(
         found, floor=min(floors, default=np.inf), stops=tuple(stops), order_floors=tuple(floors)
     )
     # the stops moved on even where every offer read was one the question does not admit
-    return read if len(rows) == 1 else replace(read, index=index, job=JobCost.joined(costs))
+    return replace(moved, index=read.index, job=read.job()) if read.grew else moved
 
 
 def _with_committed(
@@ -327,18 +353,17 @@ def read_terms(
     orders = table.committed_orders[request.speed_key]
     chosen = range(len(found.term_floors)) if terms is None else terms
     reached, floors = list(found.reached), list(found.term_floors)
-    rows, costs = [found.index], [found.job]
-    index, presents = found.index, found.job.present_usd
+    read = _Reading(found)
     size = COSTED_CHUNK
     costed: np.ndarray | None = None
     while True:
-        bar = bar_of(index, presents)
+        bar = bar_of(read.index, read.presents)
         reading = [t for t in chosen if floors[t] < bar]
         if not reading:
             break
         if costed is None:
             costed = np.zeros(len(table), dtype=bool)
-            costed[np.concatenate(rows)] = True
+            costed[read.index] = True
         chunks = []
         for t in reading:
             for g in (2 * t, 2 * t + 1):
@@ -349,17 +374,17 @@ def read_terms(
         batch = np.unique(np.concatenate(chunks))  # an offer early in both orders: once
         if batch.size:
             costed[batch] = True
-            rows.append(batch)
-            costs.append(job_on(table, request, batch, s_ref, limits))
-            index = np.concatenate(rows)
-            presents = np.concatenate([c.present_usd for c in costs])
+            read.cost(table, request, batch, s_ref, limits)
         size *= 8
         floors = list(_term_floors(table, request, tuple(reached), s_ref, limits))
-    index, job = found.index, found.job
-    if len(rows) > 1:
-        index, job = np.concatenate(rows), JobCost.joined(costs)
     return Costed(
-        index, job, found.floor, tuple(floors), tuple(reached), found.stops, found.order_floors
+        read.index,
+        read.job(),
+        found.floor,
+        tuple(floors),
+        tuple(reached),
+        found.stops,
+        found.order_floors,
     )
 
 
