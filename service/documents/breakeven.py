@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import math
 from dataclasses import fields, replace
 from typing import Any
 
@@ -13,30 +11,19 @@ from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
 from pricing.tiers import tier_for
 from service.documents.compact import compact
-from service.documents.errors import InvalidQuestion, Unanswerable
+from service.documents.errors import Unanswerable
 from service.documents.freshness import PriceMoments, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
 from service.documents.offers import RENTED, offer_fields
-from service.documents.place import asked_currency, left_out_providers, tariff
-from service.documents.queries import (
-    MAX_CARDS,
-    BreakevenQuery,
-    competing_platforms,
-    market_tiers,
-    sensitivity_parameters,
-)
+from service.documents.place import asked_currency
+from service.documents.queries import BreakevenQuery, sensitivity_parameters
+from service.documents.question import BuyTerms, deadline_document, read_question, reading
 from service.documents.sensitivity import ranges_document, sensitivity_document
 from service.documents.summary import breakeven_summary
-from service.documents.work import (
-    check_precision,
-    job_workload,
-    precision_document,
-    stated_work,
-    work_document,
-)
-from service.engine.assumptions import MIN_UTILIZATION, as_dict, with_overrides
+from service.documents.work import job_workload, precision_document, work_document
+from service.engine.assumptions import as_dict
 from service.engine.breakeven import (
     LeftOut,
     MemoryGate,
@@ -47,28 +34,13 @@ from service.engine.breakeven import (
     TierBest,
     quote,
 )
-from service.engine.costs import bought_speed, verdict
-from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH
+from service.engine.costs import verdict
 from service.engine.interruption import extra_work, overhead_basis
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import ranges
 from service.engine.request import QuoteRequest
-from service.engine.sizing import (
-    DEADLINE,
-    FEWEST,
-    GIVEN,
-    ONE,
-    STEADY,
-    Purchase,
-    SizingError,
-    purchase,
-)
 from service.engine.upgrade import Upgrade, upgrade
-from service.engine.work import Work
 from service.runtime import Runtime
-
-# The most cards a desktop holds: an upgrade of up to this many goes in the owned card's box.
-DESKTOP_CARDS = 2
 
 # Why the headline compares with what it does, per `pricing` choice.
 PRICING_WHY = {
@@ -78,15 +50,6 @@ PRICING_WHY = {
         "(pricing=any makes the cheapest of all the headline)"
     ),
     "any": "pricing=any: the cheapest of every tier, interruptible ones included",
-}
-
-# How the answer says the count of cards bought was chosen (service/engine/sizing.py).
-CARDS_BOUGHT = {
-    GIVEN: "as given (gpus=)",
-    FEWEST: "the fewest that hold the job ({cards})",
-    DEADLINE: "the fewest that finish by the deadline ({cards})",
-    STEADY: "the fewest that carry hours_per_month ({cards})",
-    ONE: "one (the default)",
 }
 
 
@@ -139,65 +102,16 @@ def _answer(
     table: OfferTable,
 ) -> tuple[dict[str, Any], list[StoredOffer]]:
     """The document, and the offers whose prices it used."""
-    providers = None
-    if query.providers:
-        providers = frozenset(p.strip().lower() for p in query.providers.split(",") if p.strip())
-    check_precision(runtime.hardware, gpu, workload, query.precision)
-    work = stated_work(query, runtime, gpu, workload)
-    assumptions = with_overrides(runtime.assumptions, query)
-    deadline = _deadline_hours(query, work)
-    try:
-        bought = purchase(
-            work,
-            query.gpus,
-            query.memory,
-            query.total_memory,
-            functools.partial(bought_speed, runtime.hardware, gpu, workload),
-            assumptions.utilization,
-            deadline,
-            MAX_CARDS,
-        )
-    except SizingError as exc:  # a valid question no purchase can answer
-        raise Unanswerable("cannot-quote", str(exc), exc.parameter, "no purchase does it") from exc
-    bought, whole = _whole_systems(query, runtime, gpu, bought)
-    where = query.site or runtime.hardware.host(bought.cards).host.site
-    power = None
-    if query.electricity is None:  # the country's tariff for where the cards run
-        power = tariff(runtime.hardware, runtime.fx, query.country, where, query.state)
-        if power is not None:
-            assumptions = replace(assumptions, electricity=power["usd_per_kwh"])
-    if bought.utilization is not None:  # steady work sets its own
-        assumptions = replace(assumptions, utilization=max(bought.utilization, MIN_UTILIZATION))
-    owned = None if query.own is None else resolve_gpu(runtime.hardware, query.own, "own").id
-    if owned is not None and assumptions.host_cost is None and bought.cards <= DESKTOP_CARDS:
-        # an upgrade goes into the owned card's box: no host to buy (host_cost= overrides)
-        assumptions = replace(assumptions, host_cost=0.0)
-    request = QuoteRequest(
-        platforms=competing_platforms(query.platforms, runtime.hardware.registry[gpu].platform),
-        markets=market_tiers(query.market),
-        rent_factor=query.rent_factor,
-        reference=gpu,
-        hours=work.hours,
-        workload=workload,
-        gpus=bought.cards,
-        memory_gb=bought.memory_gb,
-        total_memory_gb=bought.total_memory_gb,
-        memory_overhead_gb=bought.overhead_gb,
+    terms = BuyTerms(
         price_usd=query.price,
         price_basis=query.price_basis,
         watts=query.watts,
-        providers=providers,
-        pricing=query.pricing,
-        region=query.region,
-        top=query.top,
-        assumptions=assumptions,
+        rent_factor=query.rent_factor,
         reference_speed=measured.relative if measured is not None else None,
-        session_hours=runtime.colab.session_hours if runtime.colab else None,
-        deadline_hours=deadline,
-        site=query.site,
-        precision=query.precision,
-        excluded_providers=left_out_providers(query, providers),
+        own=query.own,
     )
+    question = read_question(query, runtime, terms)
+    request, work = question.request, question.work
     try:
         result = quote(table, runtime.hardware, request)
     except QuoteError as exc:
@@ -206,11 +120,14 @@ def _answer(
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
     document = _quote_document(result, runtime.colab)
     document["throughput"] = _throughput_used(runtime, request, measured)
-    if owned is not None:
+    if question.owned is not None:
         try:
-            document["own"] = _own(upgrade(runtime.hardware, result, owned))
+            found = upgrade(runtime.hardware, result, question.owned)
         except QuoteError as exc:
             raise Unanswerable("cannot-quote", str(exc), "own", str(exc)) from exc
+        document["own"] = _own(found)
+        if found.owned == gpu:  # nothing to buy: the owned card is the buy side
+            document["verdict"] = "buy" if found.best == "keep" else "rent"
     asked = sensitivity_parameters(query.sensitivity)
     if asked:
         reference = runtime.hardware.speed(request.reference, request.workload, request.precision)
@@ -219,52 +136,15 @@ def _answer(
         document["sensitivity"] = sensitivity_document(result, table, asked)
         spread = ranges(result, table, reference, work.hours_spread)
         document["ranges"] = ranges_document(spread)
-    if work.months is not None:
-        document["deadline"]["basis"] = (
-            f"steady work: {work.months:g} months of {HOURS_PER_MONTH:g} h, the work arriving "
-            "as it goes"
-        )
+    document["deadline"] = deadline_document(question, result)
     document["work"] = {
         **work_document(work, gpu),
-        "cards_bought": CARDS_BOUGHT[bought.basis].format(cards=bought.cards) + whole,
+        "reading": reading(question, result.buy.hours),
+        "cards_bought": question.cards_bought,
     }
     document["precision"] = precision_document(runtime.hardware, gpu, query.precision)
-    document["tariff"] = power
+    document["tariff"] = question.power
     return document, [option.stored for option in result.rent]
-
-
-def _whole_systems(
-    query: BreakevenQuery, runtime: Runtime, gpu: str, bought: Purchase
-) -> tuple[Purchase, str]:
-    """A card sold only in whole systems (hardware/data/systems.csv) is bought by the node:
-    the cards a question needs round up to whole nodes; a count given that is none is a
-    400 naming `gpus`. Returns the purchase and what the answer adds to `cards_bought`."""
-    system = runtime.hardware.ownership.sold_whole(gpu, query.price, query.price_basis)
-    if system is None or bought.cards % system.cards == 0:
-        return bought, ""
-    if query.gpus is not None:
-        raise InvalidQuestion(
-            "gpus",
-            f"{gpu} is sold in whole {system.cards}-card systems (systems.csv): ask gpus="
-            f"{system.cards}, {2 * system.cards}, ... (or price= per card, or price_basis=used)",
-        )
-    cards = math.ceil(bought.cards / system.cards) * system.cards
-    return replace(bought, cards=cards), f", rounded up to whole {system.cards}-card systems"
-
-
-def _deadline_hours(query: BreakevenQuery, work: Work) -> float | None:
-    """The deadline a question sets, in hours: deadline_days, or steady work's months;
-    None: the bought cards' own calendar time (the engine's default)."""
-    if work.months is None:
-        return None if query.deadline_days is None else query.deadline_days * HOURS_PER_DAY
-    for stated in ("deadline_days", "utilization"):
-        if getattr(query, stated) is not None:
-            raise InvalidQuestion(
-                stated,
-                f"steady work runs over its months: they set its deadline and the cards' "
-                f"utilization (hours_per_month / 730 per card); drop {stated}=",
-            )
-    return work.span_hours
 
 
 def _measurement(
@@ -347,7 +227,7 @@ def _quote_document(result: Quote, colab: SessionTerms | None) -> dict[str, Any]
                 "cheapest": _rent_line(result.same_card[0], result, colab),
             }
         ),
-        "deadline": _deadline(result),
+        "deadline": None,  # the question's rules: deadline_document
         "verdict": result.verdict,
         "compared_with": _compared_with(result),
         "money": _money(result),
@@ -432,25 +312,6 @@ def _breakeven(result: Quote) -> dict[str, Any]:
         "life_years": result.request.assumptions.lifetime_years,
         "life_hours": result.life_hours,
         "crossing_hours": result.breakeven_hours,
-    }
-
-
-def _deadline(result: Quote) -> dict[str, Any]:
-    """The wall-clock time every rental finished within, and where it came from."""
-    hours = result.deadline_hours
-    finite = math.isfinite(hours)
-    if result.deadline_given:
-        basis = f"given: deadline_days={hours / HOURS_PER_DAY:g}" if finite else "none"
-    else:
-        basis = (
-            f"the bought cards' own calendar time: {result.buy.hours:,.1f} busy h at "
-            f"utilization {result.assumptions.utilization:g} (no rental is slower than buying)"
-        )
-    return {
-        "hours": hours if finite else None,
-        "days": hours / HOURS_PER_DAY if finite else None,
-        "basis": basis,
-        "max_instances": result.assumptions.max_instances,
     }
 
 

@@ -29,7 +29,7 @@ from hardware.tariffs import UsState
 from pricing.fx import Currency as FxCurrency
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import CURRENCY_SPAN, MAX_USD, bounds, overrides_model
-from service.engine.hours import HOURS_PER_MONTH
+from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH
 from service.engine.request import QUESTION_BOUNDS
 from service.engine.sensitivity import PARAMETERS
 from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's bounds
@@ -287,10 +287,15 @@ class _StatedWork(Query):
         le=HOURS_PER_MONTH * MAX_CARDS,
         description="Steady work: hours of work on one `gpu` card each month, with `months` "
         "(one way to state it). The cards bought run at the utilization it makes "
-        "(hours_per_month / 730 per card, more cards where one cannot carry it).",
+        "(hours_per_month / 730 per card, more cards where one cannot carry it). With "
+        "`gpus`: card-hours a month on those cards (46720 on 64 cards: every card busy).",
     )
     months: float | None = Field(
-        None, gt=0, le=MAX_MONTHS, description="Steady work: how many months of it."
+        None,
+        gt=0,
+        le=MAX_MONTHS,
+        description="Steady work: how many months of it; with `gpus` alone, capacity: the "
+        "cards steady for these months at `utilization` (default 1).",
     )
     ref_gpu: str | None = Field(
         None,
@@ -354,26 +359,41 @@ class _StatedWork(Query):
     )
 
 
-class _BreakevenQuestion(_StatedWork):
-    gpu: str = Field(
-        min_length=1,
-        max_length=100,
-        description="Card to buy, any alias (rtx3090, 3090, RTX 3090).",
-    )
+# Accelerators a rental may be of: any alias each, comma-separated (service/documents/question.py
+# resolves them, a 404 naming `rent_gpu` for an unknown one).
+RENT_GPU_LIST = r"^[^,]{1,100}(,[^,]{1,100}){0,19}$"
+
+
+class _Question(_StatedWork):
+    """What /breakeven and /rank both read, once (service/documents/question.py): the work
+    however stated, the cards and their time, where they run, the rentals that compete."""
+
     workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
     gpus: int | None = Field(
         None,
         ge=1,
         le=MAX_CARDS,
-        description="Local cards bought (default: the fewest that hold a described job, "
-        "finish by `deadline_days` and carry `hours_per_month`; 1 when nothing asks more).",
+        description="Cards bought (default: the fewest that hold a described job, finish by "
+        "`deadline_days` and carry `hours_per_month`; 1 when nothing asks more). With "
+        "`for_hours` or `months` alone it states capacity: these cards for that time; with "
+        "`hours_per_month`, that many card-hours a month on them; with `hours`, the work is "
+        "still hours on one card, shared among them.",
+    )
+    for_hours: float | None = Field(
+        None,
+        ge=MIN_HOURS,
+        le=MAX_DEADLINE_DAYS * HOURS_PER_DAY,
+        description="Capacity: `gpus` cards (default 1) for this many hours of wall-clock, "
+        "busy `utilization` of it (default 1); both sides provide the same cards for the same "
+        "time (one way to state the work).",
     )
     memory: float | None = Field(
         None,
         gt=0,
         le=MAX_MEMORY_GB,
         description="GB each accelerator must hold; rentals with less are left out (a TPU "
-        "v2/v3 core holds 8/16 GiB, half its chip) (default: the card's, unless total_memory).",
+        "v2/v3 core holds 8/16 GiB, half its chip) (default: a described job's own need, else "
+        "the card's, unless total_memory).",
     )
     total_memory: float | None = Field(
         None,
@@ -389,6 +409,14 @@ class _BreakevenQuestion(_StatedWork):
         description="Comma-separated providers to rent from, as offers name them (aws, "
         "runpod, custom ...) (default: all).",
     )
+    rent_gpu: str | None = Field(
+        None,
+        max_length=1000,
+        pattern=RENT_GPU_LIST,
+        description="Comma-separated accelerators to rent (any alias: h100, a100-80gb): "
+        "every tier's rentals are kept to them, so reserved H100s weigh against bought ones "
+        "(default: every accelerator on the competing platforms).",
+    )
     platforms: Platforms = None
     market: Markets = None
     pricing: RentalPricing = "dependable"
@@ -398,6 +426,27 @@ class _BreakevenQuestion(_StatedWork):
         description="Region prefix: us matches us-east-1, us-central1 (default: every region).",
     )
     top: int = Field(10, ge=1, le=100, description="Rentals listed, cheapest first.")
+    site: Site = None
+    deadline_days: DeadlineDays = Field(
+        None,
+        description="Calendar days the work must be done in, on both sides: every rental "
+        "finishes within it (on a cluster of up to `max_instances` where one instance is too "
+        "slow), and the fewest cards that make it are bought unless `gpus` says how many "
+        "(default: the bought cards' own calendar time, busy hours / utilization, so no "
+        "rental is slower than buying; steady work and capacity: their own time).",
+    )
+    currency: Currency = None
+    country: Country = None
+    state: State = None
+    detail: Detail = "compact"
+
+
+class _BreakevenQuestion(_Question):
+    gpu: str = Field(
+        min_length=1,
+        max_length=100,
+        description="Card to buy, any alias (rtx3090, 3090, RTX 3090).",
+    )
     price: float | None = Field(
         None,
         gt=0,
@@ -412,13 +461,13 @@ class _BreakevenQuestion(_StatedWork):
         "where the card is sold so, else new where sold new, else used, else launch; "
         "/gpus/<id> lists them).",
     )
-    site: Site = None
     own: str | None = Field(
         None,
         max_length=100,
         description="A card you own already (any alias): the answer adds the upgrade "
         "question: keep it and do the work on it, sell it now at its used price and buy, or "
-        "sell it and rent; each path's cost counts the owned card's sale.",
+        "sell it and rent; each path's cost counts the owned card's sale. The same card as "
+        "`gpu`: keep it or rent, nothing bought.",
     )
     watts: float | None = Field(
         None, gt=0, le=10_000, description="Power per card, W (default: the card's board power)."
@@ -433,24 +482,12 @@ class _BreakevenQuestion(_StatedWork):
         **QUESTION_BOUNDS["rent_factor"],
         description="Every rental price times this: a what-if (1.2 = rentals 20 % dearer).",
     )
-    deadline_days: DeadlineDays = Field(
-        None,
-        description="Calendar days the work must be done in, on both sides: every rental "
-        "finishes within it (on a cluster of up to `max_instances` where one instance is too "
-        "slow), and the fewest cards that make it are bought unless `gpus` says how many "
-        "(default: the bought cards' own calendar time, busy hours / utilization, so no "
-        "rental is slower than buying; steady work: its months).",
-    )
     at: IsoMoment | None = Field(
         None,
         description="Ask of the prices as they were then (ISO date or time, UTC if no "
         "offset): each source's last run by that moment; before the first stored run, 422 "
         "(default: now).",
     )
-    currency: Currency = None
-    country: Country = None
-    state: State = None
-    detail: Detail = "compact"
     sensitivity: str | None = Field(
         None,
         max_length=200,
@@ -466,17 +503,13 @@ BreakevenQuery = overrides_model(
 )
 
 
-class _RankQuestion(_StatedWork):
-    site: Site = None
-    workload: Workload = Field(Workload.TRANSFORMER, description="Workload class.")
+class _RankQuestion(_Question):
     gpu: str = Field(
-        "rtx3090", max_length=100, description="The card the work is stated in hours of."
-    )
-    memory: float | None = Field(
-        None,
-        gt=0,
-        le=MAX_MEMORY_GB,
-        description="GB needed per accelerator (default: a described job's own need).",
+        "rtx3090",
+        min_length=1,
+        max_length=100,
+        description="The card the work is stated in hours of, and bought for it: with stated "
+        "work, /rank's rentals are /breakeven's for the same question.",
     )
     budget: float | None = Field(
         None,
@@ -484,21 +517,6 @@ class _RankQuestion(_StatedWork):
         le=MAX_USD * CURRENCY_SPAN,
         description="Max purchase, in `currency`, at most 100,000,000 USD once converted "
         "(default: no limit).",
-    )
-    currency: Currency = None
-    country: Country = None
-    state: State = None
-    detail: Detail = "compact"
-    top: int = Field(10, ge=1, le=100, description="Rentals listed.")
-    platforms: Platforms = None
-    market: Markets = None
-    pricing: RentalPricing = "dependable"
-    deadline_days: DeadlineDays = Field(
-        None,
-        description="With stated work: calendar days it must be done in; rentals are ranked "
-        "by the job's cost on the fewest instances that finish within it (up to "
-        "`max_instances`), and those that cannot are left out (default: none; steady work: "
-        "its months).",
     )
 
 

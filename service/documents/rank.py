@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
+from hardware.ownership import SITES
 from service.documents.compact import compact
-from service.documents.errors import InvalidQuestion
+from service.documents.errors import Unanswerable
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
 from service.documents.offers import RANKED, offer_fields
 from service.documents.place import asked_currency, left_out_providers, tariff
 from service.documents.queries import RankQuery, competing_platforms, market_tiers
-from service.documents.summary import rank_summary
-from service.documents.work import (
-    check_precision,
-    job_workload,
-    optional_work,
-    precision_document,
-    work_document,
+from service.documents.question import (
+    Question,
+    deadline_document,
+    read_question,
+    reading,
+    rented_accelerators,
+    states_work,
 )
+from service.documents.summary import rank_summary
+from service.documents.work import check_precision, job_workload, precision_document, work_document
 from service.engine.assumptions import with_overrides
+from service.engine.breakeven import NoMatchingOffers, Quote, QuoteError, quote
 from service.engine.hours import HOURS_PER_DAY
 from service.engine.ranking import (
     RankedCard,
@@ -36,33 +39,29 @@ from service.runtime import Runtime
 
 
 def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
-    """Ranked by work per dollar where the question states the work (hours, a run done or
-    a job), else by throughput per purchase dollar. A described job's memory need gates
-    single accelerators: /rank compares one card with one card (a sharded job's count is
-    /breakeven's to work out)."""
+    """Ranked by work per dollar where the question states the work (hours, capacity, a run
+    done or a job), else by throughput per purchase dollar. Stated work is read as
+    /breakeven reads it (service/documents/question.py), and its rentals are /breakeven's
+    for the same question: the same cards bought, deadline, memory gate and tiers."""
     rate = asked_rate(runtime.fx, asked_currency(query, runtime.hardware))
     asked, query = query, in_dollars(query, rate)
     reference = resolve_gpu(runtime.hardware, query.gpu)
     workload = job_workload(query, runtime.hardware)
     check_precision(runtime.hardware, reference.id, workload, query.precision)
-    work = optional_work(query, runtime, reference.id, workload)
+    question = read_question(query, runtime) if states_work(query) else None
+    work = None if question is None else question.work
     memory = query.memory
     if memory is None and work is not None:
         memory = work.memory_gb
-    deadline = None
-    if query.deadline_days is not None:
-        if work is None:
-            raise InvalidQuestion("deadline_days", "a deadline needs the work stated (hours=)")
-        deadline = query.deadline_days * HOURS_PER_DAY
-    elif work is not None:
-        deadline = work.span_hours
     assumptions = with_overrides(runtime.assumptions, query)
-    power = None
-    if query.electricity is None:  # the country's tariff where the cards would run
-        site = query.site or "home"
-        power = tariff(runtime.hardware, runtime.fx, query.country, site, query.state)
-        if power is not None:
-            assumptions = replace(assumptions, electricity=power["usd_per_kwh"])
+    if question is not None:
+        assumptions = question.assumptions
+    sites = {
+        site: power
+        for site in SITES
+        if query.electricity is None
+        and (power := tariff(runtime.hardware, runtime.fx, query.country, site, query.state))
+    }
     request = RankRequest(
         workload=workload,
         reference=reference.id,
@@ -74,24 +73,47 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         platforms=competing_platforms(query.platforms, reference.platform),
         markets=market_tiers(query.market),
         pricing=query.pricing,
-        deadline_hours=deadline,
         site=query.site,
         precision=query.precision,
         excluded_providers=left_out_providers(query, None),
+        accelerators=rented_accelerators(query, runtime),
+        electricity_at={site: power["usd_per_kwh"] for site, power in sites.items()},
     )
-    ranking = rank(runtime.hardware, runtime.catalog.table(), request)
+    rented = None if question is None else _quoted(runtime, question)
+    ranking = rank(runtime.hardware, runtime.catalog.table(), request, rented)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)
-    document["work"] = work_document(work, reference.id) if work is not None else None
+    document["work"] = None
+    document["deadline"] = None
+    if question is not None:
+        assert work is not None
+        document["work"] = {
+            **work_document(work, reference.id),
+            "reading": reading(question, rented.buy.hours if rented else work.hours),
+            "cards_bought": question.cards_bought,
+        }
+        document["deadline"] = None if rented is None else deadline_document(question, rented)
     document["precision"] = {
         **precision_document(runtime.hardware, reference.id, query.precision),
         "left_out": untrained_in(runtime.hardware, query.precision),
     }
     document["platform_left_out"] = off_platforms(runtime.hardware, request.platforms)
-    document["tariff"] = power
+    document["tariff"] = sites.get(query.site or "home")
     document = with_currency(document, rate)
     document["fx"] = fx_document(asked, rate, runtime.settings.fx_stale_after_days)
     document = {"summary": rank_summary(document), **document}
     return compact(document) if query.detail == "compact" else document
+
+
+def _quoted(runtime: Runtime, question: Question) -> Quote | None:
+    """/breakeven's quote of the same question, whose rentals /rank lists; None: no rental
+    passes the filters (the ranking lists none, as it does without stated work)."""
+    try:
+        return quote(runtime.catalog.table(), runtime.hardware, question.request)
+    except NoMatchingOffers:
+        return None
+    except QuoteError as exc:
+        (parameter, reason), *also = exc.blamed
+        raise Unanswerable("cannot-quote", str(exc), parameter, reason, also=also) from exc
 
 
 def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, Any]:
@@ -102,7 +124,9 @@ def ranking_document(ranking: Ranking, stale_after_hours: float) -> dict[str, An
         "memory": r.memory_gb,
         "budget": r.budget_usd,
         "hours": r.hours,
-        "deadline_days": None if r.deadline_hours is None else r.deadline_hours / HOURS_PER_DAY,
+        "deadline_days": (
+            None if ranking.deadline_hours is None else ranking.deadline_hours / HOURS_PER_DAY
+        ),
         "platforms": sorted(r.platforms) if r.platforms is not None else "all",
         "market": sorted(r.markets) if r.markets is not None else "all",
         "pricing": r.pricing,

@@ -10,19 +10,22 @@ from service.documents.money import Asked
 
 
 def breakeven_summary(d: dict[str, Any]) -> str:
-    """/breakeven's: which side wins, at what present cost against what."""
+    """/breakeven's: which side wins, at what present cost against what, then the question
+    as it was read (service/documents/question.py ``reading``)."""
     money = Asked(d)
     buy, rent = d["buy"], d["rent"][0]
-    what = f"{figure(d['hours'])} h of {d['workload']} work on {buy['gpus']} x {d['gpu']}"
     rental = f"{rent['product']} on {rent['provider']} ({rent['pricing']})"
+    own = d.get("own")
+    if own is not None and own["gpu"] == d["gpu"]:
+        return _keep_or_rent(d, money, own, rental)
     if d["verdict"] == "rent":
         head = (
-            f"Rent: {rental} does {what} for {_amount(money, rent, 'present_usd')}, against "
+            f"Rent: {rental} does the work for {_amount(money, rent, 'present_usd')}, against "
             f"{_amount(money, buy, 'present_usd')} to buy"
         )
     else:
         head = (
-            f"Buy: {what} costs {_amount(money, buy, 'present_usd')}, against "
+            f"Buy: the work costs {_amount(money, buy, 'present_usd')}, against "
             f"{_amount(money, rent, 'present_usd')} for the cheapest rental, {rental}"
         )
     be = d["breakeven"]
@@ -32,7 +35,28 @@ def breakeven_summary(d: dict[str, Any]) -> str:
         tail = f"; buying pays off after {figure(be['hours'])} h of such work"
     else:
         tail = f"; buying does not pay off within the cards' {be['life_years']:g}-year life"
-    return f"{head}{tail} (present values, {money.code})."
+    return f"{head}{tail} (present values, {money.code}). The work: {d['work']['reading']}."
+
+
+def _keep_or_rent(d: dict[str, Any], money: Asked, own: dict[str, Any], rental: str) -> str:
+    """The card asked about is the one owned: keep it or rent, nothing bought."""
+    keep, rent = (next(p for p in own["paths"] if p["name"] == name) for name in ("keep", "rent"))
+    card = own["gpu"]
+    if keep["present_usd"] is None:
+        cost = _amount(money, rent, "present_usd")
+        head = f"Rent: {rental} does the work for {cost}; {keep['note']}"
+    elif own["best"] == "keep":
+        head = (
+            f"Keep your {card}: the work costs {_amount(money, keep, 'present_usd')} on it "
+            f"(power, site and the value it loses), against {_amount(money, rent, 'present_usd')} "
+            f"for the cheapest rental, {rental}"
+        )
+    else:
+        head = (
+            f"Rent: {rental} does the work for {_amount(money, rent, 'present_usd')}, against "
+            f"{_amount(money, keep, 'present_usd')} to keep doing it on your {card}"
+        )
+    return f"{head} (present values, {money.code}). The work: {d['work']['reading']}."
 
 
 def rank_summary(d: dict[str, Any]) -> str:

@@ -126,13 +126,6 @@ def precision_document(hardware: Hardware, gpu: str, precision: str | None) -> d
     }
 
 
-def optional_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> Work | None:
-    """The work, where the question may state none (/rank ranks by price without it)."""
-    if not any(getattr(query, name) is not None for names in WAYS.values() for name in names):
-        return None
-    return stated_work(query, runtime, gpu, workload)
-
-
 def stated_work(query: Any, runtime: Runtime, gpu: str, workload: Workload) -> Work:
     """The work ``query`` states, in hours on one ``gpu``."""
     given = {

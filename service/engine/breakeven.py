@@ -55,6 +55,7 @@ from service.engine.request import QuoteRequest
 # offer is told which of them did it.
 FILTERS = (
     ("providers", "providers", None),
+    ("rent_gpu", "accelerators", None),
     ("platforms", "platforms", None),
     ("market", "markets", None),
     ("pricing", "pricing", "any"),
@@ -450,8 +451,8 @@ def _no_offers(
         return int(np.count_nonzero(table.candidates(asked) & held))
 
     found = (
-        f"no rental offer with {_need_text(need)} matches the filters (providers, platforms, "
-        f"market, pricing, region; the memory gate removed {gated})"
+        f"no rental offer with {_need_text(need)} matches the filters (providers, rent_gpu, "
+        f"platforms, market, pricing, region; the memory gate removed {gated})"
     )
     if not matching(nothing):
         return NoMatchingOffers(given[-1].parameter, f"{found}: the catalog has no rental")

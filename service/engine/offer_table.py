@@ -272,6 +272,7 @@ class OfferTable:
             request.speed_key,
             request.precision,
             request.excluded_providers,
+            request.accelerators,
             request.pricing,
             request.providers,
             request.platforms,
@@ -355,6 +356,7 @@ class OfferTable:
                 request.speed_key if request.measured_only else None,
                 request.precision,
                 request.excluded_providers,
+                request.accelerators,
             )
             found = self._candidates.get(key)
             if found is None:
@@ -366,6 +368,7 @@ class OfferTable:
     def _candidates_over(self, request: QuoteRequest, rows: np.ndarray | None) -> np.ndarray:
         mask = self.matching(
             pricings={str(p) for p in pricing_models(request.pricing)},
+            accelerators=request.accelerators,
             providers=request.providers,
             region_prefix=request.region,
             platforms=request.platforms,

@@ -9,17 +9,17 @@ scale: hours of the reference card's work per dollar.
 
 from __future__ import annotations
 
-import functools
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from hardware import Accelerator, Card, Hardware, SpeedKey, Workload, speed_key
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from service.engine.cheapest import admitted_mask, cheapest, costed
-from service.engine.costs import Limits, Rentals, bought_speed, buy_assumptions, buy_model
+from service.engine.breakeven import Quote, RentOption
+from service.engine.costs import Rentals, bought_speed, buy_assumptions, buy_model
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
@@ -40,11 +40,13 @@ class RankRequest:
     platforms: frozenset[str] | None = None
     markets: frozenset[str] | None = None  # market tiers whose rentals compete; None = all
     pricing: str = "any"  # a pricing.offer.PRICING_CHOICES name: the tiers whose rentals compete
-    # with `hours`: wall-clock hours the work must be done in; None: no deadline
-    deadline_hours: float | None = None
     site: str | None = None  # where bought cards run; None: where their host class runs
     precision: str | None = None  # bf16, fp16 or fp8: only cards and offers that run it
     excluded_providers: frozenset[str] = frozenset()  # providers that do not serve the asker
+    accelerators: frozenset[str] | None = None  # the accelerators rented (rent_gpu=); None: all
+    # USD per kWh where each card runs (home, office, colo), from the asker's country; a site
+    # not named keeps the assumption's electricity
+    electricity_at: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def speed_key(self) -> SpeedKey:
@@ -81,6 +83,7 @@ class Ranking:
     too_small: list[RankedCard]  # below the memory need, listed apart
     rent: list[RankedRental]  # cheapest per hour of the reference card's work
     candidates: int
+    deadline_hours: float | None = None  # what the rentals finished within; None: none
 
 
 def ranks_by_work(request: RankRequest) -> bool:
@@ -91,7 +94,12 @@ def ranks_by_work(request: RankRequest) -> bool:
     return request.hours is not None
 
 
-def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking:
+def rank(
+    hardware: Hardware, table: OfferTable, request: RankRequest, quoted: Quote | None = None
+) -> Ranking:
+    """Cards and rentals ranked. ``quoted``: the quote of the same stated work, whose
+    rentals (by present value, on the same deadline, memory gate and filters) are the
+    ranking's, so /rank and /breakeven name the same cheapest rental."""
     s_ref = hardware.speed(request.reference, request.workload, request.precision).relative
     runs = [
         c
@@ -108,8 +116,21 @@ def rank(hardware: Hardware, table: OfferTable, request: RankRequest) -> Ranking
 
     cards = sorted((c for c in ranked if c.fits), key=key)
     too_small = sorted((c for c in ranked if not c.fits), key=key)
-    rent, candidates = _rentals(hardware, table, request, s_ref)
-    return Ranking(request, cards, too_small, rent, candidates)
+    if quoted is None:
+        rent, candidates = _rentals(table, request, s_ref)
+        return Ranking(request, cards, too_small, rent, candidates)
+    rent = [_rented(option) for option in quoted.rent[: request.top]]
+    return Ranking(request, cards, too_small, rent, quoted.candidates, quoted.deadline_hours)
+
+
+def _rented(option: RentOption) -> RankedRental:
+    return RankedRental(
+        stored=option.stored,
+        usd_per_reference_hour=option.usd_per_reference_hour,
+        throughput_estimated=option.throughput_estimated,
+        instances=option.instances,
+        wall_clock_hours=option.hours,
+    )
 
 
 def _runs(hardware: Hardware, accelerator: str, precision: str | None) -> bool:
@@ -143,8 +164,12 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
     tco = per_usd = None
     if request.hours is not None:
         # the cards doing `hours` of the reference card's work, at their own speed
+        given = request.assumptions
+        site = request.site or hardware.host(cards).host.site
+        if site in request.electricity_at:  # the asker's tariff where this card runs
+            given = replace(given, electricity=request.electricity_at[site])
         assumptions, _ = buy_assumptions(
-            request.assumptions, hardware, acc.id, cards, request.site, basis, price, system
+            given, hardware, acc.id, cards, request.site, basis, price, system
         )
         work_speed = speed.relative / s_ref
         if cards > 1:
@@ -175,8 +200,10 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
 
 
 def _rentals(
-    hardware: Hardware, table: OfferTable, request: RankRequest, s_ref: float
+    table: OfferTable, request: RankRequest, s_ref: float
 ) -> tuple[list[RankedRental], int]:
+    """Without stated work: every admitted rental by its price per hour of the reference
+    card's work, the interruption allowance of one instance included."""
     probe = QuoteRequest(
         reference=request.reference,
         hours=1.0,
@@ -189,6 +216,7 @@ def _rentals(
         pricing=request.pricing,
         precision=request.precision,
         excluded_providers=request.excluded_providers,
+        accelerators=request.accelerators,
     )
     need = MemoryNeed(per_accelerator_gb=request.memory_gb)
     shortlist = table.shortlist(probe, need, own=False)
@@ -196,33 +224,6 @@ def _rentals(
     if index.size == 0:
         return [], candidates
     k = request.speed_key
-    if request.deadline_hours is not None and request.hours is not None:
-        # the work by the deadline: each on the fewest instances that make it, by its total
-        probe = replace(probe, hours=request.hours, deadline_hours=request.deadline_hours)
-        limits = Limits(request.deadline_hours, None, request.assumptions.max_instances)
-        admitted = functools.partial(admitted_mask, table, probe, need)
-        found = costed(
-            table,
-            probe,
-            index,
-            s_ref,
-            limits,
-            admitted,
-            request.top,
-            committed_next=shortlist.committed_next,
-        )
-        index, job = found.index, found.job
-        best = cheapest(index, job, request.top)
-        return [
-            RankedRental(
-                stored=table.rows[index[i]],
-                usd_per_reference_hour=float(job.rate[i]),
-                throughput_estimated=bool(table.estimated[k][index[i]]),
-                instances=int(job.instances[i]),
-                wall_clock_hours=float(job.hours[i]),
-            )
-            for i in best
-        ], candidates
     per_hour = Rentals.of(table, index, s_ref, k).rate(request.assumptions.spot_overhead)
     best = np.lexsort((index, per_hour))[: request.top]
     return [

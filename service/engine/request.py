@@ -53,6 +53,7 @@ class QuoteRequest:
     site: str | None = None  # home, office or colo; None: where the host class runs
     precision: str | None = None  # bf16, fp16 or fp8: only offers that run it; None: 16 bits
     excluded_providers: frozenset[str] = frozenset()  # providers that do not serve the asker
+    accelerators: frozenset[str] | None = None  # the accelerators rented (rent_gpu=); None: all
 
     @property
     def speed_key(self) -> SpeedKey:

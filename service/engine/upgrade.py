@@ -48,14 +48,6 @@ def upgrade(hardware: Hardware, quote: Quote, owned: str) -> Upgrade:
     fee = hardware.ownership.selling_fee(used.usd, system=False)
     sale = used.usd * (1.0 - fee)
     keep = _keep(hardware, quote, owned, used.usd, sale)
-    upgrade_path = UpgradePath(
-        "upgrade",
-        quote.buy.total_usd,
-        quote.buy.present_usd,
-        quote.buy.wall_clock_hours,
-        f"sell the {owned} now for {sale:,.0f} USD after fees and buy {request.gpus} x "
-        f"{request.reference}",
-    )
     cheapest = quote.rent[0]
     rent = UpgradePath(
         "rent",
@@ -65,20 +57,40 @@ def upgrade(hardware: Hardware, quote: Quote, owned: str) -> Upgrade:
         f"sell the {owned} now and rent {cheapest.stored.offer.provider} "
         f"{cheapest.stored.offer.product}",
     )
-    paths = (keep, upgrade_path, rent)
-    best = min((p for p in paths if p.present_usd is not None), key=lambda p: p.present_usd or 0.0)
     source = f"used price ({used.kind}) as of {used.as_of}: {used.source}"
-    return Upgrade(owned, used.usd, source, sale, paths, best.name)
+    if owned == request.reference:
+        # the card asked about is the one owned: nothing to buy, keep it or rent
+        paths: tuple[UpgradePath, ...] = (keep, rent)
+        return Upgrade(owned, used.usd, source, sale, paths, _best(paths))
+    upgrade_path = UpgradePath(
+        "upgrade",
+        quote.buy.total_usd,
+        quote.buy.present_usd,
+        quote.buy.wall_clock_hours,
+        f"sell the {owned} now for {sale:,.0f} USD after fees and buy {request.gpus} x "
+        f"{request.reference}",
+    )
+    paths = (keep, upgrade_path, rent)
+    return Upgrade(owned, used.usd, source, sale, paths, _best(paths))
+
+
+def _best(paths: tuple[UpgradePath, ...]) -> str:
+    """The path with the lowest present value (rent always has one)."""
+    return min(
+        (p for p in paths if p.present_usd is not None), key=lambda p: p.present_usd or 0.0
+    ).name
 
 
 def _keep(
     hardware: Hardware, quote: Quote, owned: str, value_usd: float, sale_usd: float
 ) -> UpgradePath:
     """The owned card does the work alone, in the host it has (no host to buy), at the
-    site and assumptions of the question; its value now is what keeping it forgoes."""
+    site and assumptions of the question; its value now is what keeping it forgoes. The
+    memory it must hold is what the question states (memory=) or a described job needs:
+    work stated in hours needs no more, whatever the card asked about holds."""
     request = quote.request
     acc = hardware.registry[owned]
-    need = quote.memory_gb
+    need = request.memory_gb
     if need is not None and acc.device_memory_gb < need:
         return UpgradePath(
             "keep",

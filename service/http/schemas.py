@@ -378,7 +378,7 @@ class MemoryGateOut(_Out):
 class WorkOut(_Out):
     """The work as stated, and what it came to in hours on the named card."""
 
-    stated: Literal["hours", "steady", "reference_run", "transformer", "vision"]
+    stated: Literal["hours", "steady", "capacity", "reference_run", "transformer", "vision"]
     description: str
     gpu_hours: float = Field(description="Hours on one card of the kind named (`gpu`).")
     gpu: str
@@ -409,6 +409,10 @@ class WorkOut(_Out):
 
 
 class BreakevenWorkOut(WorkOut):
+    reading: str = Field(
+        description='The question restated in words: "8 x a100-80gb for 500 h: 4,000 '
+        'card-hours ...", "500 card-hours of work: 65.3 h on 8 x a100-80gb".'
+    )
     cards_bought: str
 
 
@@ -912,7 +916,13 @@ class RankAnswer(_Out):
         "`dependable`: on-demand and committed)."
     )
     ranked_by: Literal["reference_hours_per_usd", "throughput_per_1000_usd"]
-    work: WorkOut | None = Field(description="The work as stated; null without one.")
+    work: BreakevenWorkOut | None = Field(
+        description="The work as stated, read as /breakeven reads it; null without one."
+    )
+    deadline: DeadlineOut | None = Field(
+        description="With stated work: what the rentals finished within and which rule set "
+        "it, as on /breakeven; null without work or without a rental."
+    )
     precision: RankPrecisionOut
     fx: FxOut
     tariff: dict[str, object] | None = Field(
