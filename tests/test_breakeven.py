@@ -237,7 +237,7 @@ def test_a_filter_that_matches_nothing_is_named_not_the_card() -> None:
     blamed, detail = _blamed(region="nosuch")
     assert blamed == ["region"]
     assert "region=nosuch leaves none; without it 2 would match" in detail
-    assert "(providers, platforms, market, pricing, region;" in detail
+    assert "(providers, rent_gpu, platforms, market, pricing, region;" in detail
 
 
 def test_filters_that_leave_none_only_together_are_each_named() -> None:

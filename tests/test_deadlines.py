@@ -408,19 +408,20 @@ def test_the_engine_finds_what_adding_instances_one_at_a_time_finds(
 
 
 def test_rank_takes_the_deadline_and_steady_work(client) -> None:  # type: ignore[no-untyped-def]
-    """/rank with 5,000 h in 5 days ranks rentals by the work's cost on the fewest instances
-    that finish in time; without a deadline by each offer's rate on one instance."""
+    """/rank reads the deadline as /breakeven does: 5,000 h in 5 days on the fewest instances
+    that finish in time; without one, the bought card's own calendar time (5,000 h at
+    utilization 0.5: 10,000 h); steady work its months. Its rentals are /breakeven's."""
     plain = _ask(client, "/rank?gpu=rtx3090&hours=5000")
-    assert plain["deadline_days"] is None
-    assert all(r["instances"] == 1 and r["wall_clock_hours"] is None for r in plain["rent"])
+    assert plain["deadline_days"] == pytest.approx(5000 / 0.5 / 24)
+    assert all(r["wall_clock_hours"] <= 10_000 * (1 + 1e-9) for r in plain["rent"])
     rushed = _ask(client, "/rank?gpu=rtx3090&hours=5000&deadline_days=5&pricing=any")
     assert rushed["deadline_days"] == 5
     assert all(r["wall_clock_hours"] <= 120 * (1 + 1e-9) for r in rushed["rent"])
     assert any(r["instances"] > 1 for r in rushed["rent"])
-    rates = [r["usd_per_reference_hour"] for r in rushed["rent"]]
-    assert rates == sorted(rates)
-    # the cheapest by the deadline costs at least the cheapest with all the time in the world
-    assert rates[0] >= plain["rent"][0]["usd_per_reference_hour"]
+    quoted = _ask(client, "/breakeven?gpu=rtx3090&hours=5000&deadline_days=5&pricing=any")
+    assert [(r["product"], r["instances"]) for r in rushed["rent"]] == [
+        (r["product"], r["instances"]) for r in quoted["rent"]
+    ]
     steady = _ask(client, "/rank?gpu=rtx3090&hours_per_month=200&months=2")
     assert steady["hours"] == 400 and steady["deadline_days"] == pytest.approx(2 * 730 / 24)
     body = _ask(client, "/rank?gpu=rtx3090&deadline_days=5", 400)

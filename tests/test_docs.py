@@ -29,6 +29,7 @@ from pydantic import SecretStr
 from service import docs
 from service.cli import cli
 from service.documents.queries import BreakevenQuery, RankQuery
+from service.engine.assumptions import NAMES
 from service.jobs.refresh import build_adapters
 from service.settings import Settings
 
@@ -636,3 +637,25 @@ def test_the_team_figures() -> None:
     assert "@127.0.0.1:5432/" in conftest and "server at 127.0.0.1:5432" in " ".join(
         readme().split()
     )
+
+
+# -- the query parameter checklist of docs/extending.md -------------------------------------
+
+
+def test_every_shared_parameter_is_read_where_the_question_is_read() -> None:
+    """docs/extending.md's "A query parameter": a parameter both endpoints take is read once,
+    by the question's reading (or the work's), not by each endpoint's document."""
+    shared = set(BreakevenQuery.model_fields) & set(RankQuery.model_fields)
+    readers = "".join(
+        (ROOT / "service" / "documents" / name).read_text(encoding="utf-8")
+        for name in ("question.py", "work.py", "place.py")
+    )
+    # how the answer is written, not what it answers: each document renders them
+    rendering = {"detail"}
+    unread = sorted(
+        name
+        for name in shared - set(NAMES) - rendering
+        if f"query.{name}" not in readers and f'"{name}"' not in readers
+    )
+    assert unread == []
+    assert "## A query parameter" in EXTENDING.read_text(encoding="utf-8")

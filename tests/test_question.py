@@ -57,8 +57,9 @@ def test_rank_names_the_rental_breakeven_names(client, gpu: str) -> None:  # typ
         ranked = client.get(f"/rank?{query}")
         assert ranked.status_code == breakeven.status_code, (query, ranked.get_json())
         if breakeven.status_code != 200:
-            assert ranked.get_json()["errors"][0]["parameter"] == (
-                breakeven.get_json()["errors"][0]["parameter"]
+            assert (
+                ranked.get_json()["errors"][0]["parameter"]
+                == (breakeven.get_json()["errors"][0]["parameter"])
             )
             continue
         b, r = breakeven.get_json(), ranked.get_json()
@@ -90,8 +91,9 @@ def test_sixty_four_h100s_steady_for_three_years_in_a_colo(client, app) -> None:
         assert body["deadline"]["hours"] == pytest.approx(span)
         assert body["work"]["gpu_hours"] == pytest.approx(work)
         assert body["work"]["stated"] == "capacity"
-        assert "64 x h100-sxm steady for 36 months (26,280 h): 1,681,920 card-hours" in (
-            body["summary"]
+        assert (
+            "64 x h100-sxm steady for 36 months (26,280 h): 1,681,920 card-hours"
+            in (body["summary"])
         )
         for line in body["rent"]:
             assert line["wall_clock_hours"] <= span * (1 + DEADLINE_TOLERANCE)
@@ -131,8 +133,8 @@ def test_eight_a100s_for_500_hours(client, app) -> None:  # type: ignore[no-unty
     shared = client.get("/breakeven?gpu=a100-80gb&gpus=8&hours=500").get_json()
     busy = 500 / (8 * eta)
     assert shared["buy"]["hours"] == pytest.approx(busy)
-    assert f"500 card-hours of transformer work: {busy:.1f} h on 8 x a100-80gb" in (
-        shared["summary"]
+    assert (
+        f"500 card-hours of transformer work: {busy:.1f} h on 8 x a100-80gb" in (shared["summary"])
     )
 
 

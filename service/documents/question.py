@@ -83,7 +83,7 @@ class Capacity:
     def card_hours(self) -> float:
         return self.cards * self.wall_hours * self.utilization
 
-    def text(self, gpu: str) -> str:
+    def in_words(self, gpu: str) -> str:
         """The capacity in words: "64 x h100-sxm steady for 36 months (26,280 h)"."""
         if self.months is None:
             span = f"for {figure(self.wall_hours)} h"
@@ -113,7 +113,7 @@ class Question:
 
     @property
     def capacity_text(self) -> str:
-        return "" if self.capacity is None else self.capacity.text(self.gpu)
+        return "" if self.capacity is None else self.capacity.in_words(self.gpu)
 
 
 def read_question(query: Any, runtime: Runtime, terms: BuyTerms | None = None) -> Question:
@@ -223,7 +223,7 @@ def reading(question: Question, busy_hours: float) -> str:
     capacity, work, cards = question.capacity, question.work, question.bought.cards
     if capacity is not None:
         return (
-            f"{capacity.text(name)}: {figure(capacity.card_hours)} card-hours, "
+            f"{capacity.in_words(name)}: {figure(capacity.card_hours)} card-hours, "
             f"{figure(work.hours)} h of one {name}'s {question.workload} work at their scaling"
         )
     if work.stated == "hours" and cards > 1:

@@ -6,7 +6,7 @@ from typing import Any
 
 from hardware.ownership import SITES
 from service.documents.compact import compact
-from service.documents.errors import Unanswerable
+from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
@@ -49,6 +49,8 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     workload = job_workload(query, runtime.hardware)
     check_precision(runtime.hardware, reference.id, workload, query.precision)
     question = read_question(query, runtime) if states_work(query) else None
+    if question is None and query.deadline_days is not None:
+        raise InvalidQuestion("deadline_days", "a deadline needs the work stated (hours=)")
     work = None if question is None else question.work
     memory = query.memory
     if memory is None and work is not None:
