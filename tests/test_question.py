@@ -196,6 +196,8 @@ def test_rent_gpu_keeps_every_tier_to_the_cards_named(client) -> None:  # type: 
         ("gpu=rtx3090&gpus=2&hours_per_month=100&months=3&utilization=0.5", "utilization", 400),
         ("gpu=rtx3090&gpus=2&months=3&deadline_days=10", "deadline_days", 400),
         ("gpu=rtx3090&for_hours=0.001&utilization=0.001", "for_hours", 400),
+        ("gpu=rtx3090&for_hours=10&model=llama-3-8b&tokens=1e9", "model", 400),
+        ("gpu=rtx3090&gpus=2&months=3&ref_gpu=v100-16gb", "ref_gpu", 400),
     ],
 )
 @pytest.mark.parametrize("endpoint", ["breakeven", "rank"])

@@ -238,6 +238,21 @@ def _capacity(query: Any) -> Capacity | None:
     """Capacity, where the question states it: for_hours=; gpus= with months= alone; or gpus=
     with hours_per_month=, read as card-hours a month on those cards. None: work stated."""
     utilization = query.utilization
+    if query.for_hours is not None or (query.gpus is not None and query.months is not None):
+        # capacity states the work by itself: a job or a run done beside it is a second way
+        stray = next(
+            (
+                name
+                for way in ("reference_run", "job")
+                for name in WAYS[way]
+                if getattr(query, name) is not None
+            ),
+            None,
+        )
+        if stray is not None:
+            raise InvalidQuestion(
+                stray, f"capacity (cards for a time) states the work; drop {stray}="
+            )
     if query.for_hours is not None:
         stray = next(
             (n for n in ("hours", "hours_per_month", "months") if getattr(query, n) is not None),
