@@ -93,6 +93,22 @@ def pricing_models(choice: str) -> frozenset[PricingModel]:
 # unverified hosts. Marketplaces rent consumer cards (RTX 3090, 4090) that clouds do not.
 MARKETS = ("cloud", "secure", "community", "verified", "unverified")
 
+# Each provider as it sells itself, for the names a person reads ("2 x RTX 5090 on a
+# Vast.ai verified host in CN"); the id (``Offer.provider``) stays the key everywhere else.
+PROVIDER_NAMES = {
+    "aws": "AWS",
+    "gcp": "Google Cloud",
+    "azure": "Azure",
+    "lambda": "Lambda",
+    "runpod": "RunPod",
+    "vast": "Vast.ai",
+    "colab": "Colab",
+    "autodl": "AutoDL",
+    "alibaba": "Alibaba Cloud",
+    "tencent": "Tencent Cloud",
+    "custom": "your own price list",
+}
+
 # The interruption bands providers publish (service/engine/interruption.py turns each into
 # lost work). AWS's Spot Instance Advisor: the share of a type's spot instances reclaimed in
 # a region over the trailing month. Azure's eviction rates (Resource Graph): the chance a VM

@@ -145,5 +145,5 @@ def open_runtime(settings: Settings, prepare_store: bool = True) -> Runtime:
         Rates(store, bundled_rates(), settings.catalog_check_seconds),
     )
     if prepare_store:
-        ensure_snapshot(store, runtime.resolve_accelerator)
+        ensure_snapshot(store, runtime.resolve_accelerator, settings.snapshot_file)
     return runtime

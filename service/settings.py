@@ -53,6 +53,12 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         description="Folder for the default SQLite database (default: "
         "$XDG_DATA_HOME/gpu-breakeven, ~/.local/share/gpu-breakeven without XDG_DATA_HOME).",
     )
+    snapshot_file: Path | None = Field(
+        default=None,
+        description="The price snapshot loaded on first start and refreshed as `bundled`: "
+        "default the package's (pricing/data/snapshot.csv); the tests' golden answers use a "
+        "frozen one (tests/golden/catalog.csv), so a data change does not move them.",
+    )
     database_url: str | None = Field(
         default=None,
         description=(

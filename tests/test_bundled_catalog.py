@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import filecmp
+import io
 import re
 import shutil
 import subprocess
@@ -232,9 +233,10 @@ def test_bundled_aws_spot_rows_carry_their_band_and_n_instances_pay_it_n_times(
     when any one is taken back, so it does 8 o / (1 - 7 o) = 0.166667 / 0.854167 = 0.195122
     more work (interruption.slowdown). Work time scales as 1 + that over N e(N): wall(8) /
     wall(1) = (1.195122 / 1.020833) / (8 x e(8))."""
+    text = (DATA / "snapshot.csv").read_text(encoding="utf-8")
     rows = [
         r
-        for r in csv.DictReader((DATA / "snapshot.csv").open(newline="", encoding="utf-8"))
+        for r in csv.DictReader(io.StringIO(text))
         if r["provider"] == "aws" and r["pricing"] == "spot"
     ]
     banded = [r for r in rows if r["interruption"]]
@@ -270,7 +272,7 @@ def test_bundled_cloud_tpu_terms_are_the_captured_sku_per_chip(client) -> None: 
     per_chip = usd_per_hour(commitment)
     rows = [
         r
-        for r in csv.DictReader((DATA / "committed.csv").open(newline="", encoding="utf-8"))
+        for r in csv.DictReader(io.StringIO((DATA / "committed.csv").read_text(encoding="utf-8")))
         if r["service"] == "Cloud TPU"
     ]
     assert {(r["product"], r["region"], r["pricing"]) for r in rows} == {

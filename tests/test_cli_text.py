@@ -136,8 +136,10 @@ def test_a_break_even_within_an_hour_is_not_written_as_0_h() -> None:
     from service.i18n import translator
 
     point = {"hours": 0.3, "days": 0.025, "within_life": True, "life_years": 4.0}
-    line = _breakeven_line(point, 0.5, translator("en"))
+    answer = {"breakeven": point, "payoff": "after"}
+    line = _breakeven_line(answer, 0.5, translator("en"))
     assert "after 0.3 h of work (~0.025 days" in line
     assert "after 0 h" not in line
-    big = _breakeven_line({**point, "hours": 9203.4, "days": 767.0}, 0.5, translator("en"))
+    bigger = {**point, "hours": 9203.4, "days": 767.0}
+    big = _breakeven_line({**answer, "breakeven": bigger}, 0.5, translator("en"))
     assert "after 9,203 h of work (~767 days" in big

@@ -105,9 +105,19 @@ def test_calculator_marks_the_breakeven_that_the_api_reports(page: Page, base_ur
         f"{base_url}/breakeven?gpu=rtx4090&hours=2000&workload=cnn", timeout=10
     ).json()
     datasets = "window.breakevenCharts.calc.data.datasets"
-    marker_x = page.evaluate(f"{datasets}.find(d => d.label === 'Break-even').data[0].x")
+    marker = page.evaluate(f"{datasets}.find(d => d.label === 'Break-even').data[0]")
     # the chart runs over calendar days: the break-even at the bought cards' pace
-    assert marker_x == pytest.approx(api["breakeven"]["days"], rel=1e-9)
+    assert marker["x"] == pytest.approx(api["breakeven"]["days"], rel=1e-9)
+    # the lines are the answer's curves, and the marker is a point of both buying's and the
+    # cheapest rental's: the chart computes no cost of its own
+    buy = page.evaluate(f"{datasets}[0].data")
+    rent = page.evaluate(f"{datasets}[1].data")
+    curves = api["curves"]
+    assert [p["y"] for p in buy] == pytest.approx(curves["buy_usd"], rel=1e-12)
+    assert [p["y"] for p in rent] == pytest.approx(curves["rent"][0]["curve_usd"], rel=1e-12)
+    assert {"x": marker["x"], "y": marker["y"]} in buy
+    crossing = next(p for p in rent if p["x"] == marker["x"])
+    assert crossing["y"] == pytest.approx(marker["y"], rel=1e-9)
     deadline_x = page.evaluate(
         f"{datasets}.find(d => d.label.startsWith('Deadline')).data.map(p => p.x)"
     )

@@ -7,6 +7,8 @@ change an answer. A change that alters answers on purpose rewrites the file on p
 
 and the diff of ``tests/golden/answers.json`` shows what moved. Values that depend on the
 clock (fetch times, ages, the history window) are replaced by ``<clock>`` before comparing.
+The prices are a frozen cut of the catalog (tests/golden/catalog.csv, cut_catalog.py), not
+the bundled snapshot: a price update moves no golden answer, only a change of the code does.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from service.cli import cli
 from service.settings import Settings
 
 GOLDEN = Path(__file__).parent / "golden" / "answers.json"
+FROZEN_CATALOG = Path(__file__).parent / "golden" / "catalog.csv"
 CLOCK_KEYS = frozenset({"fetched_at", "age_seconds", "at", "since", "last_attempt_at"})
 # A moment in text, in a URL too (`since=` of a next-page link: colons as %3A).
 CLOCK_TEXT = re.compile(
@@ -108,6 +111,12 @@ def body(text: str, content_type: str) -> Any:
 
 
 @pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """The answers' prices: the frozen cut, never the bundled snapshot."""
+    return Settings(data_dir=tmp_path, catalog_check_seconds=0, snapshot_file=FROZEN_CATALOG)
+
+
+@pytest.fixture
 def answers(client, settings: Settings) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     found: dict[str, Any] = {}
     for name, url in REST:
@@ -117,7 +126,10 @@ def answers(client, settings: Settings) -> dict[str, Any]:  # type: ignore[no-un
             "content_type": response.content_type,
             "body": body(response.get_data(as_text=True), response.content_type),
         }
-    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    env = {
+        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
+        "BREAKEVEN_SNAPSHOT_FILE": str(FROZEN_CATALOG),
+    }
     for name, line in CLI:
         args = line.split()
         result = CliRunner().invoke(cli, args, env=env)

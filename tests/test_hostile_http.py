@@ -119,7 +119,8 @@ def test_docs_page_loads_only_same_origin_assets_under_the_csp(client) -> None: 
     assert "<script>" not in html and "cdn" not in html.lower()  # no inline script, no CDN
     for asset in assets:
         if asset.startswith("/"):
-            assert client.get(asset).status_code == 200, asset
+            with client.get(asset) as response:  # a static file's handle closes with it
+                assert response.status_code == 200, asset
 
 
 @pytest.mark.system  # a real gunicorn (and Chromium): `make check` leaves it out

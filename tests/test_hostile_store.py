@@ -303,7 +303,9 @@ def test_migration_0005_rekeys_listed_offers_so_the_next_run_writes_nothing(
         for i in range(5)
     ]
     schema.upgrade(engine, "head")
-    run = Store(database_url).record_run("aws", old, utcnow())  # today's writer, at head
+    writer = Store(database_url)
+    run = writer.record_run("aws", old, utcnow())  # today's writer, at head
+    writer.dispose()
     downgrade(engine, "0004")  # then back to the schema 0005 re-keys
     with engine.begin() as conn:  # the keys 0004's writer made: anything but the new ones
         for i, listing_id in enumerate(conn.execute(sa.select(listings.c.id)).scalars()):
@@ -335,7 +337,9 @@ def test_migration_0007_keeps_the_keys_of_listed_offers_so_the_next_run_writes_n
     engine = sa.create_engine(database_url)
     schema.upgrade(engine, "head")
     old = [offer(provider="aws", product=f"p{i}", usd_per_hour=1.0 + i) for i in range(4)]
-    Store(database_url).record_run("aws", old, utcnow())
+    writer = Store(database_url)
+    writer.record_run("aws", old, utcnow())
+    writer.dispose()
     downgrade(engine, "0006")  # the store as 0006 left it: no purchase_option column
     schema.upgrade(engine, "head")
     store = Store(database_url)

@@ -3,13 +3,14 @@ rented card chosen, the owned card, and /rank answering what /breakeven answers.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from hardware import Workload
 from service.engine.clusters import DEADLINE_TOLERANCE
-from service.engine.hours import HOURS_PER_MONTH
+from service.engine.hours import HOURS_PER_MONTH, HOURS_PER_YEAR
 
 CARDS = ("rtx3090", "a100-80gb", "h100-sxm")
 # Eighteen questions as people ask them: hours, described jobs, steady work, capacity, a
@@ -138,6 +139,78 @@ def test_eight_a100s_for_500_hours(client, app) -> None:  # type: ignore[no-unty
     )
 
 
+def test_a_hundred_thousand_hours_on_a_3090_buys_replacements_within_their_life(  # type: ignore[no-untyped-def]
+    client, app
+) -> None:
+    """1e5 h of 3090 work at utilization 0.5: one card would run 22.8 years (5.7 lives), past
+    the 15 years a question spans, so two are bought (the fewest that finish within it);
+    they take 1e5 / (2 eta(2)) busy hours, 11.8 years of calendar: a 4-year life ends twice,
+    so three sets of two cards, each sold at its life's end, the last when the work is done.
+    The money is worked here from the answer's own parameters, not read back."""
+    hardware = app.extensions["breakeven"].hardware
+    body = client.get("/breakeven?gpu=rtx3090&hours=1e5").get_json()
+    buy, model, a = body["buy"], body["buy"]["model"], body["assumptions"]
+    eta = hardware.efficiency("rtx3090", Workload.TRANSFORMER, 2)
+    assert buy["gpus"] == 2
+    assert "the fewest that finish within 15 years" in body["work"]["cards_bought"]
+    calendar = 1e5 / (2 * eta) / a["utilization"]
+    assert buy["wall_clock_hours"] == pytest.approx(calendar)
+    assert 11 * HOURS_PER_YEAR < calendar < 12 * HOURS_PER_YEAR
+    assert buy["replacements"] == 2  # bought at 4 and 8 years
+    life = a["lifetime_years"] * HOURS_PER_YEAR / model["calendar_per_hour"]  # work per set
+    assert model["life_hours"] == pytest.approx(life)
+    cards = 2 * a["price"]
+    assert buy["replacement_usd"] == pytest.approx(2 * cards)
+    sold = [
+        model["resale_start_usd"] * math.exp(-model["resale_decay_per_hour"] * hours)
+        for hours in (life, life, 1e5 - 2 * life)
+    ]
+    assert buy["resale_usd"] == pytest.approx(sum(sold))
+    cash = (
+        model["capex_usd"]
+        + 2 * cards
+        + (model["energy_usd_per_hour"] + model["site_usd_per_hour"]) * 1e5
+        - sum(sold)
+    )
+    assert buy["total_usd"] == pytest.approx(cash)
+    # the rentals finish within the same 11.8 years, and the sentence follows the verdict
+    assert body["deadline"]["hours"] == pytest.approx(calendar)
+    side = "Buy:" if body["verdict"] == "buy" else "Rent:"
+    assert body["summary"].startswith(side)
+    assert body["payoff"] == f"outlasts-{body['verdict']}"
+    assert "the work outlasts the cards' 4-year life: 3 sets of cards" in body["summary"]
+    # the same work on one card, as asked, is refused naming gpus: 22.8 years is too long
+    one = client.get("/breakeven?gpu=rtx3090&hours=1e5&gpus=1")
+    assert one.status_code == 422
+    assert one.get_json()["errors"][0]["parameter"] == "gpus"
+    assert "22.8 years" in one.get_json()["detail"]
+
+
+@pytest.mark.parametrize("gpu", CARDS)
+def test_the_verdict_and_its_sentence_never_disagree(client, gpu: str) -> None:  # type: ignore[no-untyped-def]
+    """From minutes of work to fifteen years of it: the summary's side is the verdict, the
+    pay-off clause never says buying does not pay where buying wins (or pays off before the
+    work ends where renting wins), and no set of cards runs past its life."""
+    for hours in (1, 30, 500, 3_000, 20_000, 60_000, 1e5, 3e5):
+        body = client.get(f"/breakeven?gpu={gpu}&hours={hours:g}").get_json()
+        if "verdict" not in body:
+            continue  # a refusal, as test_rank_names_the_rental_breakeven_names holds
+        verdict, case, summary = body["verdict"], body["payoff"], body["summary"]
+        assert summary.startswith("Buy:" if verdict == "buy" else "Rent:"), summary
+        if verdict == "buy":
+            assert case in ("after", "outlasts-buy", "committed", "this-work"), summary
+            assert "never pays off" not in summary and "does not pay off" not in summary
+        else:
+            assert case in ("after", "not-within-life", "never", "outlasts-rent"), summary
+        if case == "after":  # a crossing before the work ends is a buy, after it a rent
+            assert (body["breakeven"]["hours"] <= hours) == (verdict == "buy"), summary
+        sets = body["buy"]["replacements"] + 1
+        life = body["assumptions"]["lifetime_years"] * HOURS_PER_YEAR
+        assert body["buy"]["wall_clock_hours"] <= sets * life * (1 + 1e-9)
+        assert body["buy"]["wall_clock_hours"] > (sets - 1) * life
+        assert body["deadline"]["hours"] <= 15 * HOURS_PER_YEAR * (1 + DEADLINE_TOLERANCE)
+
+
 def test_the_3090_owner_can_keep_his_card(client) -> None:  # type: ignore[no-untyped-def]
     """hours= states no memory: the owned 24 GB card can do it (keep is a path), and a 5090
     goes into the 3090's desktop (no host bought); a memory= the 3090 lacks closes the path."""
@@ -207,3 +280,46 @@ def test_bad_values_of_the_new_parameters_name_them(  # type: ignore[no-untyped-
     response = client.get(f"/{endpoint}?{query}")
     assert response.status_code == status, response.get_json()
     assert response.get_json()["errors"][0]["parameter"] == parameter
+
+
+def test_rentals_are_named_as_their_providers_sell_them(client, app) -> None:  # type: ignore[no-untyped-def]
+    """Every rent line, tier and /rank rental reads "count x card on provider, where" (a
+    marketplace's host and its market said), the provider's own id kept in `product`; the
+    summary names the headline rental so."""
+    from pricing.offer import PROVIDER_NAMES
+
+    registry = app.extensions["breakeven"].hardware.registry
+    body = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    lines = [*body["rent"], *(t["best"] for t in body["tiers"] if t["best"])]
+    for line in lines:
+        card = registry[line["accelerator"]].name
+        provider = PROVIDER_NAMES[line["provider"]]
+        assert line["name"].startswith(f"{line['count']} x {card} on ") or line["name"].startswith(
+            f"{line['instances']} instances of {line['count']} x {card} on "
+        )
+        assert provider in line["name"] and line["product"] not in line["name"]
+        if line["market"] != "cloud":
+            assert f"on a {provider} {line['market']} host" in line["name"]
+    assert f"{body['rent'][0]['name']} ({body['rent'][0]['pricing']})" in body["summary"]
+    ranked = client.get("/rank?gpu=rtx3090&hours=500").get_json()
+    assert ranked["rent"][0]["name"] == body["rent"][0]["name"]
+    assert ranked["rent"][0]["name"] in ranked["summary"]
+    team = client.get("/breakeven?gpu=h100-sxm&gpus=64&months=36&site=colo").get_json()
+    head = team["rent"][0]
+    if head["instances"] > 1:
+        assert head["name"].startswith(f"{head['instances']} instances of {head['count']} x ")
+
+
+def test_offer_names_read_where_and_whose_host() -> None:
+    from hardware import load_hardware
+    from service.documents.offers import offer_name
+
+    registry = load_hardware().registry
+    line = {"accelerator": "rtx5090", "count": 2, "provider": "vast", "region": "cn"}
+    name = offer_name({**line, "market": "verified"}, registry)
+    assert name == f"2 x {registry['rtx5090'].name} on a Vast.ai verified host in CN"
+    aws = {**line, "provider": "aws", "region": "us-east-1", "market": "cloud", "instances": 3}
+    assert offer_name(aws, registry).endswith("on AWS in us-east-1")
+    assert offer_name(aws, registry).startswith("3 instances of 2 x ")
+    pod = {**line, "provider": "runpod", "region": "global", "market": "community"}
+    assert offer_name(pod, registry).endswith("on a RunPod community host")

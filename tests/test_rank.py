@@ -79,16 +79,28 @@ def test_cards_over_budget_are_marked_and_ranked_after() -> None:
 def test_with_hours_cards_rank_by_work_per_dollar_of_ownership() -> None:
     # 10,000 h of card-a work. No power cost: TCO = price. a: 10000/1000 = 10 h/$;
     # b: 10000/3000 = 3.33; c: 10000/500 = 20 h/$ (slow, but cheap and never idle-priced)
-    ranking = _rank(hours=10_000.0)
+    ranking = _rank(hours=10_000.0, assumptions=replace(FREE_POWER, lifetime_years=15.0))
     assert [c.accelerator.id for c in ranking.cards] == ["c", "a", "b"]
     assert [round(c.reference_hours_per_usd, 3) for c in ranking.cards] == [20.0, 10.0, 3.333]
     # with electricity the slow card burns power for longer: 0.20 $/kWh, load 1, PUE 1
-    powered = replace(FREE_POWER, electricity=0.2)
+    powered = replace(FREE_POWER, electricity=0.2, lifetime_years=15.0)
     ranking = _rank(hours=10_000.0, assumptions=powered)
     tco = {c.accelerator.id: c.tco_usd for c in ranking.cards}
     assert tco["a"] == pytest.approx(1000 + 10_000 * 0.300 * 0.2)  # 1,600
     assert tco["b"] == pytest.approx(3000 + 10_000 / 2.5 * 0.450 * 0.2)  # 3,360
     assert tco["c"] == pytest.approx(500 + 10_000 / 0.4 * 0.150 * 0.2)  # 1,250
+
+
+def test_each_card_is_bought_in_the_count_that_finishes_in_time_and_replaced_as_it_ages() -> None:
+    """30,000 h of card-a work at utilization 0.5. One c (speed 0.4) would take 150,000 h,
+    17.1 years: past the longest time a question spans (15 years), so two are bought, which
+    take 75,000 h (8.6 years): a 4-year life ends twice, so three sets of two c at 500 USD,
+    no resale, no power: 3,000 USD. One a takes 60,000 h (6.8 years): two sets, 2,000 USD."""
+    ranking = _rank(hours=30_000.0, assumptions=replace(FREE_POWER, utilization=0.5))
+    got = {c.accelerator.id: (c.cards, c.replacements, c.tco_usd) for c in ranking.cards}
+    assert got["c"] == (2, 2, pytest.approx(3_000.0))
+    assert got["a"] == (1, 1, pytest.approx(2_000.0))
+    assert all(c.within_deadline for c in ranking.cards)
 
 
 def test_work_stated_ranks_by_work_however_little() -> None:

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -55,9 +56,11 @@ def env(database_url: str, tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 def start(env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[str], subprocess.Popen]]:
     started: list[subprocess.Popen] = []
+    logs: list[IO[str]] = []
 
     def launch(name: str) -> subprocess.Popen:
         log = (tmp_path / f"{name}.log").open("w")
+        logs.append(log)
         process = subprocess.Popen(
             [sys.executable, "-m", "service", "scheduler"], env=env, stderr=log, stdout=log
         )
@@ -69,6 +72,8 @@ def start(env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[str], subpr
         if process.poll() is None:
             process.kill()
         process.wait(timeout=10)
+    for log in logs:
+        log.close()
 
 
 def _runs_by(store: Store, process: subprocess.Popen) -> list[Run]:

@@ -369,7 +369,7 @@ def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None: 
         f"the job is {v['gpu_hours']:.1f} h on one RTX 4090",
         f"do it in {on_3060s['wall_clock_hours']:.1f} h for {on_3060s['total_usd']:.0f} USD",
         f"buying costs {vision['buy']['total_usd']:,.0f} USD for it",
-        f"used RTX 3090 ({ranking['cards'][0]['reference_hours_per_usd']:.3f} h",
+        f"used RTX 3090s ({ranking['cards'][0]['reference_hours_per_usd']:.3f} h",
         f"host at {ranking['rent'][0]['usd_per_reference_hour']:.2f} USD per RTX 4090 hour",
     ]
     assert (on_3060s["accelerator"], on_3060s["count"], on_3060s["provider"]) == (
@@ -378,6 +378,7 @@ def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None: 
         "vast",
     )
     assert ranking["cards"][0]["id"] == "rtx3090"  # bought used: no first-owner drop
+    assert ranking["cards"][0]["cards"] == 2  # one would miss the RTX 4090's own time
     assert [q for q in quoted if q not in text] == []
 
 

@@ -9,13 +9,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 
 from pricing.adapters import Batch
 from pricing.adapters.tabular import parse_offers_csv
 from pricing.offer import BUNDLED
 
 
-def snapshot_text() -> str:
+def snapshot_text(path: Path | None = None) -> str:
+    """The snapshot's text: the package's, or the file ``path`` names (a frozen test
+    catalog, so answers recorded against it do not move when the bundled prices do)."""
+    if path is not None:
+        return path.read_text(encoding="utf-8")
     return (resources.files("pricing") / "data" / "snapshot.csv").read_text(encoding="utf-8")
 
 
@@ -27,10 +32,13 @@ def snapshot_version(text: str) -> str:
 class BundledAdapter:
     name = BUNDLED
 
-    def __init__(self, resolve_accelerator: Callable[[str], str | None]) -> None:
+    def __init__(
+        self, resolve_accelerator: Callable[[str], str | None], path: Path | None = None
+    ) -> None:
         self._resolve = resolve_accelerator
+        self._path = path
 
     def fetch(self) -> Batch:
-        text = snapshot_text()
+        text = snapshot_text(self._path)
         offers = parse_offers_csv(text, self._resolve, defaults={})
         return Batch(offers=offers, source_version=snapshot_version(text))

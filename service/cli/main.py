@@ -55,8 +55,12 @@ from service.settings import Settings
 
 
 def _runtime(ctx: click.Context) -> Runtime:
+    """The command's runtime; its database connections close with the command (a CLI run
+    inside a longer process, a test's or a script's, left them open)."""
     settings: Settings = ctx.obj
-    return open_runtime(settings)
+    runtime = open_runtime(settings)
+    ctx.call_on_close(runtime.store.dispose)
+    return runtime
 
 
 class _Commands(click.Group):

@@ -88,7 +88,7 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
             "({busy:,.1f} busy h, {calendar:,.0f} h of calendar time, {where})",
             total=m(buy, "total_usd"),
             currency=m.code,
-            cards=m(buy, "purchase_usd"),
+            cards=m(buy, "purchase_usd") + m(buy, "replacement_usd"),  # every set bought
             host=m(buy, "host_usd"),
             network=m(buy, "network_usd"),
             energy=m(buy, "energy_usd"),
@@ -161,7 +161,7 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
     lines += _same_card(d, m, t)
     lines += _own_lines(d.get("own"), m, t)
     lines += _currency_lines(d, t)
-    lines.append(_breakeven_line(d["breakeven"], a["utilization"], t))
+    lines.append(_breakeven_line(d, a["utilization"], t))
     lines += _notes(d, m, t)
     lines += ["", t("TIERS (the best of each way of renting, same work and deadline)")]
     tier_header = [t("tier"), t("provider"), t("product"), t("total {currency}", currency=m.code)]
@@ -216,7 +216,24 @@ def _same_card(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:
     ]
 
 
-def _breakeven_line(be: dict[str, Any] | None, utilization: float, t: Translator) -> str:
+def _breakeven_line(d: dict[str, Any], utilization: float, t: Translator) -> str:
+    """Where buying pays off, by the answer's ``payoff`` case (never against its verdict)."""
+    be, case = d["breakeven"], d["payoff"]
+    if case.startswith("outlasts-"):
+        return t(
+            "The work outlasts the cards' {years:g}-year life: {sets} sets of cards, one bought "
+            "as each life ends (at today's price), and {side} costs less in all.",
+            years=d["assumptions"]["lifetime_years"],
+            sets=d["buy"]["replacements"] + 1,
+            side=t("buying") if case == "outlasts-buy" else t("renting"),
+        )
+    if case == "committed":
+        return t(
+            "Buying costs less for this work: the rental's committed term is paid whole, "
+            "used or not."
+        )
+    if case == "this-work":
+        return t("Buying costs less for this much work.")
     if be and be["within_life"]:
         return t(
             "Buying pays off after {hours} h of work (~{days} days at {share:.0%} "

@@ -16,7 +16,7 @@ from service.documents.freshness import PriceMoments, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
-from service.documents.offers import RENTED, offer_fields
+from service.documents.offers import RENTED, offer_fields, with_names
 from service.documents.place import asked_currency
 from service.documents.queries import BreakevenQuery, sensitivity_parameters
 from service.documents.question import BuyTerms, deadline_document, read_question, reading
@@ -35,6 +35,7 @@ from service.engine.breakeven import (
     quote,
 )
 from service.engine.costs import verdict
+from service.engine.curves import Curves, cost_curves
 from service.engine.interruption import extra_work, overhead_basis
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import ranges
@@ -118,7 +119,9 @@ def _answer(
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         (parameter, reason), *also = exc.blamed
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
-    document = _quote_document(result, runtime.colab)
+    document = with_names(_quote_document(result, runtime.colab), runtime.hardware.registry)
+    names = [line["name"] for line in document["rent"]]
+    document["curves"] = _curves(cost_curves(result, names))
     document["throughput"] = _throughput_used(runtime, request, measured)
     if question.owned is not None:
         try:
@@ -233,8 +236,23 @@ def _quote_document(result: Quote, colab: SessionTerms | None) -> dict[str, Any]
         "money": _money(result),
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
+        "payoff": payoff_case(result),
         "tiers": [_tier(best, result, colab) for best in result.tiers],
         "prices": None,  # per request: the prices' ages move with the clock
+    }
+
+
+def _curves(curves: Curves) -> dict[str, Any]:
+    """Both sides' present costs over work, as the engine sampled them (engine/curves.py)."""
+    return {
+        "hours": list(curves.hours),
+        "days": list(curves.days),
+        "buy_usd": list(curves.buy.usd),
+        "rent": [{"name": curve.name, "curve_usd": list(curve.usd)} for curve in curves.rent],
+        "breakeven_hours": curves.breakeven_hours,
+        "how": "present values at discount_rate, both paid on the bought cards' calendar "
+        "(days); buying steps up where a new set of cards is bought; each rental at the rate "
+        "its break-even is solved with",
     }
 
 
@@ -298,6 +316,39 @@ def _tier(found: TierBest, result: Quote, colab: SessionTerms | None) -> dict[st
         "verdict": None if best is None else verdict(buy, best.present_usd),
         "savings_usd": None if best is None else abs(best.present_usd - buy),
     }
+
+
+# How the answer says where buying pays off: one case per quote, so the summary, the CLI and
+# the dashboard say the same thing, and never one that contradicts the verdict.
+PAYOFF_CASES = {
+    "after": "buying pays off after `breakeven.hours` of such work (one set of cards)",
+    "not-within-life": "one set of cards' costs cross the rental's after its life, or never",
+    "never": "buying never pays off: the rental costs less per hour than owning runs",
+    "outlasts-buy": "the work outlasts the cards' life: sets bought one after another "
+    "(`buy.replacements`), and buying still costs less",
+    "outlasts-rent": "the work outlasts the cards' life: the sets bought one after another "
+    "(`buy.replacements`) cost more than renting",
+    "committed": "the cheapest rental's committed term is paid whole, which buying undercuts "
+    "though renting costs less per hour used",
+    "this-work": "buying costs less for this work, though one set of cards crosses the "
+    "rental's hourly rate later (the rental's restarts or clusters)",
+}
+
+
+def payoff_case(result: Quote) -> str:
+    """Which of PAYOFF_CASES the answer is: the verdict first, then the crossing. The
+    crossing is one set of cards' against the rental's hourly rate; the verdict weighs the
+    whole work, replacements and whole committed terms included, so where they disagree the
+    case says why."""
+    if result.buy.replacements:
+        return f"outlasts-{result.verdict}"
+    crossing = result.breakeven_hours
+    within = crossing is not None and crossing <= result.life_hours
+    if result.verdict == "buy" and (not within or crossing > result.request.hours):
+        return "committed" if result.rent[0].stored.offer.term_hours else "this-work"
+    if within:
+        return "after"
+    return "never" if crossing is None else "not-within-life"
 
 
 def _breakeven(result: Quote) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from urllib.parse import urlencode
 
 from pydantic import WithJsonSchema
 
-from hardware import speed_key
-from pricing.offer import PriceSpan, StoredOffer
+from hardware import Registry, speed_key
+from pricing.offer import PROVIDER_NAMES, PriceSpan, StoredOffer
 from pricing.past import NO_RUN
 from pricing.store import HistoryCursor, HistoryPage
 from pricing.tiers import tier_of
@@ -100,6 +100,39 @@ HISTORY = (  # /offers/history: a price and the span it held
 )
 
 DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
+# The members a listed offer has when a person should read its name: every slice but HISTORY
+_NAMED = frozenset(("provider", "accelerator", "count", "region", "market"))
+
+
+def offer_name(line: dict[str, Any], registry: Registry) -> str:
+    """An offer as its provider sells it: count x card, provider, where, and for a
+    marketplace whose host it is ("2 x RTX 5090 on a Vast.ai verified host in CN"), with
+    the instances a rental takes of it ("16 instances of 4 x ..."); the provider's own id
+    for it stays in ``product``."""
+    known = line["accelerator"] in registry
+    card = registry[line["accelerator"]].name if known else line["accelerator"]
+    provider = PROVIDER_NAMES.get(line["provider"], line["provider"])
+    region = line["region"]
+    where = (
+        "" if region in ("", "global") else f" in {region.upper() if len(region) == 2 else region}"
+    )
+    cluster = "" if line.get("instances", 1) == 1 else f"{line['instances']} instances of "
+    if line["market"] == "cloud":
+        return f"{cluster}{line['count']} x {card} on {provider}{where}"
+    return f"{cluster}{line['count']} x {card} on a {provider} {line['market']} host{where}"
+
+
+def with_names(document: Any, registry: Registry) -> Any:
+    """``document`` with every listed offer named first (:func:`offer_name`), wherever it
+    lies: rent lines, tiers' best, what a gate left out."""
+    if isinstance(document, list):
+        return [with_names(item, registry) for item in document]
+    if not isinstance(document, dict):
+        return document
+    named = {key: with_names(value, registry) for key, value in document.items()}
+    if document.keys() >= _NAMED:
+        return {"name": offer_name(document, registry), **named}
+    return named
 
 
 def offer_fields(stored: StoredOffer | PriceSpan, names: tuple[str, ...]) -> dict[str, Any]:

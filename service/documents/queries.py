@@ -29,7 +29,7 @@ from hardware.tariffs import UsState
 from pricing.fx import Currency as FxCurrency
 from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
 from service.engine.assumptions import CURRENCY_SPAN, MAX_USD, bounds, overrides_model
-from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH
+from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH, LONGEST_YEARS
 from service.engine.request import QUESTION_BOUNDS
 from service.engine.sensitivity import PARAMETERS
 from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's bounds
@@ -41,8 +41,8 @@ from service.engine.work import MAX_HOURS, MIN_HOURS  # hours= and every job's b
 CARDS_PER_SERVER = 8
 MAX_CARDS = CARDS_PER_SERVER * int(bounds("max_instances")["le"])
 # The longest deadline, and the longest steady work: the longest useful life (15 years).
-MAX_DEADLINE_DAYS = 15 * 365
-MAX_MONTHS = 15 * 12
+MAX_DEADLINE_DAYS = LONGEST_YEARS * 365
+MAX_MONTHS = LONGEST_YEARS * 12
 MAX_MEMORY_GB = 4096  # per accelerator: 20x the largest card (B200, 180 GB)
 MAX_TOTAL_MEMORY_GB = 1_048_576  # 1 PB: past a TPU v5p pod (8,960 chips x 95 GiB = 851 TB)
 # List endpoints answer a page at a time, so no client makes a worker build megabytes

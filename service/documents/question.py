@@ -26,12 +26,13 @@ from service.documents.work import WAYS, check_precision, job_workload, stated_w
 from service.engine.assumptions import MIN_UTILIZATION, Assumptions, with_overrides
 from service.engine.breakeven import Quote
 from service.engine.costs import bought_speed
-from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH
+from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH, LONGEST_YEARS
 from service.engine.request import QuoteRequest
 from service.engine.sizing import (
     DEADLINE,
     FEWEST,
     GIVEN,
+    LONGEST,
     ONE,
     STEADY,
     Purchase,
@@ -53,6 +54,8 @@ CARDS_BOUGHT = {
     DEADLINE: "the fewest that finish by the deadline ({cards})",
     STEADY: "the fewest that carry hours_per_month ({cards})",
     ONE: "one (the default)",
+    LONGEST: f"the fewest that finish within {LONGEST_YEARS} years, the longest time a "
+    "question spans ({cards})",
 }
 
 

@@ -10,9 +10,9 @@ from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
-from service.documents.offers import RANKED, offer_fields
+from service.documents.offers import RANKED, offer_fields, with_names
 from service.documents.place import asked_currency, left_out_providers, tariff
-from service.documents.queries import RankQuery, competing_platforms, market_tiers
+from service.documents.queries import MAX_CARDS, RankQuery, competing_platforms, market_tiers
 from service.documents.question import (
     Question,
     deadline_document,
@@ -80,10 +80,12 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
         excluded_providers=left_out_providers(query, None),
         accelerators=rented_accelerators(query, runtime),
         electricity_at={site: power["usd_per_kwh"] for site, power in sites.items()},
+        most_cards=MAX_CARDS,
     )
     rented = None if question is None else _quoted(runtime, question)
     ranking = rank(runtime.hardware, runtime.catalog.table(), request, rented)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)
+    document["rent"] = with_names(document["rent"], runtime.hardware.registry)
     document["work"] = None
     document["deadline"] = None
     if question is not None:
@@ -169,4 +171,7 @@ def _card(c: RankedCard) -> dict[str, Any]:
         "throughput_per_1000_usd": c.throughput_per_1000_usd,
         "tco_usd": c.tco_usd,
         "reference_hours_per_usd": c.reference_hours_per_usd,
+        "cards": c.cards,
+        "replacements": c.replacements,
+        "within_deadline": c.within_deadline,
     }

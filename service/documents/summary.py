@@ -14,7 +14,7 @@ def breakeven_summary(d: dict[str, Any]) -> str:
     as it was read (service/documents/question.py ``reading``)."""
     money = Asked(d)
     buy, rent = d["buy"], d["rent"][0]
-    rental = f"{rent['product']} on {rent['provider']} ({rent['pricing']})"
+    rental = f"{rent['name']} ({rent['pricing']})"
     own = d.get("own")
     if own is not None and own["gpu"] == d["gpu"]:
         return _keep_or_rent(d, money, own, rental)
@@ -28,14 +28,27 @@ def breakeven_summary(d: dict[str, Any]) -> str:
             f"Buy: the work costs {_amount(money, buy, 'present_usd')}, against "
             f"{_amount(money, rent, 'present_usd')} for the cheapest rental, {rental}"
         )
-    be = d["breakeven"]
-    if be is None:
-        tail = "; buying never pays off against it"
-    elif be["within_life"]:
-        tail = f"; buying pays off after {figure(be['hours'])} h of such work"
-    else:
-        tail = f"; buying does not pay off within the cards' {be['life_years']:g}-year life"
+    tail = _payoff(d)
     return f"{head}{tail} (present values, {money.code}). The work: {d['work']['reading']}."
+
+
+def _payoff(d: dict[str, Any]) -> str:
+    """The answer's ``payoff`` case in words (documents/breakeven.py ``payoff_case``)."""
+    be, life = d["breakeven"], d["assumptions"]["lifetime_years"]
+    sets = d["buy"]["replacements"] + 1
+    outlasts = f"; the work outlasts the cards' {life:g}-year life: {sets} sets of cards, one "
+    words = {
+        "after": lambda: f"; buying pays off after {figure(be['hours'])} h of such work",
+        "not-within-life": lambda: (
+            f"; buying does not pay off within the cards' {life:g}-year life"
+        ),
+        "never": lambda: "; buying never pays off against it",
+        "outlasts-buy": lambda: outlasts + "bought as each life ends, cost less in all",
+        "outlasts-rent": lambda: outlasts + "bought as each life ends, cost more in all",
+        "committed": lambda: "; the rental's committed term is paid whole, more than buying",
+        "this-work": lambda: "; buying costs less for this much work",
+    }
+    return words[d["payoff"]]()
 
 
 def _keep_or_rent(d: dict[str, Any], money: Asked, own: dict[str, Any], rental: str) -> str:
@@ -86,8 +99,8 @@ def rank_summary(d: dict[str, Any]) -> str:
     rent = d["rent"][0]
     price = _amount(Asked(d), rent, "usd_per_reference_hour", digits=4)
     return (
-        f"{best}; the cheapest rental is {rent['product']} on {rent['provider']} "
-        f"({rent['pricing']}) at {price} per hour of {d['gpu']} work."
+        f"{best}; the cheapest rental is {rent['name']} ({rent['pricing']}) at {price} per "
+        f"hour of {d['gpu']} work."
     )
 
 

@@ -43,6 +43,8 @@ from annotated_types import Le
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.dataclasses import dataclass
 
+from service.engine.hours import LONGEST_YEARS
+
 # Upper bounds keep absurd inputs (1e308 USD) out of the arithmetic; each is far past any
 # real price. The lower bound of utilization does the same for vanishing inputs:
 # utilization=5e-324 made the break-even days infinite and the resale decay divide by zero.
@@ -195,7 +197,7 @@ class Assumptions:
     lifetime_years: float = Field(
         4.0,
         ge=0.25,
-        le=15,
+        le=LONGEST_YEARS,
         description="Useful life of the bought cards, years: a break-even later than this "
         "is no payoff (an assumption).",
     )

@@ -46,7 +46,7 @@ from service.engine.costs import (
     site_parts,
     verdict,
 )
-from service.engine.hours import HOURS_PER_DAY
+from service.engine.hours import HOURS_PER_DAY, LONGEST_HOURS, LONGEST_YEARS
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 from service.engine.request import QuoteRequest
 
@@ -105,6 +105,8 @@ class BuyCost:
     support_usd: float  # support and maintenance on the purchase, over the calendar time
     staff_usd: float  # the people who run the nodes, over the calendar time
     network_usd: float  # the fabric between nodes, bought with them
+    replacements: int  # sets of cards bought again as each set's useful life ends
+    replacement_usd: float  # what those later sets cost, in cash (the cards at today's price)
     site_usd: float  # colo + support + staff
     present_usd: float  # total_usd's cash flows discounted to now: the figure weighed
     sources: dict[str, str]  # each default from data: where its value came from
@@ -122,6 +124,7 @@ class RentOption:
     present_usd: float  # the same paid as it falls due, discounted to now: the figure weighed
     usd_per_reference_hour: float  # total over the work, in hours of the reference card
     breakeven_hours: float | None  # reference-card hours where buying gets cheaper
+    crossing_rate: float  # USD per hour of work the break-even is solved with (crossing_rates)
     throughput: Throughput  # how the accelerator's speed is known
     sessions: int  # runtimes the work needs: 1 unless the offer is session-bound
     # hours each instance is paid for: ``hours``, or whole terms of a committed offer
@@ -232,6 +235,14 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     local_speed = bought_speed(hardware, ref.id, k, n)
     busy_hours = request.hours / local_speed
     wall_clock = calendar_hours(request.hours, local_speed, a.utilization)
+    if request.deadline_hours is None and wall_clock > LONGEST_HOURS * (1 + DEADLINE_TOLERANCE):
+        raise QuoteError(
+            "gpus",
+            f"{n} x {ref.id} take {wall_clock / HOURS_PER_YEAR:,.1f} years of calendar time at "
+            f"utilization {a.utilization:g}, past the longest time a question spans "
+            f"({LONGEST_YEARS} years, the longest useful life): buy more cards (leave gpus= "
+            "out to buy the fewest that make it), or state less work",
+        )
     deadline = wall_clock if request.deadline_hours is None else request.deadline_hours
     if wall_clock > deadline * (1 + DEADLINE_TOLERANCE):
         raise QuoteError(
@@ -352,6 +363,8 @@ def _buy_cost(
         site=basis.site,
         site_basis=basis.site_basis,
         network_usd=nodes * a.network_usd,
+        replacements=model.replacements(hours),
+        replacement_usd=model.replacements(hours) * model.replacement_usd,
         site_usd=sum(parts.values()),
         present_usd=model.cost(hours),
         sources=basis.sources,
@@ -549,6 +562,7 @@ def _options(
         job.sessions[best].tolist(),
         job.paid_hours[best].tolist(),
         job.present_usd[best].tolist(),
+        per_hour.tolist(),
         strict=True,
     )
     clusters = table.clusters
@@ -563,11 +577,24 @@ def _options(
             present_usd=present,
             usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
+            crossing_rate=crossing_rate,
             throughput=table.throughput(row, request.speed_key),
             sessions=int(count),
             paid_hours=paid,
         )
-        for row, fabric, hours, instances, total, rate, crossing, count, paid, present in columns
+        for (
+            row,
+            fabric,
+            hours,
+            instances,
+            total,
+            rate,
+            crossing,
+            count,
+            paid,
+            present,
+            crossing_rate,
+        ) in columns
     ]
 
 

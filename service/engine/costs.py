@@ -36,9 +36,10 @@ verdict compares: an hourly rental paid as the work is done, a committed one ove
 terms, its upfront share at each term's start. Two offers of equal cash can differ in today's
 money, and the cheaper in cash is not always the cheaper now.
 
-Owning n cards for H reference hours costs capex - resale(H) + energy(H) (:class:`BuyModel`);
-the break-even is the H where that meets a rental's cost, solved once, by
-:func:`crossing_hours`.
+Owning n cards for H reference hours costs capex - resale(H) + energy(H) (:class:`BuyModel`),
+a new set of cards bought at each end of their useful life while work is left; the
+break-even is the H where one set's cost meets a rental's, solved once, by
+:func:`crossing_hours` (a crossing past the set's life is no payoff: the answer says so).
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 # A step this small, relative to the crossing (or to one hour below it), ends the search:
 # far below a displayed figure, and above the rounding of hours up to the 1e7 cap.
 NEWTON_TOLERANCE = 1e-12
+# Work this share past a set of cards' life is float noise, not a reason to buy another set.
+LIFE_TOLERANCE = 1e-9
 BRACKET_STEPS = 200  # a cap on a discounted crossing's steps: Newton's, or halvings of its bracket
 
 
@@ -385,6 +388,16 @@ def present_share(discount_per_hour: float, hours: float) -> float:
     return 1.0 if x < 1e-12 else -math.expm1(-x) / x
 
 
+def _each_life(x: float, lives: int) -> float:
+    """Today's value of one USD paid at the end of each of ``lives`` lives, ``x`` the
+    discount over one life (kappa x life): the geometric sum of exp(-k x), k = 1 .. lives."""
+    if lives == 0:
+        return 0.0
+    if x < 1e-12:
+        return float(lives)
+    return math.exp(-x) * math.expm1(-lives * x) / math.expm1(-x)
+
+
 def _stream(kappa: float, hours: float) -> float:
     """The present value of one USD per hour of work paid as ``hours`` of work are done,
     the calendar running kappa's rate per hour of work: hours x present_share."""
@@ -405,7 +418,14 @@ class BuyModel:
     (kappa = 0: capex + (energy + site) x H - resale_start x exp(-decay H), the cash).
     Rentals are paid as the work is done, at the pace the bought cards would do it: over
     the same calendar (a deadline only bounds it: the cards finish within it), so neither
-    side gains from paying later."""
+    side gains from paying later.
+
+    No card runs past its useful life: work longer than ``life_hours`` (of work, the life's
+    calendar time at the cards' pace) is done by sets of cards bought one after another,
+    each sold when its life or the work ends. A replacement is the same cards at today's
+    price (``replacement_usd``; the host and network are kept): what the answer can source,
+    and no credit taken for prices that may fall. One set's cost is the formula above; the
+    next ones are it again, each starting a life later."""
 
     capex_usd: float  # paid now: cards, host or whole systems, network between nodes
     energy_usd_per_hour: float  # per hour of work: power at the site's tariff and PUE
@@ -414,6 +434,8 @@ class BuyModel:
     resale_decay_per_hour: float
     discount_per_calendar_hour: float = 0.0  # ln(1 + discount_rate) / hours a year
     calendar_per_hour: float = 1.0  # calendar hours the bought cards take per hour of work
+    life_hours: float = math.inf  # hours of work one set of cards does in its useful life
+    replacement_usd: float = 0.0  # what each later set costs: the cards again, no host
 
     @property
     def running_usd_per_hour(self) -> float:
@@ -425,23 +447,55 @@ class BuyModel:
         """kappa: the discount rate per hour of work, on the bought cards' calendar."""
         return self.discount_per_calendar_hour * self.calendar_per_hour
 
+    def replacements(self, hours: float) -> int:
+        """Sets of cards bought after the first for ``hours`` of work: one each time a set's
+        life ends with work left (a hair past a life, float noise, buys none)."""
+        if hours <= self.life_hours * (1 + LIFE_TOLERANCE):
+            return 0
+        return math.ceil(hours / self.life_hours * (1 - LIFE_TOLERANCE)) - 1
+
+    def _last_set_hours(self, hours: float) -> float:
+        """The work the last set does: what is left after the full lives before it."""
+        return hours - self.replacements(hours) * self.life_hours
+
     def resale(self, hours: float) -> float:
-        """Cash from selling the cards after ``hours`` of work."""
+        """Cash from selling every set of cards: each after its life, the last when the
+        ``hours`` of work are done."""
+        full = self.replacements(hours) * self._sold(self.life_hours)
+        return full + self._sold(self._last_set_hours(hours))
+
+    def _sold(self, hours: float) -> float:
+        """What one set fetches after ``hours`` of work."""
         return self.resale_start_usd * math.exp(-self.resale_decay_per_hour * hours)
 
     def cash(self, hours: float) -> float:
         """Undiscounted: what owning costs in money paid and received, whenever."""
-        return self.capex_usd + self.running_usd_per_hour * hours - self.resale(hours)
+        bought = self.capex_usd + self.replacements(hours) * self.replacement_usd
+        return bought + self.running_usd_per_hour * hours - self.resale(hours)
 
     def cost(self, hours: float) -> float:
         """The present value of owning for ``hours`` of work: the figure a verdict weighs."""
-        return self.capex_usd + self.running_present(hours) - self.resale_present(hours)
+        later = self.replacement_usd * self._later_sets(hours)
+        return self.capex_usd + later + self.running_present(hours) - self.resale_present(hours)
 
     def running_present(self, hours: float) -> float:
         return self.running_usd_per_hour * _stream(self.discount_per_hour, hours)
 
     def resale_present(self, hours: float) -> float:
-        return self.resale(hours) * math.exp(-self.discount_per_hour * hours)
+        """Every set's sale in today's money: the full lives' sales a life apart, then the
+        last set's when the work ends."""
+        kappa, life = self.discount_per_hour, self.life_hours
+        full = self._sold(life) * _each_life(kappa * life, self.replacements(hours))
+        return full + self._sold(self._last_set_hours(hours)) * math.exp(-kappa * hours)
+
+    def _later_sets(self, hours: float) -> float:
+        """Today's value of one USD paid at the start of each set after the first."""
+        return _each_life(self.discount_per_hour * self.life_hours, self.replacements(hours))
+
+    def paid_as_worked(self, usd_per_hour: float, hours: float) -> float:
+        """The present value of ``usd_per_hour`` paid as ``hours`` of work are done on this
+        calendar: a rental's side of the crossing (:func:`crossing_hours`)."""
+        return usd_per_hour * _stream(self.discount_per_hour, hours)
 
     def running_share(self, hours: float) -> float:
         """Present value per USD paid as ``hours`` of work are done (rent paid so too)."""
@@ -485,6 +539,8 @@ def buy_model(
         resale_decay_per_hour=decay,
         discount_per_calendar_hour=math.log1p(a.discount_rate) / HOURS_PER_YEAR,
         calendar_per_hour=calendar,
+        life_hours=a.lifetime_years * HOURS_PER_YEAR / calendar,
+        replacement_usd=cards * price_usd,
     )
 
 

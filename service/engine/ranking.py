@@ -9,6 +9,7 @@ scale: hours of the reference card's work per dollar.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -16,10 +17,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from hardware import Accelerator, Card, Hardware, SpeedKey, Workload, speed_key
+from hardware.ownership import System
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from service.engine.breakeven import Quote, RentOption
-from service.engine.costs import Rentals, bought_speed, buy_assumptions, buy_model
+from service.engine.clusters import DEADLINE_TOLERANCE
+from service.engine.costs import BuyModel, Rentals, bought_speed, buy_assumptions, buy_model
+from service.engine.hours import LONGEST_HOURS
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
@@ -47,6 +51,7 @@ class RankRequest:
     # USD per kWh where each card runs (home, office, colo), from the asker's country; a site
     # not named keeps the assumption's electricity
     electricity_at: Mapping[str, float] = field(default_factory=dict)
+    most_cards: int = 4096  # the most cards of one kind a ranking buys for the work
 
     @property
     def speed_key(self) -> SpeedKey:
@@ -65,6 +70,9 @@ class RankedCard:
     throughput_per_1000_usd: float
     tco_usd: float | None  # over `hours` of work, when given
     reference_hours_per_usd: float | None
+    cards: int = 1  # bought for the work: the fewest that finish by the deadline (or a system)
+    replacements: int = 0  # sets bought again as each set's useful life ends
+    within_deadline: bool = True  # False: no count up to most_cards finishes in time
 
 
 @dataclass(frozen=True)
@@ -107,12 +115,14 @@ def rank(
         if _runs(hardware, c.accelerator, request.precision)
         and _on_platforms(hardware, c.accelerator, request.platforms)
     ]
-    ranked = [_card(hardware, request, card, s_ref) for card in runs]
+    deadline = None if quoted is None else quoted.deadline_hours
+    ranked = [_card(hardware, request, card, s_ref, deadline) for card in runs]
 
-    def key(c: RankedCard) -> tuple[bool, float]:
+    def key(c: RankedCard) -> tuple[bool, bool, float]:
         metric = c.reference_hours_per_usd if ranks_by_work(request) else c.throughput_per_1000_usd
         # None: owning costs nothing over `hours` (full resale, no host, no power): the best
-        return (not c.within_budget, -(math.inf if metric is None else metric))
+        best = -(math.inf if metric is None else metric)
+        return (not c.within_deadline, not c.within_budget, best)
 
     cards = sorted((c for c in ranked if c.fits), key=key)
     too_small = sorted((c for c in ranked if not c.fits), key=key)
@@ -152,37 +162,37 @@ def untrained_in(hardware: Hardware, precision: str | None) -> list[str]:
     return sorted(c for c in hardware.cards if not _runs(hardware, c, precision))
 
 
-def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) -> RankedCard:
+def _card(
+    hardware: Hardware, request: RankRequest, card: Card, s_ref: float, deadline: float | None
+) -> RankedCard:
     """One card's place. A card sold only in whole systems (systems.csv) is owned by the
-    node: its cost over the work, and the budget, are a whole node's doing it."""
+    node: its cost over the work, and the budget, are a whole node's doing it. Given the
+    work, each card is bought in the count that finishes it by ``deadline`` (the quote's,
+    as the rentals meet it; None: within the longest time a question spans), so a slow card
+    is priced as the many a team would buy, not one running for decades."""
     acc = hardware.registry[card.accelerator]
     speed = hardware.speed(acc.id, request.workload, request.precision)
     system = hardware.ownership.sold_whole(acc.id)
-    cards, price, basis = 1, card.purchase_usd, "new"
+    step, price, basis = 1, card.purchase_usd, "new"
     if system is not None:
-        cards, price, basis = system.cards, system.usd / system.cards, "system"
-    tco = per_usd = None
+        step, price, basis = system.cards, system.usd / system.cards, "system"
+    cards, tco, per_usd, replacements, in_time = step, None, None, 0, True
     if request.hours is not None:
-        # the cards doing `hours` of the reference card's work, at their own speed
-        given = request.assumptions
-        site = request.site or hardware.host(cards).host.site
-        if site in request.electricity_at:  # the asker's tariff where this card runs
-            given = replace(given, electricity=request.electricity_at[site])
-        assumptions, _ = buy_assumptions(
-            given, hardware, acc.id, cards, request.site, basis, price, system
-        )
-        work_speed = speed.relative / s_ref
-        if cards > 1:
-            work_speed *= bought_speed(hardware, acc.id, request.workload, cards)
-        model = buy_model(
-            price,
-            acc.board_power_w or 0.0,
-            cards,
-            work_speed,
-            assumptions,
-            hardware.host(cards).count,
-        )
+        a = request.assumptions
+        speed_of = functools.partial(_work_speed, hardware, request, acc.id, speed.relative / s_ref)
+        needed = request.hours / (a.utilization * (deadline or LONGEST_HOURS))
+        # n cards never do more than n cards' work: start the walk where they could
+        fewest = math.ceil(needed * (1 - DEADLINE_TOLERANCE) / (speed.relative / s_ref) / step)
+        cards = min(max(cards, fewest * step), max(step, request.most_cards // step * step))
+        while (
+            speed_of(cards) < needed * (1 - DEADLINE_TOLERANCE)
+            and cards + step <= request.most_cards
+        ):
+            cards += step
+        in_time = speed_of(cards) >= needed * (1 - DEADLINE_TOLERANCE)
+        model = _owning(hardware, request, acc, cards, price, basis, system, speed_of(cards))
         tco = model.cost(request.hours)
+        replacements = model.replacements(request.hours)
         per_usd = request.hours / tco if tco > 0 else None  # tco=0 divided by zero: a 500
     within = request.budget_usd is None or cards * price <= request.budget_usd
     return RankedCard(
@@ -196,6 +206,39 @@ def _card(hardware: Hardware, request: RankRequest, card: Card, s_ref: float) ->
         throughput_per_1000_usd=speed.relative / card.purchase_usd * PER_DOLLARS,
         tco_usd=tco,
         reference_hours_per_usd=per_usd,
+        cards=cards,
+        replacements=replacements,
+        within_deadline=in_time,
+    )
+
+
+def _work_speed(
+    hardware: Hardware, request: RankRequest, accelerator: str, relative: float, cards: int
+) -> float:
+    """Reference-card hours of work ``cards`` of a card do per busy hour, at their scaling."""
+    return relative * bought_speed(hardware, accelerator, request.workload, cards)
+
+
+def _owning(
+    hardware: Hardware,
+    request: RankRequest,
+    acc: Accelerator,
+    cards: int,
+    price: float,
+    basis: str,
+    system: System | None,
+    work_speed: float,
+) -> BuyModel:
+    """Owning ``cards`` of a card for the work, at the asker's tariff where they run."""
+    given = request.assumptions
+    site = request.site or hardware.host(cards).host.site
+    if site in request.electricity_at:  # the asker's tariff where this card runs
+        given = replace(given, electricity=request.electricity_at[site])
+    assumptions, _ = buy_assumptions(
+        given, hardware, acc.id, cards, request.site, basis, price, system
+    )
+    return buy_model(
+        price, acc.board_power_w or 0.0, cards, work_speed, assumptions, hardware.host(cards).count
     )
 
 

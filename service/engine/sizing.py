@@ -6,8 +6,10 @@ optimizer state, activations). Then the fewest cards that hold it are bought, an
 sharded across them; a rental must hold the same total. A job one card holds needs that
 much on every device. A deadline buys the fewest cards that finish by it (like for like: the
 rentals must finish by it too), and steady work the fewest that carry its monthly hours, at
-the utilization those hours make. What the question states itself (gpus=, memory=,
-total_memory=, utilization=) wins over what the work implies.
+the utilization those hours make. Without a deadline, the cards take their own calendar
+time, up to the longest a question spans (LONGEST_YEARS): work one card would take longer
+over buys the fewest that finish within it. What the question states itself (gpus=,
+memory=, total_memory=, utilization=) wins over what the work implies.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.engine.clusters import DEADLINE_TOLERANCE
-from service.engine.hours import HOURS_PER_MONTH
+from service.engine.hours import HOURS_PER_MONTH, LONGEST_HOURS
 from service.engine.memory import unsharded_gb
 from service.engine.work import Work
 
 # How the count of cards bought was chosen, as the answer names it.
 GIVEN, FEWEST, DEADLINE, STEADY, ONE = "given", "fewest", "deadline", "steady", "one"
+LONGEST = "longest"  # the fewest that finish within the longest time a question spans
 
 
 class SizingError(ValueError):
@@ -66,6 +69,9 @@ def purchase(
         cards_by_deadline = _fewest(cards, speed, needed, most, "deadline")
         basis = DEADLINE if cards_by_deadline > cards else basis
         cards = cards_by_deadline
+    elif gpus is None and work.hours / (utilization * speed(cards)) > LONGEST_HOURS:
+        cards = _fewest(cards, speed, work.hours / (utilization * LONGEST_HOURS), most, "hours")
+        basis = LONGEST
     if gpus is not None:
         cards, basis = gpus, GIVEN
     steady_utilization = None
@@ -93,7 +99,7 @@ def _fewest(start: int, speed: Callable[[int], float], needed: float, most: int,
         if speed(n) >= needed:
             return n
         n += 1
-    parameter = "hours_per_month" if why == "steady" else "deadline_days"
+    parameter = {"steady": "hours_per_month", "hours": "hours"}.get(why, "deadline_days")
     raise SizingError(
         parameter,
         f"no purchase of up to {most:,} cards does it: they would need {needed:,.1f} cards' "

@@ -31,7 +31,10 @@ def init_app(app: Flask) -> None:
         if not _wanted(response):
             return response
         response.direct_passthrough = False  # a static file: read it to compress it
-        body = response.get_data()
+        source = response.response
+        body = response.get_data()  # the body now held as bytes, the file read through
+        if hasattr(source, "close"):
+            source.close()  # the file's handle: replaced, it was never closed (one per request)
         if len(body) < MIN_BYTES:
             return response
         response.set_data(gzip.compress(body, compresslevel=LEVEL, mtime=0))

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema, models_json_schema
 
 from hardware import Precision, Workload
+from service.documents.breakeven import PAYOFF_CASES
 from service.documents.offers import CATALOG, HISTORY, OFFER_FIELDS, RANKED, RENTED, Number
 from service.documents.queries import Query
 from service.engine.breakeven import BuyCost
@@ -170,7 +171,7 @@ class OwnOut(_Out):
 
 
 def _offer_model(
-    name: str,
+    model_name: str,
     slice_: tuple[str, ...],
     base: type[BaseModel] = _Out,
     first: tuple[str, ...] = (),
@@ -185,7 +186,7 @@ def _offer_model(
     order = (*first, *(field for field in slice_ if field not in first))
     fields: dict[str, Any] = {field: (OFFER_FIELDS[field].kind, ...) for field in order}
     fields.update(more)  # an answer's own members, or its own take on one of the record's
-    return create_model(name, __base__=base, **fields)
+    return create_model(model_name, __base__=base, **fields)
 
 
 class SessionsOut(_Out):
@@ -250,10 +251,19 @@ COMPACT_SOURCE = {
     "source_ref": (int | None, Field(None, description=SOURCE_REF)),
 }
 
+OFFER_NAME = (
+    str,
+    Field(
+        description="The offer as its provider sells it: count x card, provider, where, and "
+        'for a marketplace whose host ("2 x RTX 5090 on a Vast.ai verified host in CN"); '
+        "the provider's own id is `product`."
+    ),
+)
 RentOut = _offer_model(
     "RentOut",
     RENTED,
     **COMPACT_SOURCE,
+    name=OFFER_NAME,
     wall_clock_hours=(
         float,
         Field(description="Hours from start to finish on this rental, every instance at once."),
@@ -329,6 +339,25 @@ class ComparedWithOut(_Out):
     tier: str = Field(description="The tier of the cheapest rental, the headline's.")
     interruptible: bool
     why: str
+
+
+class CurveOut(_Out):
+    name: str = Field(description="The rental, as its provider sells it.")
+    curve_usd: list[float] = Field(description="Its present cost at each of `hours`.")
+
+
+class CurvesOut(_Out):
+    """Both sides' present costs over work, as the engine computes them: the dashboard
+    draws these, it computes no cost itself."""
+
+    hours: list[float] = Field(description="Reference-card hours of work, ascending.")
+    days: list[float] = Field(description="The same on the bought cards' calendar.")
+    buy_usd: list[float] = Field(description="Owning's present cost at each of `hours`.")
+    rent: list[CurveOut] = Field(description="The cheapest rentals, first first.")
+    breakeven_hours: float | None = Field(
+        description="One of `hours`, where buying meets the first rental within the life."
+    )
+    how: str
 
 
 class BreakevenPoint(_Out):
@@ -568,6 +597,13 @@ class BreakevenAnswer(_Out):
     savings_usd: float = Field(description="What the cheaper side saves, present value, USD.")
     breakeven: BreakevenPoint | None = Field(
         description="Where buying stops being dearer than the cheapest rental; null: never."
+    )
+    curves: CurvesOut = Field(
+        description="Both sides' costs over work, sampled by the engine: what a chart draws."
+    )
+    payoff: Literal[tuple(PAYOFF_CASES)] = Field(  # type: ignore[valid-type]
+        description="How the answer says where buying pays off, one of: "
+        + "; ".join(f"`{case}`: {words}" for case, words in PAYOFF_CASES.items())
     )
     tiers: list[TierOut] = Field(
         description="The best offer of every pricing tier for the same work and deadline, "
@@ -874,12 +910,24 @@ class RankedCardOut(_Out):
         description="Null without `hours`, or when owning costs nothing (full resale, no "
         "host, no power): such a card ranks first."
     )
+    cards: int = Field(
+        description="How many are bought for the work: the fewest that finish by the "
+        "deadline the rentals meet (a whole system where sold only so)."
+    )
+    replacements: int = Field(
+        description="Sets bought again as each set's useful life (`lifetime_years`) ends."
+    )
+    within_deadline: bool = Field(
+        description="False: no purchase of up to the most cards a quote buys finishes in "
+        "time; such cards rank last."
+    )
 
 
 RankedRentalOut = _offer_model(
     "RankedRentalOut",
     RANKED,
     **COMPACT_SOURCE,
+    name=OFFER_NAME,
     usd_per_reference_hour=(float, Field(description=USD_PER_REFERENCE_HOUR)),
     reference_hours_per_usd=(float, ...),
     throughput_estimated=(bool, ...),

@@ -50,7 +50,7 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
         http=http,
     )
     return {
-        "bundled": BundledAdapter(runtime.resolve_accelerator),
+        "bundled": BundledAdapter(runtime.resolve_accelerator, settings.snapshot_file),
         "aws": AwsAdapter(aws),
         "gcp": GcpAdapter(gcp),
         "colab": ColabAdapter(),

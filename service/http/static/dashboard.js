@@ -17,7 +17,7 @@ const CALC_FIELDS = [
   "watts", "electricity", "pue", "load", "host_cost", "host_watts", "utilization", "resale",
   "depreciation", "spot_overhead", "restart_hours", "platforms", "lifetime_years", "total_memory",
   "ref_gpu", "ref_count", "ref_hours", "model", "tokens", "method", "images", "epochs", "market",
-  "hours_per_month", "months", "deadline_days", "max_instances",
+  "hours_per_month", "months", "deadline_days", "max_instances", "for_hours", "rent_gpu",
   "site", "own", "discount_rate", "colo_usd_per_kw_month", "support_share",
   "staff_usd_per_node_year", "network_usd", "selling_fee", "country", "state",
 ];
@@ -25,6 +25,7 @@ const CALC_FIELDS = [
 // shared link, so a reload opens the form the way it was filled.
 const WAY_MARKERS = [
   ["reference_run", "ref_gpu"], ["vision", "images"], ["transformer", "tokens"], ["steady", "hours_per_month"],
+  ["capacity", "for_hours"],
 ];
 const COLORS = ["#1f5fbf", "#b42318", "#1e7b34", "#9a6700", "#6941c6", "#0e7090", "#c4320a"];
 
@@ -489,14 +490,21 @@ function renderAnswer(a) {
   const what = t("{hours} h of {workload} training on {gpus} × {gpu}", {
     hours: measure(a.hours), workload: workloadName(a.workload), gpus: a.buy.gpus, gpu: a.gpu });
   const winner = a.verdict === "buy"
-    ? t("Buying is cheaper for {what}: it saves {amount} against {product} ({provider}).", {
-      what, amount: money(a, "savings_usd"), product: cheapest.product, provider: cheapest.provider })
-    : t("Renting {product} ({provider}, {tier}) is cheaper for {what}: it saves {amount}.", {
-      what, amount: money(a, "savings_usd"), product: cheapest.product, provider: cheapest.provider,
-      tier: cheapest.tier });
+    ? t("Buying is cheaper for {what}: it saves {amount} against {name}.", {
+      what, amount: money(a, "savings_usd"), name: cheapest.name })
+    : t("Renting {name} ({tier}) is cheaper for {what}: it saves {amount}.", {
+      what, amount: money(a, "savings_usd"), name: cheapest.name, tier: cheapest.tier });
   const be = a.breakeven;
   const share = pct(a.assumptions.utilization);
-  const point = !be
+  const point = a.payoff.startsWith("outlasts-")
+    ? t("The work outlasts the cards' {years}-year life: {sets} sets of cards, one bought as each life ends (at today's price), and {side} costs less in all.", {
+      years: num(a.assumptions.lifetime_years, a.assumptions.lifetime_years % 1 ? 1 : 0),
+      sets: a.buy.replacements + 1, side: a.payoff === "outlasts-buy" ? t("buying") : t("renting") })
+    : a.payoff === "committed"
+    ? t("Buying costs less for this work: the rental's committed term is paid whole, used or not.")
+    : a.payoff === "this-work"
+    ? t("Buying costs less for this much work.")
+    : !be
     ? t("Buying never pays off: that rental costs less per hour than the card's electricity.")
     : be.within_life
       ? t("Buying pays off after {hours} h of work (about {days} days at {share} utilization), within the cards' {years}-year life.", {
@@ -510,11 +518,11 @@ function renderAnswer(a) {
   renderTiers(a);
   showDefaults(a);
 
-  const rent = (r) => t("Rent: {cluster}{provider} {product} ({pricing}), {hours} h", {
-    cluster: r.instances > 1 ? `${r.instances} × ` : "", provider: r.provider, product: r.product,
-    pricing: r.pricing, hours: num(r.wall_clock_hours, 1) });
+  const rent = (r) => t("Rent: {name} ({pricing}), {hours} h", {
+    name: r.name, pricing: r.pricing, hours: num(r.wall_clock_hours, 1) });
   const rows = [
     [a.buy.system ? t("Buy: {system}", { system: a.buy.system }) : t("Buy: cards"), money(a.buy, "purchase_usd")],
+    ...(a.buy.replacements ? [[t("Buy: {sets} later sets of cards", { sets: a.buy.replacements }), money(a.buy, "replacement_usd")]] : []),
     [t("Buy: host"), money(a.buy, "host_usd")], [t("Buy: network"), money(a.buy, "network_usd")],
     [t("Buy: electricity"), money(a.buy, "energy_usd")],
     [t("Buy: site ({site}): colo, support, staff", { site: siteName(a.buy.site) }), money(a.buy, "site_usd")],
@@ -691,37 +699,28 @@ function renderWhatIf(a) {
     low: money(r.speed, "low_usd", 0), high: money(r.speed, "high_usd", 0), note: r.note });
 }
 
-// Cost against calendar days: each side reaches the work's cost when it has done the work,
-// at its own pace (the bought cards at `utilization`, a rental around the clock, several
-// instances at once); the deadline every rental met is a vertical line.
+// Cost against calendar days, as the answer carries it (`curves`): the engine samples both
+// sides' present costs on the bought cards' calendar, so no cost is computed here and the
+// break-even, one of the samples, lies on both lines. The deadline is a vertical line.
 function drawCostChart(a) {
-  const model = a.buy.model;
-  const breakeven = a.breakeven && a.breakeven.within_life ? a.breakeven.hours : null;
+  const curves = a.curves;
+  const breakeven = curves.breakeven_hours;
   const crossing = a.breakeven ? a.breakeven.crossing_hours : null;
-  const buyDaysPerHour = a.buy.wall_clock_hours / a.hours / 24; // calendar days per hour of work
   const deadlineDays = a.deadline.days;
-  // far enough to show where the costs cross, within the cards' life or past it
-  const lastWork = Math.max(a.hours * 1.2, crossing ? crossing * 1.15 : 0, 1);
-  const steps = 60;
-  const works = Array.from({ length: steps + 1 }, (_, i) => (lastWork * i) / steps);
-  const capex = moneyValue(model, "capex_usd");
-  const resaleStart = moneyValue(model, "resale_start_usd");
-  const energyPerHour = moneyValue(model, "energy_usd_per_hour");
-  const buyCost = (h) => capex - resaleStart * Math.exp(-model.resale_decay_per_hour * h) + energyPerHour * h;
+  const at = (hours) => curves.hours.indexOf(hours);
+  const buyCosts = moneyValue(curves, "buy_usd");
   const datasets = [{
     label: t("Buy {gpus} × {gpu}", { gpus: a.buy.gpus, gpu: a.gpu }),
-    data: works.map((h) => ({ x: h * buyDaysPerHour, y: buyCost(h) })),
+    data: curves.days.map((x, i) => ({ x, y: buyCosts[i] })),
     borderColor: COLORS[0], backgroundColor: COLORS[0], pointRadius: 0,
   }];
-  const lines = [{ label: datasets[0].label, cost: buyCost }];
-  a.rent.slice(0, 3).forEach((r, i) => {
-    const daysPerHour = r.wall_clock_hours / a.hours / 24;
-    const perHour = moneyValue(r, "usd_per_reference_hour"); // more of the same work, same rate
-    const label = t("Rent {cluster}{provider} {product} ({pricing})", {
-      cluster: r.instances > 1 ? `${r.instances} × ` : "", provider: r.provider, product: r.product, pricing: r.pricing });
-    lines.push({ label, cost: (h) => perHour * h });
+  const lines = [{ label: datasets[0].label, costs: buyCosts }];
+  curves.rent.forEach((r, i) => {
+    const costs = moneyValue(r, "curve_usd");
+    const label = t("Rent {name} ({pricing})", { name: r.name, pricing: a.rent[i].pricing });
+    lines.push({ label, costs });
     datasets.push({
-      label, data: works.map((h) => ({ x: h * daysPerHour, y: perHour * h })),
+      label, data: curves.days.map((x, k) => ({ x, y: costs[k] })),
       borderColor: COLORS[i + 1], backgroundColor: COLORS[i + 1], pointRadius: 0, borderDash: [6, 4],
     });
   });
@@ -736,24 +735,24 @@ function drawCostChart(a) {
   const marker = $("#breakeven-marker");
   if (breakeven !== null) {
     datasets.push({
-      label: t("Break-even"), type: "scatter", data: [{ x: breakeven * buyDaysPerHour, y: buyCost(breakeven) }],
+      label: t("Break-even"), type: "scatter", data: [{ x: curves.days[at(breakeven)], y: buyCosts[at(breakeven)] }],
       borderColor: "#000", backgroundColor: "#f5a623", pointRadius: 7, pointStyle: "rectRot",
     });
     marker.dataset.hours = String(breakeven);
     marker.textContent = t("Break-even marked at {hours} h of work (day {day} at the bought cards' pace).", {
-      hours: num(breakeven), day: num(breakeven * buyDaysPerHour) });
+      hours: num(breakeven), day: num(curves.days[at(breakeven)]) });
   } else if (crossing !== null) {
     marker.dataset.hours = "";
     marker.textContent = t("The costs cross at {hours} h of work (day {day}), past the cards' {years}-year life: renting stays cheaper for as long as they last.", {
-      hours: measure(crossing), day: num(crossing * buyDaysPerHour), years: num(a.breakeven.life_years, a.breakeven.life_years % 1 ? 1 : 0) });
+      hours: measure(crossing), day: num(a.breakeven.days === null ? crossing * a.buy.wall_clock_hours / a.hours / 24 : a.breakeven.days), years: num(a.breakeven.life_years, a.breakeven.life_years % 1 ? 1 : 0) });
   } else {
     marker.dataset.hours = "";
     marker.textContent = t("No break-even point: renting stays cheaper.");
   }
   // the chart's lines as a table: each side's cost at the work asked, and where they cross
-  const marks = [a.hours, ...(crossing !== null ? [crossing] : [])];
+  const marks = [a.hours, ...(breakeven !== null ? [breakeven] : [])];
   fillTable("#calc-chart-table", [t("Line"), ...marks.map((h) => t("At {hours} h of work", { hours: measure(h) }))],
-    lines.map((line) => [line.label, ...marks.map((h) => amount(line.cost(h), currency(), 0))]));
+    lines.map((line) => [line.label, ...marks.map((h) => amount(line.costs[at(h)], currency(), 0))]));
   drawChart("calc", "#calc-chart", {
     type: "line",
     data: { datasets },
