@@ -357,3 +357,5 @@ def test_migration_0007_keeps_the_keys_of_listed_offers_so_the_next_run_writes_n
     assert _rows_of(store, "aws") == (5, 5)
     (stored,) = [s for s in store.current_offers("aws") if s.offer.pricing != "on_demand"]
     assert (stored.offer.purchase_option, stored.offer.upfront_share) == ("no_upfront", 0.0)
+    store.dispose()
+    engine.dispose()
