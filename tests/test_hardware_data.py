@@ -325,6 +325,10 @@ def test_every_fabric_row_is_sourced_and_no_curve_rises() -> None:
         ("azure", "Standard_NC24ads_A100_v4", "ethernet"),
         ("gcp", "a3-ultragpu-8g", "roce"),
         ("gcp", "a3-megagpu-8g", "gpudirect_tcpx"),
+        ("gcp", "a3-highgpu-8g", "gpudirect_tcpx"),
+        # 1 to 4 GPUs: a single NIC, no GPUDirect-TCPX (63 of them beat 8 IB nodes of 8)
+        ("gcp", "a3-highgpu-1g", "ethernet"),
+        ("gcp", "a3-highgpu-4g", "ethernet"),
         ("gcp", "a2-ultragpu-8g", "ethernet"),
         ("gcp", "v5p-8", "none"),
         ("lambda", "gpu_8x_h100_sxm5", "ethernet"),
