@@ -52,6 +52,7 @@ def test_sigkill_at_a_random_moment_loses_nothing(database_url: str, trial: int)
     time.sleep(random.Random(trial).uniform(0, KILL_WINDOW_S))
     writer.send_signal(signal.SIGKILL)
     writer.wait(timeout=30)
+    writer.stdout.close()
 
     survivor = Store(database_url)  # a fresh process's view, with fresh connections
     assert _integrity_ok(survivor)

@@ -162,7 +162,7 @@ def test_calculator_shows_the_left_out_offer_and_takes_platforms_life_and_memory
         timeout=10,
     ).json()
     expect(left_out).to_be_hidden()
-    expect(page.locator("#verdict")).to_contain_text(asked["rent"][0]["product"])
+    expect(page.locator("#verdict")).to_contain_text(asked["rent"][0]["name"])
     expect(page.locator("#verdict")).to_contain_text("2-year life")
     assert "platforms=all" in page.url and "lifetime_years=2" in page.url
     assert "total_memory=40" in page.url
@@ -187,7 +187,7 @@ def test_calculator_takes_the_job_described_and_shows_its_work(page: Page, base_
     expect(work).to_contain_text("lora training of llama-3-8b on 1e+09 tokens")
     expect(work).to_contain_text(f"= {api['work']['gpu_hours']:.1f} h on one rtx4090")
     expect(work).to_contain_text(f"needs {api['work']['memory_gb']:.1f} GB")
-    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["product"])
+    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["name"])
     shared = page.url
     assert "model=llama-3-8b" in shared and "method=lora" in shared
     assert "hours=" not in shared and "workload=" not in shared  # one way, the model's workload
@@ -216,7 +216,7 @@ def test_the_calculator_takes_steady_work_and_a_deadline(page: Page, base_url: s
     api = requests.get(
         f"{base_url}/breakeven?gpu=rtx3090&hours_per_month=200&months=24", timeout=10
     ).json()
-    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["product"])
+    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["name"])
     assert "hours_per_month=200" in page.url and "months=24" in page.url
     assert "hours=" not in page.url  # one way to state the work
     datasets = "window.breakevenCharts.calc.data.datasets"
@@ -229,7 +229,7 @@ def test_the_calculator_takes_steady_work_and_a_deadline(page: Page, base_url: s
     api = requests.get(
         f"{base_url}/breakeven?gpu=rtx3090&hours=5000&deadline_days=30", timeout=10
     ).json()
-    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["product"])
+    expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["name"])
     assert page.evaluate(line) == pytest.approx(30)
     assert "deadline_days=30" in page.url
 

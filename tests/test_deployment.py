@@ -137,11 +137,13 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[dict]:  # type: ignor
     urls = [f"http://127.0.0.1:{port}" for port in ports]
     # stopped however the setup ends: a cluster left running after a failed start would hold
     # the scheduler role on the shared database and stall the next test's schedulers
+    store = Store(postgres_url)
     try:
         for url in urls:
             _wait(lambda u=url: requests.get(f"{u}/health", timeout=1).ok, 60, f"{url} to start")
-        yield {"urls": urls, "schedulers": schedulers, "store": Store(postgres_url)}
+        yield {"urls": urls, "schedulers": schedulers, "store": store}
     finally:
+        store.dispose()
         for process in [*processes, *schedulers]:
             process.send_signal(signal.SIGTERM)
         for process in [*processes, *schedulers]:

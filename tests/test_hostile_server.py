@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from sqlalchemy import create_engine
 
 from pricing.store import Store
 from service.settings import Settings
@@ -199,10 +198,10 @@ def test_slow_refresh_answers_202_is_recorded_and_runs_once_per_database(
 def test_provider_lock_is_held_per_database(database_url: str, tmp_path: Path) -> None:
     from service.jobs.locks import ProviderLock  # here: absent before this fix
 
-    store = Store(database_url)
+    store, elsewhere = Store(database_url), Store(database_url)  # another worker, say
     settings = Settings(data_dir=tmp_path)
     first = ProviderLock(settings, store, "azure")
-    second = ProviderLock(settings, Store(database_url), "azure")  # another worker, say
+    second = ProviderLock(settings, elsewhere, "azure")
     other = ProviderLock(settings, store, "aws")
     try:
         assert first.try_acquire()
@@ -214,7 +213,7 @@ def test_provider_lock_is_held_per_database(database_url: str, tmp_path: Path) -
         for lock in (first, second, other):
             lock.release()
         store.dispose()
-    create_engine(database_url).dispose()
+        elsewhere.dispose()
 
 
 # -- 4. errors gunicorn answers itself --------------------------------------------------------
