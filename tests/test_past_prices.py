@@ -159,7 +159,10 @@ def test_history_pages_walk_the_recorded_prices_then_the_stored_ones(client: Any
         page = client.get(url).get_json()
         points += page["points"]
         url = page["next"]
-    keys = [(p["provider"], p["product"], p["region"], p["pricing"], p["at"]) for p in points]
+    keys = [
+        (p["provider"], p["product"], p["region"], p["pricing"], p["purchase_option"], p["at"])
+        for p in points
+    ]
     assert len(keys) == len(set(keys))
     origins = [p["run_id"] == 0 for p in points]
     assert origins == sorted(origins, reverse=True)  # recorded (run 0) first

@@ -97,6 +97,7 @@ CATALOG = (  # /offers: everything a row of the catalog holds
 HISTORY = (  # /offers/history: a price and the span it held
     *("at", "until", "provider", "product", "region", "zone", "accelerator", "count", "pricing"),
     *("usd_per_hour", "usd_per_accelerator_hour", "suspect", "run_id"),
+    "purchase_option",  # a committed term's, no upfront or all upfront: two prices, two series
 )
 
 DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
@@ -178,7 +179,10 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         picked = _sorted(query.sort, table, picked, per_reference)
     picked = picked[query.offset : query.offset + query.limit]
     chosen = [table.rows[i] for i in picked]
-    rows = [offer_fields(stored, CATALOG) for stored in chosen]
+    rows = [
+        {**offer_fields(stored, CATALOG), "superseded_by": superseded_note(table, i)}
+        for stored, i in zip(chosen, picked, strict=True)
+    ]
     if per_reference is not None:
         for row, i in zip(rows, picked, strict=True):
             row["usd_per_reference_hour"] = per_reference[i]
@@ -192,6 +196,21 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         "next": next_page("/offers", _pinned(query, table), query.offset + query.limit < total),
         "fx": fx_document(query, rate, runtime.settings.fx_stale_after_days),
     }
+
+
+def superseded_note(table: OfferTable, row: int) -> str | None:
+    """The dated row that outranks an undated one (pricing/dated.py), as a person reads it;
+    None: the row is not superseded."""
+    dated = int(table.superseded_by[row])
+    if dated < 0:
+        return None
+    offer, mine = table.rows[dated].offer, table.rows[row].offer
+    return (
+        f"{offer.provider} {offer.product} ({offer.region}, {offer.pricing}): "
+        f"{offer.usd_per_accelerator_hour:.4g} USD per accelerator-hour as of "
+        f"{offer.price_as_of}, against this row's undated {mine.usd_per_accelerator_hour:.4g}: "
+        "the dated price is the one answers use"
+    )
 
 
 def _reference_rates(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pricing.offer import price_date
 from service.documents.money import Asked
 
 
@@ -29,7 +30,35 @@ def breakeven_summary(d: dict[str, Any]) -> str:
             f"{_amount(money, rent, 'present_usd')} for the cheapest rental, {rental}"
         )
     tail = _payoff(d)
-    return f"{head}{tail} (present values, {money.code}). The work: {d['work']['reading']}."
+    price = _headline_price(d, money)
+    return f"{head}{tail} (present values, {money.code}). {price}The work: {d['work']['reading']}."
+
+
+def _headline_price(d: dict[str, Any], money: Asked) -> str:
+    """The headline rental's price date and confidence; where it is undated or of low
+    confidence, the cheapest listed rental whose price is neither, in the same sentence."""
+    rent = d["rent"][0]
+    if _sound(rent):
+        return f"Its price is of {rent['price_as_of']}. "
+    why = []
+    if price_date(rent["price_as_of"]) is None:
+        why.append(f"undated ({rent['price_as_of']})")
+    if rent["confidence"] == "low":
+        why.append("of low confidence")
+    words = " and ".join(why)
+    sound = next((line for line in d["rent"] if _sound(line)), None)
+    if sound is None:
+        listed = len(d["rent"])
+        return f"Its price is {words}, as are those of the {listed} listed rentals. "
+    return (
+        f"Its price is {words}: the cheapest rental with a dated price is {sound['name']} "
+        f"({sound['pricing']}, {sound['price_as_of']}) at {_amount(money, sound, 'present_usd')}. "
+    )
+
+
+def _sound(line: dict[str, Any]) -> bool:
+    """A price one can sign: dated by its source, and not of low confidence."""
+    return price_date(line["price_as_of"]) is not None and line["confidence"] != "low"
 
 
 def _payoff(d: dict[str, Any]) -> str:

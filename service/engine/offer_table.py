@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from hardware import PRECISIONS, SPEED_KEYS, Hardware, SpeedKey, Throughput
+from pricing.dated import NONE as NOT_SUPERSEDED
+from pricing.dated import superseded_by
 from pricing.listed import Listed
 from pricing.offer import INTERRUPTIBLE, TERM_HOURS, PricingModel, StoredOffer, pricing_models
 from pricing.tiers import TIER_NAMES, tier_code
@@ -99,6 +101,19 @@ class OfferTable:
         pricing, interruption = column("pricing"), column("interruption")
         provider = column("provider")
         self.price = np.array(column("usd_per_hour"), dtype=np.float64)
+        # An undated row a dated price of the same provider and kind contradicts: no answer
+        # rents it; /offers shows it marked, naming this row (pricing/dated.py)
+        self.superseded_by = superseded_by(
+            provider,
+            accelerator,
+            pricing,
+            column("market"),
+            column("product"),
+            column("region"),
+            self.price / np.array(count, dtype=np.float64),
+            column("price_as_of"),
+        )
+        self.superseded = self.superseded_by != NOT_SUPERSEDED
         # Speed depends on (accelerator, count) only: compute it once per distinct pair.
         pairs, pair_code = _codes(zip(accelerator, count, strict=True))
         # Chip memory as the offer states it, else as the hardware data does; a device (what
@@ -382,7 +397,7 @@ class OfferTable:
         if request.excluded_providers:
             codes = _at(self.provider_code, rows)
             mask &= ~_within(self.providers, request.excluded_providers, codes)
-        return mask
+        return mask & ~_at(self.superseded, rows)
 
     def comparable(
         self, accelerator: str, request: QuoteRequest, need: MemoryNeed, max_instances: int = 1

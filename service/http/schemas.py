@@ -648,6 +648,14 @@ OfferOut = _offer_model(
         *("provider", "product", "region", "zone", "accelerator", "count", "pricing"),
         *("usd_per_hour", "usd_per_accelerator_hour", "price_as_of", "source", "fetched_at"),
     ),
+    superseded_by=(
+        str | None,
+        Field(
+            description="An undated row that a dated price of the same provider, accelerator, "
+            "terms and market contradicts by more than 10 % per accelerator-hour: the dated "
+            "row, which answers use instead (this one is rented by none); null: not superseded."
+        ),
+    ),
 )
 
 

@@ -1,0 +1,112 @@
+"""A dated price outranks an undated one (pricing/dated.py): where a provider dates a price
+of the same accelerator, terms and market, an undated row more than 10 % away from it is
+rented by no answer, and /offers marks it, naming the dated row."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from pricing.changes import READ_ON_RUN_DAY
+from pricing.dated import NONE, SUPERSEDE_GAP, superseded_by
+
+UNDATED = "before 2026-11-30"
+
+
+def _rule(*rows: tuple[str, str, float, str]) -> list[int]:
+    """rows: (product, region, USD per accelerator-hour, as of); one provider and kind."""
+    n = len(rows)
+    found = superseded_by(
+        ["lambda"] * n,
+        ["h100-sxm"] * n,
+        ["on_demand"] * n,
+        ["cloud"] * n,
+        [r[0] for r in rows],
+        [r[1] for r in rows],
+        np.array([r[2] for r in rows]),
+        [r[3] for r in rows],
+    )
+    return found.tolist()
+
+
+def test_an_undated_row_far_from_a_dated_one_of_its_kind_is_superseded() -> None:
+    # the audit's case: 4 x H100 undated at 3.09 per GPU-hour, 8 x H100 dated at 3.99
+    assert _rule(
+        ("gpu_8x_h100_sxm5", "us-east-1", 3.99, "2026-09-25"),
+        ("gpu_4x_h100_sxm5", "us-east-1", 3.09, UNDATED),
+    ) == [NONE, 0]
+    # within the gap it keeps its place; dearer in the same region it is superseded too
+    close = 3.99 * (1 - SUPERSEDE_GAP / 2)
+    assert _rule(("a", "r", 3.99, "2026-09-25"), ("b", "r", close, UNDATED)) == [NONE, NONE]
+    assert _rule(("a", "r", 3.99, "2026-09-25"), ("b", "r", 5.0, UNDATED)) == [NONE, 0]
+
+
+def test_in_another_region_only_a_cheaper_undated_row_is_superseded() -> None:
+    """Clouds price by region: a dated price in us-east-1 does not contradict a dearer
+    undated one in Mumbai, but an undated one cheaper than every dated price is suspect."""
+    dated = ("p5.48xlarge", "us-east-1", 4.0, "2026-10-01")
+    assert _rule(dated, ("p5.48xlarge", "ap-south-1", 5.2, UNDATED)) == [NONE, NONE]
+    assert _rule(dated, ("p5.48xlarge", "ap-south-1", 3.0, UNDATED)) == [NONE, 0]
+    # the same product's dated price is compared first, in the row's own region first
+    assert _rule(
+        ("big", "r", 2.0, "2026-10-01"),
+        ("small", "r", 3.0, "2026-10-01"),
+        ("small", "r", 3.1, UNDATED),
+    ) == [NONE, NONE, NONE]
+
+
+def test_a_live_runs_price_is_dated_by_its_run() -> None:
+    assert _rule(("a", "r", 4.0, READ_ON_RUN_DAY), ("b", "r", 3.0, UNDATED)) == [NONE, 0]
+    assert _rule(("a", "r", 4.0, UNDATED), ("b", "r", 3.0, UNDATED)) == [NONE, NONE]
+
+
+def test_no_answer_rents_a_superseded_row_and_offers_marks_each(client, app) -> None:  # type: ignore[no-untyped-def]
+    """Over the bundled catalog: every provider, accelerator and pricing with a superseded
+    row is asked for; no rent line or tier is one of them, and /offers names its dated row."""
+    table = app.extensions["breakeven"].catalog.table()
+    superseded = np.flatnonzero(table.superseded)
+    assert superseded.size, "the bundled catalog has undated rows its own dated ones contradict"
+    groups: dict[tuple[str, str, str], set[tuple[str, str, float]]] = defaultdict(set)
+    for i in superseded.tolist():
+        o = table.rows[i].offer
+        groups[(o.provider, o.accelerator, str(o.pricing))].add(
+            (o.product, o.region, o.usd_per_hour)
+        )
+    for (provider, accelerator, pricing), rows in groups.items():
+        query = (
+            f"/breakeven?gpu={accelerator}&hours=500&providers={provider}&pricing={pricing}"
+            f"&rent_gpu={accelerator}&platforms=all&top=100"
+        )
+        body = client.get(query).get_json()
+        if "rent" not in body:
+            # every offer of the kind superseded or gated: nothing rents them
+            continue
+        lines = [*body["rent"], *(t["best"] for t in body["tiers"] if t["best"])]
+        rented = {(r["product"], r["region"], r["usd_per_hour"]) for r in lines}
+        assert not rented & rows, query
+        listed = client.get(
+            f"/offers?provider={provider}&accelerator={accelerator}&pricing={pricing}&limit=10000"
+        ).get_json()["offers"]
+        marked = [r for r in listed if (r["product"], r["region"], r["usd_per_hour"]) in rows]
+        assert marked, (provider, accelerator, pricing)
+        for row in marked:
+            assert row["superseded_by"] is not None, row
+            assert f"{provider} " in row["superseded_by"] and "as of 20" in row["superseded_by"]
+        assert all(
+            r["superseded_by"] is None for r in listed if not r["price_as_of"].startswith("before")
+        )
+
+
+def test_lambdas_h100_headline_is_its_dated_price(client) -> None:
+    """The audit's 8-card question: Lambda's headline H100 price is its own dated one
+    (3.99 USD per GPU-hour of 2026-09-25, pricing/data/dated_prices.csv), not the undated
+    4 x H100 row at 3.09."""
+    body = client.get(
+        "/breakeven?gpu=h100-sxm&gpus=8&for_hours=500&providers=lambda&pricing=on_demand"
+    ).get_json()
+    head = body["rent"][0]
+    assert head["usd_per_hour"] / head["count"] == pytest.approx(3.99, rel=SUPERSEDE_GAP)
+    assert not head["price_as_of"].startswith("before")
+    assert f"Its price is of {head['price_as_of']}" in body["summary"]
