@@ -170,12 +170,13 @@ def test_a_generated_row_matches_its_catalog_lines_by_hand() -> None:
     assert spot["interruption"] == ">20%" and "spotinfo@5bdc33ce" in spot["notes"]
     # p5.48xlarge on demand: the catalog lists 98.32 in us-east-1 and us-west-2, the price
     # before AWS's mid-2025 cut. In us-east-1 the dated list price of 2026-07-20 replaces it
-    # (55.04, karpenter's table of the AWS Price List, aws_list_prices.csv); us-west-2 has
-    # none, and 98.32 is above 1.3 x 55.04: of the old era and undated, so left out.
-    with pytest.raises(ValueError, match="not enough values"):
-        _snapshot_row(
-            provider="aws", product="p5.48xlarge", region="us-west-2", pricing="on_demand"
-        )
+    # (55.04, karpenter's table of the AWS Price List, aws_list_prices.csv); in us-west-2 the
+    # instances.vantage.sh copy of 2025-11-30 (tsaol/aws-gpu@2d0108c7: 55.04) does.
+    west = _snapshot_row(
+        provider="aws", product="p5.48xlarge", region="us-west-2", pricing="on_demand"
+    )
+    assert (west["usd_per_hour"], west["price_as_of"]) == ("55.04", "2025-11-30")
+    assert "tsaol/aws-gpu@2d0108c7" in west["source"]
     east = _snapshot_row(
         provider="aws", product="p5.48xlarge", region="us-east-1", pricing="on_demand"
     )

@@ -42,7 +42,7 @@ def _twenty() -> list:  # type: ignore[type-arg]
 QUESTIONS = (
     ("rtx3090", "transformer", {}),
     ("rtx4090", "cnn", {"hours": 4000}),
-    ("a100-80gb", "transformer", {"gpus": 2}),
+    ("a100-80gb", "transformer", {"gpus": 8}),  # sold in whole 8-card systems
     ("l4", "rnn", {"hours": 90}),
     ("h100-sxm", "transformer", {"gpus": 8, "hours": 100_000}),
 )

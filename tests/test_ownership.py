@@ -108,8 +108,10 @@ def test_a_new_rtx_4090_resold_after_100_hours_fetches_under_85_percent(client, 
 
 def test_an_a100_80gb_resells_at_its_sourced_used_price(client) -> None:  # type: ignore[no-untyped-def]
     """New at 11,500 USD and used at 6,500 (aitooldiscovery.com, both 2026-03): sold for
-    6,500 less eBay's fee, then the datacenter cards' measured 32.35 % a year for 200 h."""
-    buy = client.get("/breakeven?gpu=a100-80gb&hours=100&price_basis=new").get_json()["buy"]
+    6,500 less eBay's fee, then the datacenter cards' measured 32.35 % a year for 200 h. One
+    card bought loose at its new price (price=): its sourced purchase is the whole 8-card
+    system (systems.csv)."""
+    buy = client.get("/breakeven?gpu=a100-80gb&hours=100&price=11500").get_json()["buy"]
     expected = 6500 * (1 - _fee(6500)) * (1 - 0.3235) ** (200 / YEAR)
     assert buy["purchase_usd"] == 11_500
     assert buy["resale_usd"] == pytest.approx(expected)
@@ -188,7 +190,8 @@ def test_rank_owns_a_system_only_card_by_the_node(client) -> None:  # type: igno
     h100 = cards["h100-sxm"]
     assert h100["purchase_usd"] == 30_000 and h100["within_budget"] is False
     assert h100["tco_usd"] > 100_000  # a node, not one card
-    assert cards["a100-80gb"]["within_budget"] is True  # sold as a card: its own price
+    assert cards["a100-80gb-pcie"]["within_budget"] is True  # sold as a card: its own price
+    assert cards["a100-80gb"]["within_budget"] is False  # an SXM card: the 8-card node
     colo = client.get("/rank?workload=transformer&hours=1000&site=colo").get_json()
     home = client.get("/rank?workload=transformer&hours=1000&site=home").get_json()
     tco = {a["id"]: a["tco_usd"] for a in home["cards"]}

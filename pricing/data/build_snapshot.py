@@ -841,12 +841,22 @@ OLDER_ERA = {
 }
 
 
+# A marketplace's dated price is one host's rate, or one day's median over its hosts: one
+# offer, so one row, never copied onto the catalog's regions (each its own hosts' undated
+# ask, kept as it is). Where the host is unknown the row's region is "global".
+ONE_ROW = frozenset({"vast"})
+
+
 def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
     prices = {(r["provider"], r["product"], r["pricing"]): r for r in read_csv(DATED_PRICES)}
     out, used = [], set()
+    one_row: dict[tuple[str, str, str], Row] = {}
     for row in generated:
         key = (row["provider"], row["product"], row["pricing"])
         found = prices.get(key)
+        if found is not None and row["provider"] in ONE_ROW:
+            one_row.setdefault(key, row)  # its accelerator and count, for the one row
+            found = None
         if found is None:
             if row["provider"] in OLDER_ERA and row["price_as_of"].startswith("before"):
                 row = {
@@ -858,6 +868,22 @@ def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
             continue
         used.add(key)
         out.append(list_priced(row, found, column="usd_per_hour"))
+    for key, template in one_row.items():
+        used.add(key)
+        found = prices[key]
+        out.append(
+            {
+                **template,
+                "region": "global",
+                "usd_per_hour": found["usd_per_hour"],
+                "price_as_of": found["as_of"],
+                "confidence": dated_confidence(found),
+                "source": found["source"],
+                "notes": "a dated marketplace price, one row: its host's country is not "
+                "stated, and it is not copied onto the catalog's regions (each keeps its own "
+                "hosts' undated ask)",
+            }
+        )
     for key, found in prices.items():
         if key in used:
             continue
