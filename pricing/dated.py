@@ -42,11 +42,7 @@ def superseded_by(
     """For each row, the row number of the dated row that supersedes it, else NONE."""
     out = np.full(len(provider), NONE, dtype=np.int64)
     region = list(region)
-    # a live run's price is dated by the run that read it (stored as READ_ON_RUN_DAY)
-    dated = np.array(
-        [when == READ_ON_RUN_DAY or price_date(when) is not None for when in price_as_of],
-        dtype=bool,
-    )
+    dated = dated_rows(price_as_of)
     if dated.all() or not dated.any():
         return out
     groups: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
@@ -67,3 +63,12 @@ def superseded_by(
         if abs(gap) > SUPERSEDE_GAP:
             out[i] = int(pool[closest])
     return out
+
+
+def dated_rows(price_as_of: Sequence[str]) -> np.ndarray:
+    """Which rows name the date their price held: a live run's price is dated by the run
+    that read it (stored as READ_ON_RUN_DAY); "before 2026-11-30" is not."""
+    return np.array(
+        [when == READ_ON_RUN_DAY or price_date(when) is not None for when in price_as_of],
+        dtype=bool,
+    )

@@ -110,3 +110,37 @@ def test_lambdas_h100_headline_is_its_dated_price(client) -> None:
     assert head["usd_per_hour"] / head["count"] == pytest.approx(3.99, rel=SUPERSEDE_GAP)
     assert not head["price_as_of"].startswith("before")
     assert f"Its price is of {head['price_as_of']}" in body["summary"]
+
+
+def test_a_tie_goes_to_the_askers_country(client) -> None:  # type: ignore[no-untyped-def]
+    """Vast.ai hosts in CN, DE and the US ask the same 0.80 USD/h for two RTX 5090s (the
+    catalog's undated median asks): the same cost, so the headline is the asker's country's
+    host where it is one of them, and the money is the same either way."""
+    plain = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()["rent"][0]
+    for country in ("DE", "US"):  # (CN admits its own clouds, which rent for less)
+        head = client.get(f"/breakeven?gpu=rtx3090&hours=500&country={country}&currency=USD")
+        line = head.get_json()["rent"][0]
+        assert line["region"] == country.lower(), country
+        assert line["usd_per_hour"] == plain["usd_per_hour"]
+        assert line["product"] == plain["product"]
+
+
+def test_a_tie_goes_to_a_dated_price_before_an_undated_one() -> None:
+    """Equal cost, equal hours: the dated row first, whatever the catalog's order."""
+    from service.engine.cheapest import cheapest
+    from service.engine.costs import JobCost
+
+    n = 3
+    ones = np.ones(n)
+    job = JobCost(
+        hours=ones,
+        sessions=ones,
+        total_usd=ones,
+        instances=np.ones(n, dtype=np.int64),
+        rate=ones,
+        paid_hours=ones,
+        floor_usd=ones,
+        present_usd=ones,
+        tie=np.array([3, 2, 3], dtype=np.int8),  # row 1 dated, elsewhere
+    )
+    assert cheapest(np.arange(n), job, 3).tolist() == [1, 0, 2]

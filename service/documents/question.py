@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hardware import Workload
+from hardware.tariffs import DEFAULT_COUNTRY
 from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.gpus import resolve_gpu
 from service.documents.place import left_out_providers, tariff
@@ -197,6 +198,9 @@ def read_question(query: Any, runtime: Runtime, terms: BuyTerms | None = None) -
         site=query.site,
         precision=query.precision,
         excluded_providers=left_out_providers(query, providers),
+        # ties between rentals go to the asker's country: as stated, else the one the
+        # defaults are of (the US tariff, dollars)
+        country=(query.country or DEFAULT_COUNTRY).lower(),
     )
     cards_bought = CARDS_BOUGHT[bought.basis].format(cards=bought.cards) + whole
     return Question(gpu, workload, work, capacity, bought, cards_bought, power, owned, request)

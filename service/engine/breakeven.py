@@ -257,7 +257,12 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
     model = buy_model(price, watts, n, local_speed, a, nodes)
     # rentals weighed in today's money on the bought cards' calendar, as the verdict weighs
     limits = Limits(
-        deadline, need.total_gb, a.max_instances, need.per_card_overhead_gb, model.clock
+        deadline,
+        need.total_gb,
+        a.max_instances,
+        need.per_card_overhead_gb,
+        model.clock,
+        request.country,
     )
     buy = _buy_cost(
         request,

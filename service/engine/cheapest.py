@@ -36,14 +36,17 @@ def cheapest(
     index: np.ndarray, job: JobCost, top: int, within: np.ndarray | None = None
 ) -> np.ndarray:
     """Positions of the ``top`` cheapest feasible offers (of those at positions ``within``,
-    else all), by present value, then hours, then row: a partition first where many were
-    costed, so only the ties at the cut are sorted."""
+    else all), by present value, then hours, then the asker's country and a dated price
+    (JobCost.tie: the same host's rate in three countries goes to the asker's, not to the
+    first in the catalog), then row: a partition first where many were costed, so only the
+    ties at the cut are sorted."""
     present = job.present_usd
     within = np.arange(present.size) if within is None else within
     if within.size > 4 * top:
         cut = np.partition(present[within], top - 1)[top - 1]
         within = within[present[within] <= cut]
-    order = within[np.lexsort((index[within], job.hours[within], present[within]))][:top]
+    keys = (index[within], job.tie[within], job.hours[within], present[within])
+    order = within[np.lexsort(keys)][:top]
     return order[job.feasible[order]]
 
 

@@ -141,6 +141,7 @@ class Limits:
     max_instances: int = 1
     per_card_overhead_gb: float = 0.0
     clock: PayClock = field(default_factory=PayClock)  # how its cash is weighed in today's money
+    home: str | None = None  # the asker's country (lower case): where a tie goes first
 
 
 NO_LIMITS = Limits()
@@ -162,6 +163,9 @@ class JobCost:
     floor_usd: np.ndarray
     # the total in today's money (Limits.clock): what the cheapest is chosen by
     present_usd: np.ndarray
+    # between rentals of equal cost: 0 a dated price in the asker's country, 1 one there
+    # undated, 2 a dated price elsewhere, 3 the rest (OfferTable.tie_rank)
+    tie: np.ndarray
 
     @property
     def feasible(self) -> np.ndarray:
@@ -296,6 +300,7 @@ class Rentals:
             paid_hours=paid,
             floor_usd=floor,
             present_usd=present,
+            tie=self._table.tie_rank(limits.home)[self._index],
         )
 
     def instances(

@@ -18,7 +18,7 @@ import numpy as np
 
 from hardware import PRECISIONS, SPEED_KEYS, Hardware, SpeedKey, Throughput
 from pricing.dated import NONE as NOT_SUPERSEDED
-from pricing.dated import superseded_by
+from pricing.dated import dated_rows, superseded_by
 from pricing.listed import Listed
 from pricing.offer import INTERRUPTIBLE, TERM_HOURS, PricingModel, StoredOffer, pricing_models
 from pricing.tiers import TIER_NAMES, tier_code
@@ -114,6 +114,8 @@ class OfferTable:
             column("price_as_of"),
         )
         self.superseded = self.superseded_by != NOT_SUPERSEDED
+        self.dated = dated_rows(column("price_as_of"))
+        self._tie_ranks: dict[str | None, np.ndarray] = {}
         # Speed depends on (accelerator, count) only: compute it once per distinct pair.
         pairs, pair_code = _codes(zip(accelerator, count, strict=True))
         # Chip memory as the offer states it, else as the hardware data does; a device (what
@@ -355,6 +357,17 @@ class OfferTable:
         return np.unique(rows) if self.committed_rows.size else rows, tuple(
             end for _, end in committed
         )
+
+    def tie_rank(self, home: str | None) -> np.ndarray:
+        """Per row, where a rental of equal cost goes (JobCost.tie): a dated price in the
+        asker's country first, then one there undated, a dated price elsewhere, the rest."""
+        found = self._tie_ranks.get(home)
+        if found is None:
+            away = np.ones(len(self.rows), dtype=np.int8)
+            if home is not None and home in self.regions:
+                away = (self.region_code != self.regions[home]).astype(np.int8)
+            found = self._tie_ranks[home] = 2 * away + (~self.dated).astype(np.int8)
+        return found
 
     def candidates(self, request: QuoteRequest, rows: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask of offers the request may rent, memory aside: over the catalog, or

@@ -54,6 +54,7 @@ class QuoteRequest:
     precision: str | None = None  # bf16, fp16 or fp8: only offers that run it; None: 16 bits
     excluded_providers: frozenset[str] = frozenset()  # providers that do not serve the asker
     accelerators: frozenset[str] | None = None  # the accelerators rented (rent_gpu=); None: all
+    country: str | None = None  # the asker's, lower case: a tie between rentals goes there
 
     @property
     def speed_key(self) -> SpeedKey:
