@@ -24,7 +24,9 @@ as ``(default: ...)``, else ``unset``.
 
 from __future__ import annotations
 
+import csv
 import difflib
+import io
 import re
 import sys
 import types
@@ -354,6 +356,61 @@ def published_runs_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def bundled_figures_table() -> str:
+    """The bundled snapshot by provider and terms: how many rows, how many dated by a source
+    that says when the price held, their dates, and where the rows come from (the origin of
+    each source: a repository, a page, a file), generated so it cannot drift from the data."""
+    from pricing.adapters.bundled import snapshot_text
+    from pricing.offer import price_date
+
+    rows = list(csv.DictReader(io.StringIO(snapshot_text())))
+    groups: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for row in rows:
+        groups.setdefault((row["provider"], row["pricing"]), []).append(row)
+    lines = [
+        "| provider | terms | rows | dated | dates | confidence | sources (rows) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (provider, pricing), group in sorted(groups.items()):
+        days = sorted(d for d in (price_date(r["price_as_of"]) for r in group) if d is not None)
+        dated = len(days)
+        span = "-" if not days else f"{days[0]:%Y-%m-%d} to {days[-1]:%Y-%m-%d}"
+        kinds: dict[str, int] = {}
+        for row in group:
+            kinds[row["confidence"] or "-"] = kinds.get(row["confidence"] or "-", 0) + 1
+        origins: dict[str, int] = {}
+        for row in group:
+            origin = _origin(row["source"])
+            origins[origin] = origins.get(origin, 0) + 1
+        named = "; ".join(f"{o} ({n})" for o, n in sorted(origins.items(), key=lambda x: -x[1]))
+        confidence = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+        lines.append(
+            f"| {provider} | {pricing} | {len(group):,} | {dated:,} ({dated / len(group):.0%}) "
+            f"| {span} | {confidence} | {_cell(named)} |"
+        )
+    total = sum(1 for row in rows if price_date(row["price_as_of"]) is not None)
+    lines += [
+        "",
+        f"All: {len(rows):,} rows, {total:,} dated ({total / len(rows):.0%}); an undated row "
+        'says so in its `price_as_of` ("before <the day its catalog was read>").',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _origin(source: str) -> str:
+    """Where a source text comes from, as a table cell names it: a repository (owner/name),
+    a web host, or the text's first words."""
+    repository = re.match(r"([\w.-]+/[\w.-]+)(?=[@ :])", source) or re.search(
+        r"([\w.-]+/[\w.-]+)@[0-9a-f]{7}", source
+    )
+    if repository:
+        return repository[1]
+    host = re.search(r"https?://([^/\s,]+)", source)
+    if host:
+        return host[1].removeprefix("www.")
+    return " ".join(source.split()[:3])
+
+
 def _words(name: str) -> str:
     return name.replace("_x_", " x ").replace("_", " ")
 
@@ -370,9 +427,11 @@ BLOCKS: dict[str, Callable[[], str]] = {
 # to, and the hardware data's README.
 REFERENCE = README.parent / "docs" / "reference.md"
 HARDWARE_README = README.parent / "hardware" / "data" / "README.md"
+PRICING_README = README.parent / "pricing" / "data" / "README.md"
 FILES: dict[Path, dict[str, Callable[[], str]]] = {
     REFERENCE: BLOCKS,
     HARDWARE_README: {"published-runs": published_runs_table},
+    PRICING_README: {"bundled-figures": bundled_figures_table},
 }
 
 
