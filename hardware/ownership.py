@@ -131,6 +131,14 @@ class Ownership:
     def datacenter_yearly_loss(self) -> Sourced:
         return self.items["resale.datacenter.yearly_loss"]
 
+    def yearly_loss_of(self, accelerator: str) -> Sourced:
+        """A datacenter card's yearly loss of value: its own class's measured series where
+        one is sourced (``resale.datacenter.yearly_loss.<accelerator>``), else the median
+        of the classes: an A100 80GB PCIe (54.5 % a year) and an SXM4 (28.2 %) do not age
+        alike."""
+        own = self.items.get(f"resale.datacenter.yearly_loss.{accelerator}")
+        return own if own is not None else self.datacenter_yearly_loss
+
     @property
     def discount_rate(self) -> Sourced:
         return self.items["money.discount_rate"]

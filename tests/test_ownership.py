@@ -108,11 +108,11 @@ def test_a_new_rtx_4090_resold_after_100_hours_fetches_under_85_percent(client, 
 
 def test_an_a100_80gb_resells_at_its_sourced_used_price(client) -> None:  # type: ignore[no-untyped-def]
     """New at 11,500 USD and used at 6,500 (aitooldiscovery.com, both 2026-03): sold for
-    6,500 less eBay's fee, then the datacenter cards' measured 32.35 % a year for 200 h. One
+    6,500 less eBay's fee, then the A100 80GB SXM4's own measured 28.2 % a year for 200 h. One
     card bought loose at its new price (price=): its sourced purchase is the whole 8-card
     system (systems.csv)."""
     buy = client.get("/breakeven?gpu=a100-80gb&hours=100&price=11500").get_json()["buy"]
-    expected = 6500 * (1 - _fee(6500)) * (1 - 0.3235) ** (200 / YEAR)
+    expected = 6500 * (1 - _fee(6500)) * (1 - 0.282) ** (200 / YEAR)
     assert buy["purchase_usd"] == 11_500
     assert buy["resale_usd"] == pytest.approx(expected)
     assert "used 6500 USD (2026-03" in buy["resale_basis"]
@@ -196,3 +196,23 @@ def test_rank_owns_a_system_only_card_by_the_node(client) -> None:  # type: igno
     home = client.get("/rank?workload=transformer&hours=1000&site=home").get_json()
     tco = {a["id"]: a["tco_usd"] for a in home["cards"]}
     assert {a["id"]: a["tco_usd"] for a in colo["cards"]}["rtx3090"] > tco["rtx3090"]
+
+
+@pytest.mark.parametrize(
+    ("query", "loss", "said"),
+    [
+        ("gpu=a100-80gb-pcie&hours=100", 0.545, "A100 80GB PCIe, 54.5 %"),
+        ("gpu=a100-80gb&gpus=8&hours=100", 0.282, "A100 80GB SXM4, 28.2 %"),
+        ("gpu=v100-32gb&hours=100&price=1500", 0.365, "V100 32GB"),
+        # the H100's own series is flat: no basis for the years ahead, the median stands in
+        ("gpu=h100-sxm&gpus=8&hours=100", 0.3235, "median of SpotWire's"),
+    ],
+)
+def test_each_datacenter_class_loses_value_at_its_own_measured_rate(  # type: ignore[no-untyped-def]
+    client, query: str, loss: float, said: str
+) -> None:
+    """SpotWire's yearly decay of eBay sold prices per class (2026-06-04): an A100 80GB PCIe
+    loses 54.5 % a year, an SXM4 28.2 %: one median for both was wrong for both."""
+    body = client.get(f"/breakeven?{query}&detail=full").get_json()
+    assert body["assumptions"]["depreciation"] == pytest.approx(loss)
+    assert said in body["buy"]["sources"]["depreciation"]

@@ -697,7 +697,7 @@ def _resale_defaults(
             filled["depreciation"] = hardware.resale.yearly_loss
             sources["depreciation"] = f"used-price curve (resale.csv): {hardware.resale.source}"
         else:
-            loss = own.datacenter_yearly_loss
+            loss = own.yearly_loss_of(reference)
             filled["depreciation"] = max(loss.value, 0.0)
             sources["depreciation"] = loss.cite()
     if a.resale is not None:
