@@ -21,11 +21,11 @@ from hardware.ownership import System
 from pricing.offer import StoredOffer
 from service.engine.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from service.engine.breakeven import Quote, RentOption
-from service.engine.clusters import DEADLINE_TOLERANCE
 from service.engine.costs import BuyModel, Rentals, bought_speed, buy_assumptions, buy_model
 from service.engine.hours import LONGEST_HOURS
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
+from service.engine.sizing import SizingError, fewest_cards
 
 PER_DOLLARS = 1000.0  # throughput is shown per $1,000 of purchase price
 
@@ -179,17 +179,20 @@ def _card(
     cards, tco, per_usd, replacements, in_time = step, None, None, 0, True
     if request.hours is not None:
         a = request.assumptions
-        speed_of = functools.partial(_work_speed, hardware, request, acc.id, speed.relative / s_ref)
+        relative = speed.relative / s_ref
+        speed_of = functools.partial(_work_speed, hardware, request, acc.id, relative)
         needed = request.hours / (a.utilization * (deadline or LONGEST_HOURS))
-        # n cards never do more than n cards' work: start the walk where they could
-        fewest = math.ceil(needed * (1 - DEADLINE_TOLERANCE) / (speed.relative / s_ref) / step)
-        cards = min(max(cards, fewest * step), max(step, request.most_cards // step * step))
-        while (
-            speed_of(cards) < needed * (1 - DEADLINE_TOLERANCE)
-            and cards + step <= request.most_cards
-        ):
-            cards += step
-        in_time = speed_of(cards) >= needed * (1 - DEADLINE_TOLERANCE)
+        # the buy side's search, over whole nodes of ``step`` cards in the card's own units
+        most = max(1, request.most_cards // step)
+
+        def per_node(nodes: int) -> float:
+            return bought_speed(hardware, acc.id, request.workload, nodes * step) / step
+
+        try:
+            nodes = fewest_cards(1, per_node, needed / relative / step, most, "deadline")
+        except SizingError:  # no count up to the most finishes in time: the most, said so
+            nodes, in_time = most, False
+        cards = nodes * step
         model = _owning(hardware, request, acc, cards, price, basis, system, speed_of(cards))
         tco = model.cost(request.hours)
         replacements = model.replacements(request.hours)

@@ -62,15 +62,17 @@ def purchase(
     cards, basis = work.min_cards, FEWEST if work.min_cards > 1 else ONE
     if work.hours_per_month is not None:
         # the fewest whose month of calendar time carries the month's work
-        cards = _fewest(cards, speed, work.hours_per_month / HOURS_PER_MONTH, most, "steady")
+        cards = fewest_cards(cards, speed, work.hours_per_month / HOURS_PER_MONTH, most, "steady")
         basis = STEADY if cards > work.min_cards else basis
     elif deadline_hours is not None:
         needed = work.hours / (utilization * deadline_hours)  # work per busy hour
-        cards_by_deadline = _fewest(cards, speed, needed, most, "deadline")
+        cards_by_deadline = fewest_cards(cards, speed, needed, most, "deadline")
         basis = DEADLINE if cards_by_deadline > cards else basis
         cards = cards_by_deadline
     elif gpus is None and work.hours / (utilization * speed(cards)) > LONGEST_HOURS:
-        cards = _fewest(cards, speed, work.hours / (utilization * LONGEST_HOURS), most, "hours")
+        cards = fewest_cards(
+            cards, speed, work.hours / (utilization * LONGEST_HOURS), most, "hours"
+        )
         basis = LONGEST
     if gpus is not None:
         cards, basis = gpus, GIVEN
@@ -89,7 +91,9 @@ def purchase(
     return Purchase(cards, basis, memory_gb, total_memory_gb, steady_utilization, overhead)
 
 
-def _fewest(start: int, speed: Callable[[int], float], needed: float, most: int, why: str) -> int:
+def fewest_cards(
+    start: int, speed: Callable[[int], float], needed: float, most: int, why: str
+) -> int:
     """The fewest cards from ``start`` whose speed reaches ``needed``. n cards never do more
     than n cards' work, so the search starts at ceil(needed); a ninth card on a second host
     can do less than eight on one, so it walks up rather than bisects."""
