@@ -37,12 +37,12 @@ def superseded_by(
     product: Sequence[str],
     region: Sequence[str],
     per_accelerator_hour: np.ndarray,
-    price_as_of: Sequence[str],
+    dated: np.ndarray,
 ) -> np.ndarray:
-    """For each row, the row number of the dated row that supersedes it, else NONE."""
+    """For each row, the row number of the dated row that supersedes it, else NONE;
+    ``dated``: which rows name their price's date (:func:`dated_rows`)."""
     out = np.full(len(provider), NONE, dtype=np.int64)
     region = list(region)
-    dated = dated_rows(price_as_of)
     if dated.all() or not dated.any():
         return out
     groups: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
@@ -65,10 +65,12 @@ def superseded_by(
     return out
 
 
+def is_dated(price_as_of: str) -> bool:
+    """Whether a price names the date it held: a live run's price is dated by the run that
+    read it (stored as READ_ON_RUN_DAY); "before 2026-11-30" is not."""
+    return price_as_of == READ_ON_RUN_DAY or price_date(price_as_of) is not None
+
+
 def dated_rows(price_as_of: Sequence[str]) -> np.ndarray:
-    """Which rows name the date their price held: a live run's price is dated by the run
-    that read it (stored as READ_ON_RUN_DAY); "before 2026-11-30" is not."""
-    return np.array(
-        [when == READ_ON_RUN_DAY or price_date(when) is not None for when in price_as_of],
-        dtype=bool,
-    )
+    """:func:`is_dated` for each row."""
+    return np.array([is_dated(when) for when in price_as_of], dtype=bool)

@@ -361,6 +361,7 @@ def bundled_figures_table() -> str:
     that says when the price held, their dates, and where the rows come from (the origin of
     each source: a repository, a page, a file), generated so it cannot drift from the data."""
     from pricing.adapters.bundled import snapshot_text
+    from pricing.dated import is_dated
     from pricing.offer import price_date
 
     rows = list(csv.DictReader(io.StringIO(snapshot_text())))
@@ -388,7 +389,7 @@ def bundled_figures_table() -> str:
             f"| {provider} | {pricing} | {len(group):,} | {dated:,} ({dated / len(group):.0%}) "
             f"| {span} | {confidence} | {_cell(named)} |"
         )
-    total = sum(1 for row in rows if price_date(row["price_as_of"]) is not None)
+    total = sum(1 for row in rows if is_dated(row["price_as_of"]))
     lines += [
         "",
         f"All: {len(rows):,} rows, {total:,} dated ({total / len(rows):.0%}); an undated row "

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pricing.changes import READ_ON_RUN_DAY
-from pricing.dated import NONE, SUPERSEDE_GAP, superseded_by
+from pricing.dated import NONE, SUPERSEDE_GAP, dated_rows, superseded_by
 
 UNDATED = "before 2026-11-30"
 
@@ -26,7 +26,7 @@ def _rule(*rows: tuple[str, str, float, str]) -> list[int]:
         [r[0] for r in rows],
         [r[1] for r in rows],
         np.array([r[2] for r in rows]),
-        [r[3] for r in rows],
+        dated_rows([r[3] for r in rows]),
     )
     return found.tolist()
 

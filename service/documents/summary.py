@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pricing.offer import price_date
+from pricing.dated import is_dated
 from service.documents.money import Asked
 
 
@@ -41,7 +41,7 @@ def _headline_price(d: dict[str, Any], money: Asked) -> str:
     if _sound(rent):
         return f"Its price is of {rent['price_as_of']}. "
     why = []
-    if price_date(rent["price_as_of"]) is None:
+    if not is_dated(rent["price_as_of"]):
         why.append(f"undated ({rent['price_as_of']})")
     if rent["confidence"] == "low":
         why.append("of low confidence")
@@ -58,7 +58,7 @@ def _headline_price(d: dict[str, Any], money: Asked) -> str:
 
 def _sound(line: dict[str, Any]) -> bool:
     """A price one can sign: dated by its source, and not of low confidence."""
-    return price_date(line["price_as_of"]) is not None and line["confidence"] != "low"
+    return is_dated(line["price_as_of"]) and line["confidence"] != "low"
 
 
 def _payoff(d: dict[str, Any]) -> str:

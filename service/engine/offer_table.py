@@ -103,6 +103,7 @@ class OfferTable:
         self.price = np.array(column("usd_per_hour"), dtype=np.float64)
         # An undated row a dated price of the same provider and kind contradicts: no answer
         # rents it; /offers shows it marked, naming this row (pricing/dated.py)
+        self.dated = dated_rows(column("price_as_of"))
         self.superseded_by = superseded_by(
             provider,
             accelerator,
@@ -111,10 +112,9 @@ class OfferTable:
             column("product"),
             column("region"),
             self.price / np.array(count, dtype=np.float64),
-            column("price_as_of"),
+            self.dated,
         )
         self.superseded = self.superseded_by != NOT_SUPERSEDED
-        self.dated = dated_rows(column("price_as_of"))
         self._tie_ranks: dict[str | None, np.ndarray] = {}
         # Speed depends on (accelerator, count) only: compute it once per distinct pair.
         pairs, pair_code = _codes(zip(accelerator, count, strict=True))
