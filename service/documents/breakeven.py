@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Any
 
-from hardware import Throughput, Workload
+from hardware import Registry, Throughput, Workload
 from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
@@ -16,7 +16,7 @@ from service.documents.freshness import PriceMoments, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
-from service.documents.offers import RENTED, offer_fields, with_names
+from service.documents.offers import RENTED, named, offer_fields
 from service.documents.place import asked_currency
 from service.documents.queries import BreakevenQuery, sensitivity_parameters
 from service.documents.question import BuyTerms, deadline_document, read_question, reading
@@ -119,7 +119,8 @@ def _answer(
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         (parameter, reason), *also = exc.blamed
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
-    document = with_names(_quote_document(result, runtime.colab), runtime.hardware.registry)
+    document = _quote_document(result, runtime.colab)
+    _name_rentals(document, runtime.hardware.registry)
     names = [line["name"] for line in document["rent"]]
     document["curves"] = _curves(cost_curves(result, names))
     document["throughput"] = _throughput_used(runtime, request, measured)
@@ -240,6 +241,20 @@ def _quote_document(result: Quote, colab: SessionTerms | None) -> dict[str, Any]
         "tiers": [_tier(best, result, colab) for best in result.tiers],
         "prices": None,  # per request: the prices' ages move with the clock
     }
+
+
+def _name_rentals(document: dict[str, Any], registry: Registry) -> None:
+    """Every rental the answer lists, named as its provider sells it (offers.offer_name):
+    the lines, each tier's best, what a gate left out, the same card's, the measured one."""
+    document["rent"] = [named(line, registry) for line in document["rent"]]
+    for tier in document["tiers"]:
+        if tier["best"] is not None:
+            tier["best"] = named(tier["best"], registry)
+    for part, line in (("left_out", "best"), ("same_card", "cheapest")):
+        if document[part] is not None:
+            document[part][line] = named(document[part][line], registry)
+    if document["cheapest_measured"] is not None:
+        document["cheapest_measured"] = named(document["cheapest_measured"], registry)
 
 
 def _curves(curves: Curves) -> dict[str, Any]:

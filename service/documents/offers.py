@@ -101,8 +101,6 @@ HISTORY = (  # /offers/history: a price and the span it held
 )
 
 DEFAULT_HISTORY = timedelta(days=30)  # the window /offers/history shows without `since`
-# The members a listed offer has when a person should read its name: every slice but HISTORY
-_NAMED = frozenset(("provider", "accelerator", "count", "region", "market"))
 
 
 def offer_name(line: dict[str, Any], registry: Registry) -> str:
@@ -123,17 +121,9 @@ def offer_name(line: dict[str, Any], registry: Registry) -> str:
     return f"{cluster}{line['count']} x {card} on a {provider} {line['market']} host{where}"
 
 
-def with_names(document: Any, registry: Registry) -> Any:
-    """``document`` with every listed offer named first (:func:`offer_name`), wherever it
-    lies: rent lines, tiers' best, what a gate left out."""
-    if isinstance(document, list):
-        return [with_names(item, registry) for item in document]
-    if not isinstance(document, dict):
-        return document
-    named = {key: with_names(value, registry) for key, value in document.items()}
-    if document.keys() >= _NAMED:
-        return {"name": offer_name(document, registry), **named}
-    return named
+def named(line: dict[str, Any], registry: Registry) -> dict[str, Any]:
+    """``line`` (a listed offer) with its :func:`offer_name` first."""
+    return {"name": offer_name(line, registry), **line}
 
 
 def offer_fields(stored: StoredOffer | PriceSpan, names: tuple[str, ...]) -> dict[str, Any]:

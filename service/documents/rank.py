@@ -10,7 +10,7 @@ from service.documents.errors import InvalidQuestion, Unanswerable
 from service.documents.freshness import freshness
 from service.documents.gpus import resolve_gpu
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
-from service.documents.offers import RANKED, offer_fields, with_names
+from service.documents.offers import RANKED, named, offer_fields
 from service.documents.place import asked_currency, left_out_providers, tariff
 from service.documents.queries import MAX_CARDS, RankQuery, competing_platforms, market_tiers
 from service.documents.question import (
@@ -85,7 +85,7 @@ def rank_document(query: RankQuery, runtime: Runtime) -> dict[str, Any]:
     rented = None if question is None else _quoted(runtime, question)
     ranking = rank(runtime.hardware, runtime.catalog.table(), request, rented)
     document = ranking_document(ranking, runtime.settings.stale_after_hours)
-    document["rent"] = with_names(document["rent"], runtime.hardware.registry)
+    document["rent"] = [named(line, runtime.hardware.registry) for line in document["rent"]]
     document["work"] = None
     document["deadline"] = None
     if question is not None:
