@@ -323,3 +323,15 @@ def test_offer_names_read_where_and_whose_host() -> None:
     assert offer_name(aws, registry).startswith("3 instances of 2 x ")
     pod = {**line, "provider": "runpod", "region": "global", "market": "community"}
     assert offer_name(pod, registry).endswith("on a RunPod community host")
+
+
+def test_ranks_summary_says_how_many_cards_and_what_was_asked(client) -> None:  # type: ignore[no-untyped-def]
+    """A team reading /rank's first line for 64 H100s steady for three years: the first card
+    as the many the work buys of it, and the question restated as /breakeven restates it."""
+    ranked = client.get("/rank?gpu=h100-sxm&gpus=64&months=36&site=colo").get_json()
+    first = ranked["cards"][0]
+    assert first["cards"] > 1
+    assert ranked["summary"].startswith(f"{first['cards']} x {first['id']} ")
+    assert ranked["summary"].endswith(f" The work: {ranked['work']['reading']}.")
+    asked = client.get("/breakeven?gpu=h100-sxm&gpus=64&months=36&site=colo").get_json()
+    assert asked["work"]["reading"] == ranked["work"]["reading"]

@@ -102,11 +102,15 @@ def _keep_or_rent(d: dict[str, Any], money: Asked, own: dict[str, Any], rental: 
 
 
 def rank_summary(d: dict[str, Any]) -> str:
-    """/rank's: the first card for the money, and the cheapest rental for the same work."""
+    """/rank's: the first card for the money (as many as the work buys of it), and the
+    cheapest rental for the same work, then the question as it was read."""
     cards = d["cards"]
     if not cards:
         return "No card for sale fits the question (its memory, platforms and precision)."
     first = cards[0]
+    card = first["id"] if first["cards"] == 1 else f"{first['cards']} x {first['id']}"
+    work = d.get("work")
+    reading = "" if work is None else f" The work: {work['reading']}."
     if d["ranked_by"] == "reference_hours_per_usd":
         per_usd = first["reference_hours_per_usd"]
         figure = (
@@ -114,22 +118,19 @@ def rank_summary(d: dict[str, Any]) -> str:
             if per_usd is None
             else f"{per_usd:.3g} h of {d['gpu']} work per USD"
         )
-        best = (
-            f"{first['id']} ({first['platform']}) gives the most work per dollar of owning "
-            f"it: {figure}"
-        )
+        best = f"{card} ({first['platform']}) gives the most work per dollar of owning it: {figure}"
     else:
         best = (
-            f"{first['id']} ({first['platform']}) gives the most {d['workload']} throughput "
+            f"{card} ({first['platform']}) gives the most {d['workload']} throughput "
             f"per purchase dollar"
         )
     if not d["rent"]:
-        return f"{best}; no rental does the same work."
+        return f"{best}; no rental does the same work.{reading}"
     rent = d["rent"][0]
     price = _amount(Asked(d), rent, "usd_per_reference_hour", digits=4)
     return (
         f"{best}; the cheapest rental is {rent['name']} ({rent['pricing']}) at {price} per "
-        f"hour of {d['gpu']} work."
+        f"hour of {d['gpu']} work.{reading}"
     )
 
 
