@@ -144,3 +144,39 @@ def test_a_tie_goes_to_a_dated_price_before_an_undated_one() -> None:
         tie=np.array([3, 2, 3], dtype=np.int8),  # row 1 dated, elsewhere
     )
     assert cheapest(np.arange(n), job, 3).tolist() == [1, 0, 2]
+
+
+def test_a_tie_goes_to_the_askers_country_on_rank_without_work(client) -> None:  # type: ignore[no-untyped-def]
+    """/rank with no work ranks rentals by price per reference hour alone: the same Vast.ai
+    hosts tie there, and the first is the asker's country's (the US by default), not
+    whichever host the catalog lists first (CN)."""
+    plain = client.get("/rank").get_json()["rent"]
+    assert plain[0]["region"] == "us"
+    for country in ("DE", "US"):
+        rent = client.get(f"/rank?country={country}&currency=USD").get_json()["rent"]
+        assert rent[0]["region"] == country.lower(), country
+        assert rent[0]["usd_per_reference_hour"] == plain[0]["usd_per_reference_hour"]
+    # the tie is a tie: the rest of the top are the same prices in the same order
+    other = client.get("/rank?country=DE&currency=USD").get_json()["rent"]
+    assert [r["usd_per_reference_hour"] for r in other] == [
+        r["usd_per_reference_hour"] for r in plain
+    ]
+
+
+def test_ranks_summary_dates_its_headline_rental(client) -> None:  # type: ignore[no-untyped-def]
+    """/rank's sentence, like /breakeven's: the cheapest rental's price date, and where that
+    price is undated, the cheapest dated one in the same sentence, with its date."""
+    body = client.get("/rank?hours=500").get_json()
+    head = body["rent"][0]
+    assert head["price_as_of"].startswith("before") and "confidence" in head
+    dated = next(r for r in body["rent"] if not r["price_as_of"].startswith("before"))
+    assert (
+        f"Its price is undated ({head['price_as_of']}): the cheapest rental with a dated price "
+        f"is {dated['name']} ({dated['pricing']}, {dated['price_as_of']})"
+    ) in body["summary"]
+    committed = client.get(
+        "/rank?gpu=h100-sxm&hours_per_month=46720&months=36&pricing=reserved_3y"
+    ).get_json()
+    first = committed["rent"][0]
+    assert not first["price_as_of"].startswith("before")
+    assert f"Its price is of {first['price_as_of']}." in committed["summary"]

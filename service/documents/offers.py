@@ -86,8 +86,9 @@ OFFER_FIELDS: dict[str, OfferField] = {
 }
 # Each answer's slice, in the order of its rows (and CSV columns).
 _PRICED = ("provider", "product", "region", "accelerator", "count", "pricing", "usd_per_hour")
-RANKED = (*_PRICED, "tier", "market", "price_as_of", "source")  # /rank's rentals
-RENTED = (*RANKED, "host_included", "confidence", "notes")  # /breakeven's rentals
+_DATED = (*_PRICED, "tier", "market", "price_as_of", "source")
+RANKED = (*_DATED, "confidence")  # /rank's rentals: a summary names an unsound headline price
+RENTED = (*_DATED, "host_included", "confidence", "notes")  # /breakeven's rentals
 CATALOG = (  # /offers: everything a row of the catalog holds
     *RENTED,
     *("service", "zone", "memory_gb", "usd_per_accelerator_hour", "estimated", "suspect"),

@@ -198,12 +198,16 @@ def read_question(query: Any, runtime: Runtime, terms: BuyTerms | None = None) -
         site=query.site,
         precision=query.precision,
         excluded_providers=left_out_providers(query, providers),
-        # ties between rentals go to the asker's country: as stated, else the one the
-        # defaults are of (the US tariff, dollars)
-        country=(query.country or DEFAULT_COUNTRY).lower(),
+        country=home_country(query),
     )
     cards_bought = CARDS_BOUGHT[bought.basis].format(cards=bought.cards) + whole
     return Question(gpu, workload, work, capacity, bought, cards_bought, power, owned, request)
+
+
+def home_country(query: Any) -> str:
+    """Where a tie between rentals goes: the asker's country as stated, else the one the
+    defaults are of (the US tariff, dollars); lower case, as offers' regions are matched."""
+    return (query.country or DEFAULT_COUNTRY).lower()
 
 
 def states_work(query: Any) -> bool:

@@ -4,6 +4,7 @@ figures reads the members it names."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pricing.dated import is_dated
@@ -30,29 +31,29 @@ def breakeven_summary(d: dict[str, Any]) -> str:
             f"{_amount(money, rent, 'present_usd')} for the cheapest rental, {rental}"
         )
     tail = _payoff(d)
-    price = _headline_price(d, money)
+    price = _headline_price(d["rent"], lambda line: _amount(money, line, "present_usd"))
     return f"{head}{tail} (present values, {money.code}). {price}The work: {d['work']['reading']}."
 
 
-def _headline_price(d: dict[str, Any], money: Asked) -> str:
+def _headline_price(rent: list[dict[str, Any]], cost: Callable[[dict[str, Any]], str]) -> str:
     """The headline rental's price date and confidence; where it is undated or of low
-    confidence, the cheapest listed rental whose price is neither, in the same sentence."""
-    rent = d["rent"][0]
-    if _sound(rent):
-        return f"Its price is of {rent['price_as_of']}. "
+    confidence, the cheapest listed rental whose price is neither, at ``cost``, in the same
+    sentence. /breakeven and /rank say it alike."""
+    first = rent[0]
+    if _sound(first):
+        return f"Its price is of {first['price_as_of']}. "
     why = []
-    if not is_dated(rent["price_as_of"]):
-        why.append(f"undated ({rent['price_as_of']})")
-    if rent["confidence"] == "low":
+    if not is_dated(first["price_as_of"]):
+        why.append(f"undated ({first['price_as_of']})")
+    if first["confidence"] == "low":
         why.append("of low confidence")
     words = " and ".join(why)
-    sound = next((line for line in d["rent"] if _sound(line)), None)
+    sound = next((line for line in rent if _sound(line)), None)
     if sound is None:
-        listed = len(d["rent"])
-        return f"Its price is {words}, as are those of the {listed} listed rentals. "
+        return f"Its price is {words}, as are those of the {len(rent)} listed rentals. "
     return (
         f"Its price is {words}: the cheapest rental with a dated price is {sound['name']} "
-        f"({sound['pricing']}, {sound['price_as_of']}) at {_amount(money, sound, 'present_usd')}. "
+        f"({sound['pricing']}, {sound['price_as_of']}) at {cost(sound)}. "
     )
 
 
@@ -126,11 +127,17 @@ def rank_summary(d: dict[str, Any]) -> str:
         )
     if not d["rent"]:
         return f"{best}; no rental does the same work.{reading}"
+    money = Asked(d)
+
+    def per_hour(line: dict[str, Any]) -> str:
+        cost = _amount(money, line, "usd_per_reference_hour", digits=4)
+        return f"{cost} per hour of {d['gpu']} work"
+
     rent = d["rent"][0]
-    price = _amount(Asked(d), rent, "usd_per_reference_hour", digits=4)
+    price = _headline_price(d["rent"], per_hour).rstrip()
     return (
-        f"{best}; the cheapest rental is {rent['name']} ({rent['pricing']}) at {price} per "
-        f"hour of {d['gpu']} work.{reading}"
+        f"{best}; the cheapest rental is {rent['name']} ({rent['pricing']}) at "
+        f"{per_hour(rent)}. {price}{reading}"
     )
 
 

@@ -48,6 +48,7 @@ class RankRequest:
     precision: str | None = None  # bf16, fp16 or fp8: only cards and offers that run it
     excluded_providers: frozenset[str] = frozenset()  # providers that do not serve the asker
     accelerators: frozenset[str] | None = None  # the accelerators rented (rent_gpu=); None: all
+    home: str | None = None  # the asker's country (lower case): where a tie between rentals goes
     # USD per kWh where each card runs (home, office, colo), from the asker's country; a site
     # not named keeps the assumption's electricity
     electricity_at: Mapping[str, float] = field(default_factory=dict)
@@ -271,7 +272,9 @@ def _rentals(
         return [], candidates
     k = request.speed_key
     per_hour = Rentals.of(table, index, s_ref, k).rate(request.assumptions.spot_overhead)
-    best = np.lexsort((index, per_hour))[: request.top]
+    # equal prices: the asker's country first, then a dated price (OfferTable.tie_rank), as
+    # a quote's rentals are ordered
+    best = np.lexsort((index, table.tie_rank(request.home)[index], per_hour))[: request.top]
     return [
         RankedRental(
             stored=table.rows[index[i]],

@@ -952,8 +952,9 @@ RankedRentalOut = _offer_model(
 
 class RankAnswer(_Out):
     summary: str = Field(
-        description="The answer in one sentence: the first card for the money, and the "
-        "cheapest rental for the same work."
+        description="The answer in a sentence or two: the first card for the money, the "
+        "cheapest rental for the same work and its price's date (where undated or of low "
+        "confidence, the cheapest dated rental beside it)."
     )
     workload: Workload
     gpu: str
