@@ -300,6 +300,13 @@ def _capacity(query: Any) -> Capacity | None:
             f"hours_per_month={query.hours_per_month:g} asks more: buy more (gpus=)",
         )
     used = min(1.0, query.hours_per_month / available)
+    if used < MIN_UTILIZATION:
+        raise InvalidQuestion(
+            "hours_per_month",
+            f"hours_per_month={query.hours_per_month:g} on {query.gpus} cards keeps them busy "
+            f"{used:.2g} of the time, under the least utilization ({MIN_UTILIZATION:g}): "
+            "state fewer cards (gpus=) or more hours",
+        )
     return Capacity(query.gpus, span, used, query.months, query.hours_per_month)
 
 
