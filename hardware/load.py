@@ -226,6 +226,7 @@ def _run(row: dict[str, str]) -> Run:
         software_year=int(row["software_year"]),
         source=row["source"],
         hours_from=row["hours_from"],
+        team=row["team"],
     )
 
 

@@ -52,6 +52,21 @@ ATTENTION_FLOPS_PER_LAYER_WIDTH_TOKEN = 12  # per token of context: Narayanan et
 ERAS = (("2018-2020", 2020), ("2021-2022", 2022), ("2023 on", 9999))
 TODAY = ERAS[-1][0]
 SPREAD_PERCENTILES = (10, 90)
+DENSE, MIXTURE = "dense", "mixture of experts"
+# The chip generation of each card a run trained on, for the error table's rows.
+GENERATIONS = {
+    "v100-16gb": "NVIDIA Volta",
+    "v100-32gb": "NVIDIA Volta",
+    "a100-40gb": "NVIDIA Ampere",
+    "a100-80gb": "NVIDIA Ampere",
+    "h100-sxm": "NVIDIA Hopper",
+    "h800": "NVIDIA Hopper",
+    "h200": "NVIDIA Hopper",
+    "mi250": "AMD CDNA 2",
+    "tpu-v2": "Google TPU v2-v3",
+    "tpu-v3": "Google TPU v2-v3",
+    "tpu-v4": "Google TPU v4",
+}
 WITHIN = 0.25  # the issue's bar: a prediction within 25 % of the reported hours
 # Where a run's accelerator-hours come from. Only figures of a finished run are fitted; a
 # plan's step time times its steps is kept in the sources file, never fitted.
@@ -86,6 +101,12 @@ class Run:
     software_year: int
     source: str
     hours_from: str  # a key of HOURS_FROM
+    team: str = ""  # who trained it: a team's runs leave the fit together (team_out)
+
+    @property
+    def structure(self) -> str:
+        """Dense, or a mixture of experts (fewer parameters active a token than it has)."""
+        return MIXTURE if self.active_params < self.params else DENSE
 
     @property
     def flops(self) -> float:
@@ -105,6 +126,7 @@ class Prediction:
     utilization: float  # implied by the reported hours, at 16-bit peak
     predicted_hours: float  # by the fit, at the run's own era
     held_out_hours: float  # by the fit made without this run
+    team_out_hours: float  # by the fit made without any run of its team
 
     @property
     def ratio(self) -> float:
@@ -113,6 +135,10 @@ class Prediction:
     @property
     def held_out_ratio(self) -> float:
         return self.held_out_hours / self.run.hours
+
+    @property
+    def team_out_ratio(self) -> float:
+        return self.team_out_hours / self.run.hours
 
 
 @dataclass(frozen=True)
@@ -144,6 +170,39 @@ class UtilizationFit:
         hits = sum(abs(p.held_out_ratio - 1) <= WITHIN for p in self.predictions)
         return hits, len(self.predictions)
 
+    def by_kind(self) -> tuple[KindTally, ...]:
+        """Each kind of run against the spread the answers state (``spread``): dense or a
+        mixture of experts, the card's generation, how the hours were come by. A run held
+        out alone still has its team's other runs in the fit; held out with its team, it has
+        none: the second is how a new team's run will fare."""
+        low, high = self.spread
+        kinds: dict[tuple[str, str], list[Prediction]] = {}
+        for p in self.predictions:
+            run = p.run
+            for axis, kind in (
+                ("structure", run.structure),
+                ("generation", GENERATIONS.get(run.accelerator, run.accelerator)),
+                ("hours from", run.hours_from),
+            ):
+                kinds.setdefault((axis, kind), []).append(p)
+        tallies = []
+        for (axis, kind), rows in kinds.items():
+            alone = np.array([p.held_out_ratio for p in rows])
+            team = np.array([p.team_out_ratio for p in rows])
+            tallies.append(
+                KindTally(
+                    axis=axis,
+                    kind=kind,
+                    runs=len(rows),
+                    median_held_out=float(np.median(alone)),
+                    covered_held_out=int(np.sum((alone >= low) & (alone <= high))),
+                    median_team_out=float(np.median(team)),
+                    covered_team_out=int(np.sum((team >= low) & (team <= high))),
+                )
+            )
+        axes = ("structure", "generation", "hours from")
+        return tuple(sorted(tallies, key=lambda t: (axes.index(t.axis), -t.runs, t.kind)))
+
     def by_hours_from(self) -> tuple[HoursTally, ...]:
         """The tally for each way of coming by the hours that some run was: whether the
         misses are the model's or the figures'."""
@@ -162,6 +221,19 @@ class UtilizationFit:
                 )
             )
         return tuple(tallies)
+
+
+@dataclass(frozen=True, slots=True)
+class KindTally:
+    """The runs of one kind against the stated spread, held out alone and with their team."""
+
+    axis: str  # structure, generation or hours from
+    kind: str
+    runs: int
+    median_held_out: float  # median predicted / reported hours, each run held out alone
+    covered_held_out: int  # runs whose held-out ratio falls inside ``spread``
+    median_team_out: float  # the same, each run held out with its team's
+    covered_team_out: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +304,11 @@ def fit(
     for i in range(len(runs)):
         keep = np.arange(len(runs)) != i
         held_out.append(float(design[i] @ _solve(design[keep], target[keep])))
+    teams = np.array([run.team or run.id for run in runs])  # no team: a team of its own
+    team_out = np.empty(len(runs))
+    for team in set(teams.tolist()):
+        out = teams == team
+        team_out[out] = design[out] @ _solve(design[~out], target[~out])
     fitted = design @ coefficients
     predictions = tuple(
         Prediction(
@@ -239,6 +316,7 @@ def fit(
             float(implied[i]),
             run.hours * float(implied[i] / math.exp(fitted[i] + offsets[i])),
             run.hours * float(implied[i] / math.exp(held_out[i] + offsets[i])),
+            run.hours * float(implied[i] / math.exp(team_out[i] + offsets[i])),
         )
         for i, run in enumerate(runs)
     )

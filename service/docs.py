@@ -353,6 +353,23 @@ def published_runs_table() -> str:
             f"| {tally.held_out_within} ({tally.held_out_within / of:.0%}) "
             f"| {tally.scatter:.2f} |"
         )
+    lines += [
+        "",
+        f"By kind: the median held-out ratio (predicted / reported hours) and how many runs "
+        f"fall inside the stated spread ({low:.2f}-{high:.2f}), each run held out alone and "
+        "held out with every run of its team (`team`), the way a new team's run meets the fit:",
+        "",
+        "| kind | runs | median, alone | inside, alone | median, team out | inside, team out |",
+        "|---|---|---|---|---|---|",
+    ]
+    for kind in fitted.by_kind():
+        of = kind.runs
+        lines.append(
+            f"| {kind.axis}: {_words(kind.kind)} | {of} | {kind.median_held_out:.2f} "
+            f"| {kind.covered_held_out} ({kind.covered_held_out / of:.0%}) "
+            f"| {kind.median_team_out:.2f} "
+            f"| {kind.covered_team_out} ({kind.covered_team_out / of:.0%}) |"
+        )
     return "\n".join(lines) + "\n"
 
 

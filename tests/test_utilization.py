@@ -8,8 +8,10 @@ is what the fit gives, and how many it predicts within 25 %.
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import shutil
+import statistics
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from hardware.utilization import (
     REFERENCE_CARD,
     FitError,
     Run,
+    card_factor,
     fit,
     training_flops,
 )
@@ -224,3 +227,42 @@ def test_a_job_answer_states_the_runs_spread(client) -> None:  # type: ignore[no
     assert not math.isclose(work["low_usd"], work["high_usd"])
     hours = client.get("/breakeven?gpu=rtx4090&hours=500&sensitivity=price").get_json()
     assert hours["ranges"]["work"] is None and hours["work"]["hours_spread"] is None
+
+
+def test_a_team_leaves_the_fit_together(hardware: Hardware) -> None:
+    """team_out: each run predicted by the fit made without every run of its team. Meta's
+    runs, predicted by a fit of the rest made here, come out the same; a run alone in its
+    team is held out the same either way."""
+    fitted = hardware.utilization
+    runs = [p.run for p in fitted.predictions]
+    others = [run for run in runs if run.team != "Meta"]
+    assert len(others) < len(runs) - 5
+    factor = functools.partial(card_factor, hardware.throughput, hardware.registry)
+    without = fit(others, factor, hardware.registry, hardware.fp8_gain)
+    for p in fitted.predictions:
+        run = p.run
+        if run.team == "Meta":
+            share = without.utilization(run.active_params, run.era) * factor(run.accelerator)
+            speed = hardware.fp8_gain(run.accelerator) if run.precision == "fp8" else 1.0
+            peak = hardware.registry[run.accelerator].fp16_tensor_tflops or 0.0
+            hours = run.flops / (peak * 1e12 * share * speed * 3600)
+            assert p.team_out_hours == pytest.approx(hours, rel=1e-9), run.id
+        elif sum(r.team == run.team for r in runs) == 1:
+            assert p.team_out_hours == pytest.approx(p.held_out_hours, rel=1e-9), run.id
+
+
+def test_each_kind_is_tallied_against_the_stated_spread(hardware: Hardware) -> None:
+    """by_kind: every fitted run once on each axis, and a run counts inside only where its
+    held-out ratio lies within the spread the answers state."""
+    fitted = hardware.utilization
+    low, high = fitted.spread
+    tallies = fitted.by_kind()
+    for axis in ("structure", "generation", "hours from"):
+        assert sum(t.runs for t in tallies if t.axis == axis) == len(fitted.predictions)
+    mixture = next(t for t in tallies if t.kind == "mixture of experts")
+    moe = [p for p in fitted.predictions if p.run.active_params < p.run.params]
+    assert mixture.runs == len(moe) >= 4  # DeepSeek-V3, Llama 4 Scout and Maverick, Phi-3.5
+    assert mixture.covered_held_out == sum(low <= p.held_out_ratio <= high for p in moe)
+    assert mixture.median_team_out == pytest.approx(
+        statistics.median(p.team_out_ratio for p in moe)
+    )
