@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import asdict, fields, replace
 from typing import Any
 
 from hardware import Registry, Throughput, Workload
@@ -38,7 +38,7 @@ from service.engine.costs import verdict
 from service.engine.curves import Curves, cost_curves
 from service.engine.interruption import extra_work, overhead_basis
 from service.engine.offer_table import OfferTable
-from service.engine.ranges import ranges
+from service.engine.ranges import CostSpread, cost_spread, ranges
 from service.engine.request import QuoteRequest
 from service.engine.upgrade import Upgrade, upgrade
 from service.runtime import Runtime
@@ -140,6 +140,11 @@ def _answer(
         document["sensitivity"] = sensitivity_document(result, table, asked)
         spread = ranges(result, table, reference, work.hours_spread)
         document["ranges"] = ranges_document(spread)
+    document["cost_spread"] = (
+        None
+        if work.hours_spread is None or question.owned is not None
+        else _cost_spread(cost_spread(result, table, work.hours_spread))
+    )
     document["deadline"] = deadline_document(question, result)
     document["work"] = {
         **work_document(work, gpu),
@@ -149,6 +154,10 @@ def _answer(
     document["precision"] = precision_document(runtime.hardware, gpu, query.precision)
     document["tariff"] = question.power
     return document, [option.stored for option in result.rent]
+
+
+def _cost_spread(spread: CostSpread) -> dict[str, Any]:
+    return {**asdict(spread), "ratios": list(spread.ratios)}
 
 
 def _measurement(

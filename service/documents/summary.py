@@ -32,7 +32,30 @@ def breakeven_summary(d: dict[str, Any]) -> str:
         )
     tail = _payoff(d)
     price = _headline_price(d["rent"], lambda line: _amount(money, line, "present_usd"))
-    return f"{head}{tail} (present values, {money.code}). {price}The work: {d['work']['reading']}."
+    spread = _spread_flip(d, money)
+    return (
+        f"{head}{tail} (present values, {money.code}). {price}{spread}"
+        f"The work: {d['work']['reading']}."
+    )
+
+
+def _spread_flip(d: dict[str, Any], money: Asked) -> str:
+    """Where the job's hours, as far as the published runs spread (``cost_spread``), would
+    turn the verdict: the end that does, in the same money."""
+    spread = d.get("cost_spread")
+    if not spread or not spread["flips"]:
+        return ""
+    said = []
+    for end, words in (("fewer", "quick"), ("more", "slow")):
+        at = spread[end]
+        if at["verdict"] != d["verdict"]:
+            side = "buying" if at["verdict"] == "buy" else "renting"
+            said.append(
+                f"at {figure(at['hours'])} h, as {words} as the published runs' spread allows, "
+                f"{side} costs less ({_amount(money, at, 'buy_usd')} to buy, "
+                f"{_amount(money, at, 'rent_usd')} to rent)"
+            )
+    return f"The verdict turns within the spread of the job's hours: {'; '.join(said)}. "
 
 
 def _headline_price(rent: list[dict[str, Any]], cost: Callable[[dict[str, Any]], str]) -> str:

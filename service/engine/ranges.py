@@ -24,6 +24,7 @@ from hardware import Throughput
 from service.engine.breakeven import Quote
 from service.engine.costs import Limits, Rentals
 from service.engine.offer_table import MemoryNeed, OfferTable
+from service.engine.sensitivity import case_of, case_verdict
 
 # The spread each way a speed of each method carries: an assumption, grounded as follows.
 # measured: a card's speed relative to Lambda's reference card moved by a median 10 % (CNN)
@@ -118,3 +119,39 @@ def ranges(
         else f"clear: buying ({buy:,.0f} USD) is outside every range"
     )
     return Ranges(offers, speed, work, buy, bool(inside), note)
+
+
+@dataclass(frozen=True)
+class SpreadEnd:
+    """The question priced again with the job's hours at one end of the published runs'
+    spread: both sides, and which wins."""
+
+    hours: float  # reference-card hours of work the job would take
+    buy_usd: float  # present values, as the verdict weighs them
+    rent_usd: float  # the cheapest rental's, among those the quote costed
+    verdict: str
+
+
+@dataclass(frozen=True)
+class CostSpread:
+    ratios: tuple[float, float]  # P10, P90 of predicted / reported hours (hours_spread)
+    fewer: SpreadEnd  # the job as quick as the P90 ratio says: hours / P90
+    more: SpreadEnd  # as slow as the P10 ratio says: hours / P10
+    flips: bool  # the verdict at an end differs from the answer's
+
+
+def cost_spread(quote: Quote, table: OfferTable, hours_spread: tuple[float, float]) -> CostSpread:
+    """A job worked out from its FLOPs takes the predicted hours over a ratio the published
+    runs spread across (P10-P90, held out): both sides priced again at the two ends, each
+    with its own deadline where the answer took one from the bought cards' calendar (like
+    for like), so the money says what the spread means and whether the verdict holds."""
+    case = case_of(quote, table)
+    low, high = hours_spread
+
+    def end(hours: float) -> SpreadEnd:
+        found, buy, rent = case_verdict(case.moved("hours", hours))
+        return SpreadEnd(hours, buy, rent, found)
+
+    fewer, more = end(case.hours / high), end(case.hours / low)
+    flips = quote.verdict != fewer.verdict or quote.verdict != more.verdict
+    return CostSpread(hours_spread, fewer, more, flips)

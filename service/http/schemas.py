@@ -508,6 +508,25 @@ class RankPrecisionOut(PrecisionOut):
     )
 
 
+class SpreadEndOut(_Out):
+    hours: float = Field(description="Hours of the named card's work the job would take.")
+    buy_usd: float = Field(description="Owning's present value for that work.")
+    rent_usd: float = Field(description="The cheapest rental's present value for it.")
+    verdict: Literal["buy", "rent"]
+
+
+class CostSpreadOut(_Out):
+    """A job worked out from its FLOPs, priced again at the ends of the published runs'
+    spread (`work.hours_spread`): the money each side would cost."""
+
+    ratios: list[float] = Field(
+        description="P10 and P90 of predicted over reported hours, held out (hours_spread)."
+    )
+    fewer: SpreadEndOut = Field(description="The job as quick as the P90 ratio: hours / P90.")
+    more: SpreadEndOut = Field(description="The job as slow as the P10 ratio: hours / P10.")
+    flips: bool = Field(description="The verdict at either end differs from the answer's.")
+
+
 class RangesOut(_Out):
     """The rent side's spread across comparable offers and the speeds' stated uncertainty."""
 
@@ -581,6 +600,11 @@ class BreakevenAnswer(_Out):
     )
     ranges: RangesOut | None = Field(
         None, description="With `sensitivity=`: how sure the verdict is."
+    )
+    cost_spread: CostSpreadOut | None = Field(
+        None,
+        description="A job worked out from its FLOPs (a model and its data): both sides at "
+        "the ends of the published runs' spread of hours; null where the hours were stated.",
     )
     same_card: SameCardOut | None = Field(
         description="The cheapest rental of the card the question would buy (a marketplace's "
