@@ -51,7 +51,10 @@ ATTENTION_FLOPS_PER_LAYER_WIDTH_TOKEN = 12  # per token of context: Narayanan et
 # gives no training dates); the last is today's and has no factor of its own.
 ERAS = (("2018-2020", 2020), ("2021-2022", 2022), ("2023 on", 9999))
 TODAY = ERAS[-1][0]
-SPREAD_PERCENTILES = (10, 90)
+# The spread an answer states: where held-out runs' hours land, wide enough that at least
+# 80 % of every kind of five or more runs does (the error table's coverage column).
+SPREAD_PERCENTILES = (5, 95)
+SPREAD_NAME = f"P{SPREAD_PERCENTILES[0]}-P{SPREAD_PERCENTILES[1]}"
 DENSE, MIXTURE = "dense", "mixture of experts"
 # The chip generation of each card a run trained on, for the error table's rows.
 GENERATIONS = {
@@ -148,16 +151,27 @@ class UtilizationFit:
     at_reference: float  # on REFERENCE_CARD, at REFERENCE_PARAMS active parameters
     size_slope: float  # MFU grows as active parameters ** size_slope
     era_factors: Mapping[str, float]  # older software against today's (1.0)
+    # a mixture of experts' utilization on its active parameters against a dense model's:
+    # what routing and the experts' all-to-all cost
+    mixture_factor: float
     smallest: float  # active parameters of the smallest and largest runs fitted
     largest: float
-    spread: tuple[float, float]  # P10 and P90 of held-out predicted / reported hours
+    # by structure (dense, mixture of experts): SPREAD_NAME of predicted / reported hours,
+    # each run predicted by the fit made without its team's runs: how a new team's run fares
+    spreads: Mapping[str, tuple[float, float]]
     predictions: tuple[Prediction, ...]
 
-    def utilization(self, active_params: float, era: str = TODAY) -> float:
+    @property
+    def spread(self) -> tuple[float, float]:
+        """A dense model's spread: the kind most questions are."""
+        return self.spreads[DENSE]
+
+    def utilization(self, active_params: float, era: str = TODAY, structure: str = DENSE) -> float:
         """On the reference card. Sizes beyond the runs' are held at the nearest run's."""
         held = min(max(active_params, self.smallest), self.largest)
         size = (held / REFERENCE_PARAMS) ** self.size_slope
-        return self.at_reference * size * self.era_factors.get(era, 1.0)
+        mixture = self.mixture_factor if structure == MIXTURE else 1.0
+        return self.at_reference * size * self.era_factors.get(era, 1.0) * mixture
 
     @property
     def within(self) -> tuple[int, int]:
@@ -175,7 +189,6 @@ class UtilizationFit:
         mixture of experts, the card's generation, how the hours were come by. A run held
         out alone still has its team's other runs in the fit; held out with its team, it has
         none: the second is how a new team's run will fare."""
-        low, high = self.spread
         kinds: dict[tuple[str, str], list[Prediction]] = {}
         for p in self.predictions:
             run = p.run
@@ -189,6 +202,7 @@ class UtilizationFit:
         for (axis, kind), rows in kinds.items():
             alone = np.array([p.held_out_ratio for p in rows])
             team = np.array([p.team_out_ratio for p in rows])
+            low, high = np.array([self.spreads[p.run.structure] for p in rows]).T
             tallies.append(
                 KindTally(
                     axis=axis,
@@ -320,23 +334,34 @@ def fit(
         )
         for i, run in enumerate(runs)
     )
-    ratios = [p.held_out_ratio for p in predictions]
-    low, high = (float(v) for v in np.percentile(ratios, SPREAD_PERCENTILES))
+    spreads = {}
+    for structure in (DENSE, MIXTURE):
+        ratios = [p.team_out_ratio for p in predictions if p.run.structure == structure]
+        if not ratios:  # no run of the kind: the other kind's spread
+            continue
+        # each end read outward to the nearest run: a kind of few runs keeps its extremes
+        low = float(np.percentile(ratios, SPREAD_PERCENTILES[0], method="lower"))
+        high = float(np.percentile(ratios, SPREAD_PERCENTILES[1], method="higher"))
+        spreads[structure] = (low, high)
+    for structure in (DENSE, MIXTURE):
+        spreads.setdefault(structure, next(iter(spreads.values())))
     sizes = [run.active_params for run in runs]
     return UtilizationFit(
         at_reference=math.exp(coefficients[0]),
         size_slope=float(coefficients[1]),
         era_factors={name: math.exp(coefficients[2 + i]) for i, (name, _) in enumerate(ERAS[:-1])},
+        mixture_factor=math.exp(coefficients[-1]),
         smallest=min(sizes),
         largest=max(sizes),
-        spread=(low, high),
+        spreads=spreads,
         predictions=predictions,
     )
 
 
 def _features(run: Run) -> list[float]:
     eras = [1.0 if run.era == name else 0.0 for name, _ in ERAS[:-1]]
-    return [1.0, math.log(run.active_params / REFERENCE_PARAMS), *eras]
+    mixture = 1.0 if run.structure == MIXTURE else 0.0
+    return [1.0, math.log(run.active_params / REFERENCE_PARAMS), *eras, mixture]
 
 
 def _solve(design: np.ndarray, target: np.ndarray) -> np.ndarray:

@@ -309,7 +309,7 @@ def published_runs_table() -> str:
     """The language-model runs the utilization is fitted on, each against the fit: the error
     table of hardware/data/README.md."""
     from hardware import load_hardware
-    from hardware.utilization import HOURS_FROM, WITHIN
+    from hardware.utilization import HOURS_FROM, SPREAD_NAME, WITHIN
 
     fitted = load_hardware().utilization
     lines = [
@@ -328,16 +328,20 @@ def published_runs_table() -> str:
         )
     hits, runs = fitted.within
     held, _ = fitted.held_out_within
-    low, high = fitted.spread
     eras = ", ".join(f"{name} x {factor:.2f}" for name, factor in fitted.era_factors.items())
+    spreads = "; ".join(
+        f"{kind} {low:.2f}-{high:.2f}" for kind, (low, high) in fitted.spreads.items()
+    )
     lines += [
         "",
         f"Fit: {fitted.at_reference:.3f} of peak on the A100 80GB at 7e9 active parameters "
-        f"with today's software, x (active / 7e9) ^ {fitted.size_slope:.3f}; older software: "
-        f"{eras}. Within {WITHIN:.0%} of the reported hours: {hits} of {runs} runs "
-        f"({hits / runs:.0%}); each predicted by the fit made without it: {held} of {runs} "
-        f"({held / runs:.0%}), P10-P90 of those ratios {low:.2f}-{high:.2f} (the answers' "
-        "`work.hours_spread`).",
+        f"with today's software, x (active / 7e9) ^ {fitted.size_slope:.3f}; a mixture of "
+        f"experts x {fitted.mixture_factor:.3f} (routing and all-to-all, on its active "
+        f"parameters); older software: {eras}. Within {WITHIN:.0%} of the reported hours: "
+        f"{hits} of {runs} runs ({hits / runs:.0%}); each predicted by the fit made without "
+        f"it: {held} of {runs} ({held / runs:.0%}). The spread the answers state "
+        f"(`work.hours_spread`), {SPREAD_NAME} of the ratios of each kind's runs held out "
+        f"with their team, each end read outward to the nearest run: {spreads}.",
         "",
         "By where the hours come from (scatter: the standard deviation of log predicted / "
         "reported):",
@@ -355,8 +359,8 @@ def published_runs_table() -> str:
         )
     lines += [
         "",
-        f"By kind: the median held-out ratio (predicted / reported hours) and how many runs "
-        f"fall inside the stated spread ({low:.2f}-{high:.2f}), each run held out alone and "
+        "By kind: the median held-out ratio (predicted / reported hours) and how many runs "
+        "fall inside the spread stated for their structure, each run held out alone and "
         "held out with every run of its team (`team`), the way a new team's run meets the fit:",
         "",
         "| kind | runs | median, alone | inside, alone | median, team out | inside, team out |",

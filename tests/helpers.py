@@ -26,7 +26,7 @@ from hardware.ownership import SITE_PARAMETERS, SITES, Ownership, Sourced
 from hardware.precision import PrecisionSupport
 from hardware.tariffs import Tariffs
 from hardware.throughput import ScalingPoint
-from hardware.utilization import UtilizationFit
+from hardware.utilization import DENSE, MIXTURE, UtilizationFit
 from pricing.offer import Offer, PricingModel, StoredOffer
 from pricing.store import Run, Store, runs
 
@@ -167,8 +167,11 @@ TOY_HOSTS = tuple(
 TOY_PRECISIONS: dict[str, PrecisionSupport] = collections.defaultdict(
     lambda: PrecisionSupport("toy", frozenset({"fp16", "bf16"}), None, "toy")
 )
-# A flat language-model utilization: 0.4 of peak at every size, no runs behind it.
-TOY_UTILIZATION = UtilizationFit(0.4, 0.0, {}, 1.0, 1e15, (0.8, 1.25), ())
+# A flat language-model utilization: 0.4 of peak at every size, dense or a mixture of
+# experts, no runs behind it.
+TOY_UTILIZATION = UtilizationFit(
+    0.4, 0.0, {}, 1.0, 1.0, 1e15, {DENSE: (0.8, 1.25), MIXTURE: (0.8, 1.25)}, ()
+)
 TOY_OWNERSHIP = Ownership(
     {
         item: Sourced(item, value, None, None, "toy", "2026-01", "estimated", "toy")

@@ -503,7 +503,7 @@ def test_the_job_figures_the_work_test_leaves_out(client, hardware) -> None:  # 
         f"x {method.flops_factor:g} (LoRA's share",
         f"at {hardware.utilization.utilization(model.params):.2f} of its peak",
         f"fitted on {len(hardware.utilization.predictions)} published language-model runs",
-        "fit predicted the runs at {:.2f}-{:.2f} times".format(*hardware.utilization.spread),
+        "fit predicted the dense runs at {:.2f}-{:.2f} times".format(*hardware.utilization.spread),
         f"the {lora['work']['utilization']:.2f} its measured speed implies",
         f"its time is full training's times {method.time_factor:g}",
         f"{parts['weights']:.1f} GB of frozen 16-bit weights, "

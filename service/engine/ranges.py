@@ -7,10 +7,11 @@ costs for the work give P10, P50 and P90. Speeds carry a stated spread per metho
 (``SPEED_SPREAD``); the rent total moves inversely with the speed ratio, so a spread u of
 the rental's and the bought card's speeds, combined in quadrature, bounds it by T / (1 + u)
 and T / (1 - u). A job worked out from its FLOPs carries the spread of the published runs
-around the utilization fit (held out one at a time, P10-P90 of predicted over reported
-hours): the true hours are the predicted over that ratio, and the rent total moves with
-them (buying's cards are bought either way; their power, which moves too, is not counted
-here). The verdict is close when the buy total falls inside any range.
+around the utilization fit (its kind's runs held out with their teams, ratios of
+predicted over reported hours: work.hours_spread): the true hours are the predicted over
+that ratio, and the rent total moves with them (buying's cards are bought either way;
+their power, which moves too, is not counted here). The verdict is close when the buy
+total falls inside any range.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class SpeedSpread:
 
 @dataclass(frozen=True)
 class WorkSpread:
-    ratios: tuple[float, float]  # P10, P90 of predicted / reported hours of the runs held out
+    ratios: tuple[float, float]  # work.hours_spread: low and high predicted / reported hours
     low_usd: float  # the cheapest rental's total if the job takes fewer hours than predicted
     high_usd: float
 
@@ -134,15 +135,15 @@ class SpreadEnd:
 
 @dataclass(frozen=True)
 class CostSpread:
-    ratios: tuple[float, float]  # P10, P90 of predicted / reported hours (hours_spread)
-    fewer: SpreadEnd  # the job as quick as the P90 ratio says: hours / P90
-    more: SpreadEnd  # as slow as the P10 ratio says: hours / P10
+    ratios: tuple[float, float]  # low and high predicted / reported hours (hours_spread)
+    fewer: SpreadEnd  # the job as quick as the high ratio says: hours / high
+    more: SpreadEnd  # as slow as the low ratio says: hours / low
     flips: bool  # the verdict at an end differs from the answer's
 
 
 def cost_spread(quote: Quote, table: OfferTable, hours_spread: tuple[float, float]) -> CostSpread:
     """A job worked out from its FLOPs takes the predicted hours over a ratio the published
-    runs spread across (P10-P90, held out): both sides priced again at the two ends, each
+    runs spread across (work.hours_spread): both sides priced again at the two ends, each
     with its own deadline where the answer took one from the bought cards' calendar (like
     for like), so the money says what the spread means and whether the verdict holds."""
     case = case_of(quote, table)

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 
 from hardware import Hardware, Workload
 from hardware.jobs import Method, Model
-from hardware.utilization import REFERENCE_CARD, REFERENCE_PARAMS, WITHIN, training_flops
+from hardware.utilization import (
+    DENSE,
+    MIXTURE,
+    REFERENCE_CARD,
+    REFERENCE_PARAMS,
+    SPREAD_NAME,
+    WITHIN,
+    training_flops,
+)
 from service.engine.hours import HOURS_PER_MONTH
 from service.engine.memory import (
     FRAMEWORK_GB,
@@ -93,7 +101,7 @@ class Work:
     precision: str | None = None
     utilization: float | None = None  # of the named card's peak
     utilization_anchor: str | None = None  # the published runs it is scaled from
-    hours_spread: tuple[float, float] | None = None  # P10, P90 of hours as the anchors err
+    hours_spread: tuple[float, float] | None = None  # SPREAD_NAME of hours as the anchors err
     memory_gb: float | None = None  # weights, gradients, optimizer state and activations
     memory_parts: dict[str, float] | None = None
     memory_note: str | None = None  # what memory_gb leaves out
@@ -140,6 +148,7 @@ def anchor(
     workload: Workload,
     family: str,
     active_params: float = REFERENCE_PARAMS,
+    structure: str = DENSE,
 ) -> tuple[str, float, str]:
     """The published runs a utilization is read from: their card, the utilization they
     imply there, and the runs in words. One per kind of training: a language model (fitted
@@ -155,22 +164,28 @@ def anchor(
         return VIT_ANCHOR_CARD, achieved / (_peak(hardware, VIT_ANCHOR_CARD) * 1e12), VIT_ANCHOR
     if workload == Workload.TRANSFORMER:
         fitted = hardware.utilization
-        return REFERENCE_CARD, fitted.utilization(active_params), transformer_anchor(hardware)
+        share = fitted.utilization(active_params, structure=structure)
+        return REFERENCE_CARD, share, transformer_anchor(hardware, structure)
     raise WorkError("workload", f"no published {workload} run anchors a utilization")
 
 
-def transformer_anchor(hardware: Hardware) -> str:
+def transformer_anchor(hardware: Hardware, structure: str = DENSE) -> str:
     """The language-model fit in words, for the answer's ``utilization_anchor``."""
     fitted = hardware.utilization
     hits, runs = fitted.within
-    low, high = fitted.spread
+    low, high = fitted.spreads[structure]
+    mixture = (
+        f", x {fitted.mixture_factor:.3f} for a mixture of experts (routing and all-to-all)"
+        if structure == MIXTURE
+        else ""
+    )
     return (
         f"fitted on {runs} published language-model runs (hardware/data/sources/"
         f"training_runs.csv): {fitted.at_reference:.3f} of peak on an {REFERENCE_CARD} at "
         f"{REFERENCE_PARAMS:.0e} active parameters with today's software, x (active / "
-        f"{REFERENCE_PARAMS:.0e}) ^ {fitted.size_slope:.3f}; {hits} of {runs} runs within "
-        f"{WITHIN * 100:.0f} %, "
-        f"held-out hours P10-P90 {low:.2f}-{high:.2f} x reported"
+        f"{REFERENCE_PARAMS:.0e}) ^ {fitted.size_slope:.3f}{mixture}; {hits} of {runs} runs "
+        f"within {WITHIN * 100:.0f} %; {structure} runs held out with their team: hours "
+        f"{SPREAD_NAME} {low:.2f}-{high:.2f} x reported"
     )
 
 
@@ -180,10 +195,11 @@ def utilization(
     workload: Workload,
     family: str = "transformer",
     active_params: float = REFERENCE_PARAMS,
+    structure: str = DENSE,
 ) -> float:
     """Model FLOPs utilization of ``card``: the anchor's, scaled by how the card's speed
     compares with its peak against the anchor card's."""
-    anchor_card, share, _ = anchor(hardware, workload, family, active_params)
+    anchor_card, share, _ = anchor(hardware, workload, family, active_params, structure)
     speed = hardware.speed(card, workload).relative / hardware.speed(anchor_card, workload).relative
     peak = _peak(hardware, card) / _peak(hardware, anchor_card)
     return share * speed / peak
@@ -210,9 +226,10 @@ def _from_flops(
     flops: float,
     family: str,
     active_params: float = REFERENCE_PARAMS,
+    structure: str = DENSE,
 ) -> tuple[float, float]:
     """(hours on one named card, its utilization)."""
-    share = utilization(hardware, named, workload, family, active_params)
+    share = utilization(hardware, named, workload, family, active_params, structure)
     return flops / (_peak(hardware, named) * 1e12 * share * 3600), share
 
 
@@ -246,8 +263,16 @@ def from_transformer(
         full = training_flops(active, tokens)
     else:
         full = training_flops(active, tokens, shape.layers, shape.hidden, shape.seq_len)
+    # fewer parameters active a token than it has: a mixture of experts, its own kind
+    structure = MIXTURE if active < n else DENSE
     hours, share = _from_flops(
-        hardware, named, Workload.TRANSFORMER, full * method.time_factor, "transformer", active
+        hardware,
+        named,
+        Workload.TRANSFORMER,
+        full * method.time_factor,
+        "transformer",
+        active,
+        structure,
     )
     trained_in = SIXTEEN_BIT_TRAINING
     if precision == "fp8":
@@ -268,8 +293,8 @@ def from_transformer(
         flops=full * method.flops_factor,
         precision=trained_in,
         utilization=share,
-        utilization_anchor=transformer_anchor(hardware),
-        hours_spread=hardware.utilization.spread,
+        utilization_anchor=transformer_anchor(hardware, structure),
+        hours_spread=hardware.utilization.spreads[structure],
         memory_gb=sum(parts.values()),
         memory_parts=parts,
         memory_note=memory_note(shape),

@@ -425,9 +425,11 @@ class WorkOut(_Out):
         description="The published runs it is scaled from (language models: the fit)."
     )
     hours_spread: list[float] | None = Field(
-        description="P10 and P90 of predicted over reported hours of the published runs the "
-        "utilization is fitted on, each predicted without itself; null where the hours were "
-        "stated or the anchor is one run."
+        description="Where the job's real hours will land, as ratios of predicted over "
+        "reported hours (P5 and P95, each end read outward to the nearest run) of the "
+        "published runs of its kind (dense or a mixture of experts), each predicted by the "
+        "fit made without its team's runs: the real hours lie between hours / high and "
+        "hours / low; null where the hours were stated or the anchor is one run."
     )
     memory_gb: float | None = Field(description="Weights, gradients, optimizer, activations.")
     memory_parts: dict[str, float] | None
@@ -520,10 +522,10 @@ class CostSpreadOut(_Out):
     spread (`work.hours_spread`): the money each side would cost."""
 
     ratios: list[float] = Field(
-        description="P10 and P90 of predicted over reported hours, held out (hours_spread)."
+        description="The job's hours_spread: P5 and P95 of predicted over reported hours."
     )
-    fewer: SpreadEndOut = Field(description="The job as quick as the P90 ratio: hours / P90.")
-    more: SpreadEndOut = Field(description="The job as slow as the P10 ratio: hours / P10.")
+    fewer: SpreadEndOut = Field(description="The job as quick as the high ratio: hours / high.")
+    more: SpreadEndOut = Field(description="The job as slow as the low ratio: hours / low.")
     flips: bool = Field(description="The verdict at either end differs from the answer's.")
 
 
@@ -538,9 +540,9 @@ class RangesOut(_Out):
     )
     speed_spread_by_method: dict[str, float]
     work: dict[str, object] | None = Field(
-        description="A job worked out from its FLOPs: the published runs' spread (`ratios`, "
-        "predicted over reported hours, P10 and P90) and the cheapest rental's low and high "
-        "USD if the job's hours err as they do; null where the hours were stated."
+        description="A job worked out from its FLOPs: the published runs' spread (`ratios`: "
+        "`work.hours_spread`) and the cheapest rental's low and high USD if the job's hours "
+        "err as they do; null where the hours were stated."
     )
     buy_usd: float
     close: bool = Field(description="Buying's total falls inside a range: a close call.")
