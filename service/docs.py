@@ -353,8 +353,7 @@ def published_runs_table() -> str:
         of = tally.runs
         lines.append(
             f"| {_words(tally.hours_from)}: {_cell(HOURS_FROM[tally.hours_from])} | {of} "
-            f"| {tally.within} ({tally.within / of:.0%}) "
-            f"| {tally.held_out_within} ({tally.held_out_within / of:.0%}) "
+            f"| {_of(tally.within, of)} | {_of(tally.held_out_within, of)} "
             f"| {tally.scatter:.2f} |"
         )
     lines += [
@@ -368,13 +367,15 @@ def published_runs_table() -> str:
     ]
     for kind in fitted.by_kind():
         of = kind.runs
-        lines.append(
-            f"| {kind.axis}: {_words(kind.kind)} | {of} | {kind.median_held_out:.2f} "
-            f"| {kind.covered_held_out} ({kind.covered_held_out / of:.0%}) "
-            f"| {kind.median_team_out:.2f} "
-            f"| {kind.covered_team_out} ({kind.covered_team_out / of:.0%}) |"
-        )
+        alone = f"{kind.median_held_out:.2f} | {_of(kind.covered_held_out, of)}"
+        team = f"{kind.median_team_out:.2f} | {_of(kind.covered_team_out, of)}"
+        lines.append(f"| {kind.axis}: {_words(kind.kind)} | {of} | {alone} | {team} |")
     return "\n".join(lines) + "\n"
+
+
+def _of(count: int, runs: int) -> str:
+    """A count of runs with its share: 44 (79%)."""
+    return f"{count} ({count / runs:.0%})"
 
 
 def bundled_figures_table() -> str:
