@@ -108,8 +108,7 @@ class Run:
 
     @property
     def structure(self) -> str:
-        """Dense, or a mixture of experts (fewer parameters active a token than it has)."""
-        return MIXTURE if self.active_params < self.params else DENSE
+        return structure_of(self.params, self.active_params)
 
     @property
     def flops(self) -> float:
@@ -185,8 +184,9 @@ class UtilizationFit:
         return hits, len(self.predictions)
 
     def by_kind(self) -> tuple[KindTally, ...]:
-        """Each kind of run against the spread the answers state (``spread``): dense or a
-        mixture of experts, the card's generation, how the hours were come by. A run held
+        """Each kind of run against the spread an answer states for its structure
+        (``spreads``): dense or a mixture of experts, the card's generation, how the hours
+        were come by. A run held
         out alone still has its team's other runs in the fit; held out with its team, it has
         none: the second is how a new team's run will fare."""
         kinds: dict[tuple[str, str], list[Prediction]] = {}
@@ -245,7 +245,7 @@ class KindTally:
     kind: str
     runs: int
     median_held_out: float  # median predicted / reported hours, each run held out alone
-    covered_held_out: int  # runs whose held-out ratio falls inside ``spread``
+    covered_held_out: int  # runs whose held-out ratio falls inside their structure's spread
     median_team_out: float  # the same, each run held out with its team's
     covered_team_out: int
 
@@ -274,6 +274,11 @@ def training_flops(
     if layers is None or hidden is None or seq_len is None:
         return dense
     return dense + ATTENTION_FLOPS_PER_LAYER_WIDTH_TOKEN * layers * hidden * seq_len * tokens
+
+
+def structure_of(params: float, active_params: float) -> str:
+    """Dense, or a mixture of experts: fewer parameters active a token than the model has."""
+    return MIXTURE if active_params < params else DENSE
 
 
 def era_of(year: int) -> str:
@@ -314,15 +319,8 @@ def fit(
     design = np.array([_features(run) for run in runs])
     target = np.log(implied) - offsets
     coefficients = _solve(design, target)
-    held_out = []
-    for i in range(len(runs)):
-        keep = np.arange(len(runs)) != i
-        held_out.append(float(design[i] @ _solve(design[keep], target[keep])))
-    teams = np.array([run.team or run.id for run in runs])  # no team: a team of its own
-    team_out = np.empty(len(runs))
-    for team in set(teams.tolist()):
-        out = teams == team
-        team_out[out] = design[out] @ _solve(design[~out], target[~out])
+    held_out = _held_out(design, target, [run.id for run in runs])
+    team_out = _held_out(design, target, [run.team or run.id for run in runs])  # no team: its own
     fitted = design @ coefficients
     predictions = tuple(
         Prediction(
@@ -356,6 +354,16 @@ def fit(
         spreads=spreads,
         predictions=predictions,
     )
+
+
+def _held_out(design: np.ndarray, target: np.ndarray, groups: list[str]) -> np.ndarray:
+    """Each row predicted by the fit made without every row of its group."""
+    labels = np.array(groups)
+    predicted = np.empty(len(groups))
+    for group in set(groups):
+        out = labels == group
+        predicted[out] = design[out] @ _solve(design[~out], target[~out])
+    return predicted
 
 
 def _features(run: Run) -> list[float]:

@@ -30,6 +30,7 @@ from hardware.utilization import (
     REFERENCE_PARAMS,
     SPREAD_NAME,
     WITHIN,
+    structure_of,
     training_flops,
 )
 from service.engine.hours import HOURS_PER_MONTH
@@ -263,8 +264,7 @@ def from_transformer(
         full = training_flops(active, tokens)
     else:
         full = training_flops(active, tokens, shape.layers, shape.hidden, shape.seq_len)
-    # fewer parameters active a token than it has: a mixture of experts, its own kind
-    structure = MIXTURE if active < n else DENSE
+    structure = structure_of(n, active)
     hours, share = _from_flops(
         hardware,
         named,
