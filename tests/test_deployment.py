@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 import requests
@@ -120,15 +121,17 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[dict]:  # type: ignor
         "BREAKEVEN_REFRESH_JITTER_SECONDS": "0",
         "BREAKEVEN_REFRESH_PROVIDERS": "colab",
         "BREAKEVEN_SCHEDULER_POLL_SECONDS": "0.5",
+        # a worker still finishing a request may otherwise hold the stop for gunicorn's 30 s
+        "BREAKEVEN_WEB_GRACEFUL_TIMEOUT_SECONDS": "5",
         "NO_PROXY": "127.0.0.1",
     }
+    logs: list[IO[bytes]] = []
 
     def start(*args: str) -> subprocess.Popen:  # type: ignore[type-arg]
+        log = (tmp_path / f"{args[0]}-{len(logs)}.log").open("wb")
+        logs.append(log)
         return subprocess.Popen(
-            [sys.executable, "-m", "service", *args],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            [sys.executable, "-m", "service", *args], env=env, stdout=log, stderr=log
         )
 
     ports = [_free_port(), _free_port()]
@@ -151,6 +154,11 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[dict]:  # type: ignor
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
+                # reaped here, not by the garbage collector in some later test (CI's stop 61:
+                # "subprocess ... is still running" raised in the next test's setup)
+                process.wait(timeout=20)
+        for log in logs:
+            log.close()
         reset_postgres(postgres_url)
 
 
