@@ -342,6 +342,135 @@ def test_screenshots_of_every_view(browser: Browser, base_url: str, width: str, 
     context.close()
 
 
+# What a value under each English heading looks like, written here apart from the script
+# so a row shifted by one cell shows: a tier under "per hour", a price under a date. A heading
+# not listed fails the test, so a new column states its values.
+_SIGN = "[-\N{MINUS SIGN}+]?"
+_MONEY = _SIGN + r"\$[\d,]+(\.\d+)?"
+_NUMBER = r"[\d,]+(\.\d+)?"
+_DAY = r"(before )?\d{4}(-\d{2}(-\d{2})?)?"
+_NAME = r"[a-z][a-z0-9_.-]*"
+_TIER = r"on_demand|spot|interruptible|reserved_1y|reserved_3y|compute_units|committed"
+_VALUES = {
+    "Provider": _NAME,
+    "Product": r"\S.*",
+    "Region": r"\S*",
+    "Accelerator": _NAME,
+    "Card": _NAME,
+    "n": r"\d+",
+    "Pricing": _TIER,
+    "Tier": _TIER,
+    "per hour": _MONEY,
+    "per accelerator-hour": _MONEY,
+    "per unit of work": _MONEY,
+    "Price as of": _DAY,
+    "Day": _DAY,
+    "From": _DAY,
+    "To": _DAY,
+    "Lowest": _MONEY,
+    "Last": _MONEY,
+    "Before (USD/h)": _MONEY,
+    "After (USD/h)": _MONEY,
+    "Change": _SIGN + r"\d+(\.\d+)?%",
+    "Best offer": _NAME + r" \S+( .*)?",
+    "Total": _MONEY,
+    "Wall-clock h": _NUMBER,
+    "Against buying": r"(renting|buying) is cheaper.*",
+    "Line": r"\S.*",
+    "Input": _NAME,
+    "Step": r"\S.*",
+    "Buying saves, one step down": _MONEY,
+    "Buying saves, one step up": _MONEY,
+    "Platform": _NAME,
+    "GB": _NUMBER,
+    "Price": _MONEY,
+    "Note": r".*",
+}
+_HEADED = (  # headings that carry a figure of their own: the value's shape by the heading's
+    (re.compile(r"At [\d,.]+ h of work"), _MONEY),
+    (re.compile(r"USD per \S+ hour"), _MONEY),
+    (re.compile(r"(throughput|hours of work) per [\d,]* ?USD"), _NUMBER),
+)
+_TABLES = """() => [...document.querySelectorAll("section:not([hidden]) table")].map((table) => {
+  const shown = (cell) => getComputedStyle(cell).display !== "none";
+  const cells = (row) => [...row.cells].filter(shown).map((c) => c.textContent.trim());
+  const head = table.tHead && table.tHead.rows.length ? table.tHead.rows[0] : table.rows[0];
+  const inHead = (row) => row === head || (table.tHead !== null && table.tHead.contains(row));
+  const body = [...table.rows].filter((row) => !inHead(row));
+  const headed = head && [...head.cells].every((c) => c.tagName === "TH");
+  const first = body.length ? cells(body[0]) : null;
+  return { id: table.id, head: headed ? cells(head) : null, first };
+})"""
+
+
+def _value_shape(heading: str) -> str:
+    if heading in _VALUES:
+        return _VALUES[heading]
+    for pattern, shape in _HEADED:
+        if pattern.fullmatch(heading):
+            return shape
+    raise AssertionError(f"no value shape for the heading {heading!r}: add it to _VALUES")
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_every_table_puts_each_value_under_its_heading(
+    browser: Browser, base_url: str, width: int
+) -> None:
+    """Every view's tables, read as a person sees them at a phone's and a desktop's width:
+    as many cells shown in the first row as headings shown, and each value the kind its
+    heading names. The prices table's first row is also the API's first offer, field by
+    field under the heading of that field (the issue-57 review: one cell too many put every
+    price under the next column's heading, and on a phone hid the prices)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    checked: dict[str, list[str]] = {}
+    offer: dict = {}  # type: ignore[type-arg]
+    for view in VIEWS:
+        if view == "prices":  # the offers the table was drawn from
+            with page.expect_response(lambda r: "/offers?" in r.url) as response:
+                page.goto(f"{base_url}/?view={view}")
+            offer = response.value.json()["offers"][0]
+        else:
+            page.goto(f"{base_url}/?view={view}")
+        page.wait_for_load_state("networkidle")
+        if view == "rank":
+            page.click("#rank-form button[type=submit]")
+            expect(page.locator("#rank-rent tbody tr, #rank-rent tr").first).to_be_visible()
+        for table in page.evaluate(_TABLES):
+            if not table["first"] or table["head"] is None:
+                continue
+            head, first = table["head"], table["first"]
+            assert len(first) == len(head), (view, table["id"], head, first)
+            for heading, value in zip(head, first, strict=True):
+                shape = _value_shape(heading)
+                assert re.fullmatch(shape, value), (view, table["id"], heading, value)
+            checked[table["id"]] = head
+        if view == "prices":
+            head = checked["prices-table"]
+            row = dict(zip(head, page.evaluate(_TABLES)[0]["first"], strict=True))
+            assert row["Provider"] == offer["provider"]
+            assert row["Accelerator"] == offer["accelerator"]
+            assert _dollars(row["per accelerator-hour"]) == pytest.approx(
+                offer["usd_per_accelerator_hour"], abs=5e-5
+            )
+            if width > 600:  # every column on a desktop
+                assert row["Product"] == offer["product"] and row["Tier"] == offer["tier"]
+                assert _dollars(row["per hour"]) == pytest.approx(offer["usd_per_hour"], abs=5e-5)
+                assert row["Price as of"] == offer["price_as_of"]
+                assert int(row["n"]) == offer["count"]
+            else:  # a phone keeps what the row is, its price per accelerator-hour and date
+                assert head == [
+                    "Provider",
+                    "Product",
+                    "Accelerator",
+                    "per accelerator-hour",
+                    "Price as of",
+                ]
+    context.close()
+    # the views' tables with a heading row, all read
+    assert {"prices-table", "history-changes", "tiers", "rank-rent", "rank-cards"} <= set(checked)
+
+
 def test_which_card_charts_every_card_of_the_ranking(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/?view=rank&r_workload=cnn&r_memory=16&r_budget=2000")
     expect(page.locator("#rank-status")).to_contain_text("per 1,000 USD")

@@ -6,12 +6,6 @@
 
 const VIEWS = ["prices", "freshness", "history", "calculator", "rank"];
 const RANK_FIELDS = ["r_workload", "r_memory", "r_budget", "r_hours", "r_gpu", "r_market", "r_pricing", "r_platforms"];
-const PRICE_COLUMNS = [
-  ["provider", "text"], ["product", "text"], ["region", "text"], ["accelerator", "text"],
-  ["count", "int"], ["pricing", "text"], ["tier", "text"], ["usd_per_hour", "usd"],
-  ["usd_per_accelerator_hour", "usd"], ["usd_per_reference_hour", "usd"],
-  ["price_as_of", "text"],
-];
 const CALC_FIELDS = [
   "gpu", "hours", "workload", "gpus", "providers", "pricing", "region", "memory", "price",
   "watts", "electricity", "pue", "load", "host_cost", "host_watts", "utilization", "resale",
@@ -149,6 +143,72 @@ function ago(seconds) {
   return t("just now");
 }
 
+// -- tables -----------------------------------------------------------------------------
+
+// A table's columns, written once: its headings and every row's cells are built from the
+// same list, so a value can never sit under another column's heading. `phone`: the column
+// stays on a narrow screen (the rest fold away; the CSV has every column).
+const PRICE_COLUMNS = [
+  { key: "provider", heading: t("Provider"), kind: "text", phone: true },
+  { key: "product", heading: t("Product"), kind: "text", phone: true },
+  { key: "region", heading: t("Region"), kind: "text" },
+  { key: "accelerator", heading: t("Accelerator"), kind: "text", phone: true },
+  { key: "count", heading: t("n"), kind: "int" },
+  { key: "pricing", heading: t("Pricing"), kind: "text" },
+  { key: "tier", heading: t("Tier"), kind: "text" },
+  { key: "usd_per_hour", heading: t("per hour"), kind: "usd" },
+  { key: "usd_per_accelerator_hour", heading: t("per accelerator-hour"), kind: "usd", phone: true },
+  { key: "usd_per_reference_hour", heading: t("per unit of work"), kind: "usd" },
+  { key: "price_as_of", heading: t("Price as of"), kind: "day", phone: true },
+];
+const CHANGE_COLUMNS = [
+  { key: "day", heading: t("Day"), kind: "day", phone: true },
+  { key: "provider", heading: t("Provider"), kind: "text", phone: true },
+  { key: "pricing", heading: t("Tier"), kind: "text", phone: true },
+  { key: "low_before", heading: t("Before (USD/h)"), kind: "usd", phone: true },
+  { key: "low", heading: t("After (USD/h)"), kind: "usd", phone: true },
+  { key: "change", heading: t("Change"), kind: "pct", phone: true },
+];
+
+// The heading row of a column table; `sort` names the key the rows are sorted by, if any
+// column is sortable (a button in each heading).
+function columnHead(selector, columns, sortable) {
+  const tr = document.createElement("tr");
+  for (const column of columns) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.dataset.key = column.key;
+    if (!column.phone) th.className = "wide-only";
+    if (sortable) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.sort = column.key;
+      button.textContent = column.heading;
+      th.append(button);
+    } else th.textContent = column.heading;
+    tr.append(th);
+  }
+  $(`${selector} thead`).replaceChildren(tr);
+}
+
+// The rows of a column table: cell(item, column) writes each value.
+function columnRows(selector, columns, items, cell) {
+  $(`${selector} tbody`).replaceChildren(
+    ...items.map((item) => {
+      const tr = document.createElement("tr");
+      for (const column of columns) {
+        const td = document.createElement("td");
+        td.dataset.key = column.key;
+        td.textContent = cell(item, column);
+        td.className = [column.kind === "text" || column.kind === "day" ? "" : "num",
+          column.phone ? "" : "wide-only"].filter(Boolean).join(" ");
+        tr.append(td);
+      }
+      return tr;
+    }),
+  );
+}
+
 // -- views ------------------------------------------------------------------------------
 
 function showView(name) {
@@ -263,21 +323,11 @@ async function loadPrices() {
 }
 
 function renderPrices() {
-  const body = $("#prices-table tbody");
-  body.replaceChildren(
-    ...state.offers.map((offer) => {
-      const tr = document.createElement("tr");
-      for (const [key, kind] of PRICE_COLUMNS) {
-        const td = document.createElement("td");
-        const value = offer[key];
-        td.textContent = kind === "usd" ? money(offer, key, 4) : key === "price_as_of" ? priceDay(value) : value;
-        if (kind !== "text") td.className = "num";
-        if (key === "price_as_of") td.title = offer.source;
-        tr.append(td);
-      }
-      return tr;
-    }),
-  );
+  columnRows("#prices-table", PRICE_COLUMNS, state.offers, (offer, { key, kind }) =>
+    kind === "usd" ? money(offer, key, 4) : kind === "day" ? priceDay(offer[key]) : String(offer[key]));
+  for (const td of document.querySelectorAll('#prices-table td[data-key="price_as_of"]')) {
+    td.title = state.offers[td.parentElement.sectionRowIndex].source;
+  }
   for (const th of document.querySelectorAll("#prices-table th")) {
     const key = th.querySelector("button").dataset.sort;
     if (key === state.sort.key) {
@@ -372,20 +422,12 @@ async function loadHistory() {
   fillTable("#history-lines", [t("Provider"), t("Tier"), t("From"), t("To"), t("Lowest"), t("Last")],
     body.lines.map((line) => [line.provider, line.pricing, day(line.days[0]), day(line.days[line.days.length - 1]),
       amount(Math.min(...line.low), "USD", 4), amount(line.low[line.low.length - 1], "USD", 4)]));
-  $("#history-changes tbody").replaceChildren(
-    ...body.changes.map((c) => {
-      const tr = document.createElement("tr");
-      const cells = [day(c.day), c.provider, c.pricing, amount(c.low_before, "USD", 4),
-        amount(c.low, "USD", 4), `${c.change > 0 ? "+" : ""}${pct(c.change, 1)}`];
-      cells.forEach((text, i) => {
-        const td = document.createElement("td");
-        td.textContent = text;
-        if (i >= 3) td.className = "num";
-        tr.append(td);
-      });
-      return tr;
-    }),
-  );
+  columnRows("#history-changes", CHANGE_COLUMNS, body.changes, (c, { key, kind }) => {
+    const value = c[key];
+    if (kind === "usd") return amount(value, "USD", 4);
+    if (kind === "pct") return `${value > 0 ? "+" : ""}${pct(value, 1)}`;
+    return kind === "day" ? day(value) : value;
+  });
 }
 
 // A table from a header and rows (beside every chart, its figures for every reader);
@@ -837,6 +879,8 @@ function init() {
   $("#prices-prev").addEventListener("click", () => turnPage(-1));
   $("#prices-next").addEventListener("click", () => turnPage(1));
   $("#prices-form").addEventListener("submit", (event) => event.preventDefault());
+  columnHead("#prices-table", PRICE_COLUMNS, true);
+  columnHead("#history-changes", CHANGE_COLUMNS, false);
   for (const button of document.querySelectorAll("#prices-table th button")) {
     button.addEventListener("click", () => sortBy(button.dataset.sort));
   }
