@@ -133,13 +133,44 @@ def test_rank_states_each_cards_platform(invoke, client) -> None:  # type: ignor
 def test_a_break_even_within_an_hour_is_not_written_as_0_h() -> None:
     """Where buying pays off after minutes of work, the line says so, not "after 0 h"."""
     from service.cli.text import _breakeven_line
+    from service.documents.money import Asked
     from service.i18n import translator
 
     point = {"hours": 0.3, "days": 0.025, "within_life": True, "life_years": 4.0}
     answer = {"breakeven": point, "payoff": "after"}
-    line = _breakeven_line(answer, 0.5, translator("en"))
+    line = _breakeven_line(answer, 0.5, Asked(answer), translator("en"))
     assert "after 0.3 h of work (~0.025 days" in line
     assert "after 0 h" not in line
     bigger = {**point, "hours": 9203.4, "days": 767.0}
-    big = _breakeven_line({**answer, "breakeven": bigger}, 0.5, translator("en"))
+    big = _breakeven_line({**answer, "breakeven": bigger}, 0.5, Asked(answer), translator("en"))
     assert "after 9,203 h of work (~767 days" in big
+
+
+def test_never_pays_off_says_the_answers_reason_with_its_figures(client) -> None:  # type: ignore[no-untyped-def]
+    """Eight A100s for 500 card-hours: the rental's rate per hour of work is above owning's
+    power and site, so the reason is not "cheaper than the electricity" (the issue-57
+    review); it is the discount: the little saved an hour never repays the purchase today.
+    The answer's figures add up, and the CLI and the dashboard say what the answer says."""
+    from service.cli.text import describe_quote
+
+    d = client.get("/breakeven?gpu=a100-80gb&gpus=8&hours=500").get_json()
+    assert d["payoff"] == "never" and d["breakeven"] is None
+    why, model = d["never_because"], d["buy"]["model"]
+    running = model["energy_usd_per_hour"] + model["site_usd_per_hour"]
+    assert why["running_usd_per_hour"] == pytest.approx(running)
+    assert why["margin_usd_per_hour"] == pytest.approx(why["rent_usd_per_hour"] - running)
+    assert why["reason"] == "discounting" and why["margin_usd_per_hour"] > 0
+    # renting for ever, in today's money, is worth less than the purchase
+    kappa = model["discount_per_calendar_hour"] * model["calendar_per_hour"]
+    assert why["margin_usd_per_hour"] / kappa < model["capex_usd"]
+    text = describe_quote(d)
+    assert f"costs {why['rent_usd_per_hour']:,.2f} USD per hour of work" in text
+    never = next(line for line in text.splitlines() if line.startswith("Buying never"))
+    assert "only" in never and "electricity" not in never
+    # a rental under the running costs: the other reason
+    dear = client.get("/breakeven?gpu=rtx3090&hours=500&electricity=5").get_json()
+    assert dear["never_because"]["reason"] == "running"
+    assert dear["never_because"]["margin_usd_per_hour"] <= 0
+    assert "no more than owning's power and site" in describe_quote(dear)
+    paying = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    assert paying["payoff"] != "never" and paying["never_because"] is None

@@ -6,6 +6,9 @@ on /breakeven and /rank, the spot allowance applied in two places of the four th
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import pytest
 
 from pricing.offer import PricingModel
@@ -109,3 +112,26 @@ def test_the_docs_say_the_rate_includes_the_spot_allowance(client) -> None:  # t
     for text in texts:
         assert "interruption allowance" in text and "spot" in text
         assert "/breakeven, /rank and /offers" in text
+
+
+def test_why_buying_never_pays_off_names_the_case_the_crossing_met() -> None:
+    """By hand: 1,000 USD of cards running at 0.10 USD an hour of work. A rental at 0.08 is
+    under that running cost (each hour owned adds to buying's lead); at 0.11, 0.01 an hour
+    saved is worth 0.01 / 2e-5 = 500 USD summed over all time at kappa = 2e-5, less than the
+    1,000 paid (no crossing of present values); at 1.10, 1.00 an hour repays it."""
+    from service.engine.costs import BuyModel, crossing_hours, never_reason
+
+    model = BuyModel(
+        capex_usd=1000.0,
+        energy_usd_per_hour=0.06,
+        site_usd_per_hour=0.04,
+        resale_start_usd=0.0,
+        resale_decay_per_hour=0.0,
+        discount_per_calendar_hour=2e-5,
+    )
+    under, thin, wide = crossing_hours(model, [0.08, 0.11, 1.10]).tolist()
+    assert math.isinf(under) and math.isinf(thin) and math.isfinite(wide)
+    assert never_reason(model, 0.08) == "running"
+    assert never_reason(model, 0.11) == "discounting"
+    undiscounted = replace(model, discount_per_calendar_hour=0.0)
+    assert crossing_hours(undiscounted, [0.11]).tolist() == [pytest.approx(1000 / 0.01)]

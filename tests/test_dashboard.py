@@ -471,6 +471,19 @@ def test_every_table_puts_each_value_under_its_heading(
     assert {"prices-table", "history-changes", "tiers", "rank-rent", "rank-cards"} <= set(checked)
 
 
+def test_never_pays_off_gives_the_answers_reason(page: Page, base_url: str) -> None:
+    """Eight A100s for 500 card-hours: the page says why as the answer does (the rental
+    is dearer than owning's running costs, by too little to repay the cards today), not
+    that the rental costs less than the electricity (the issue-57 review)."""
+    question = "gpu=a100-80gb&gpus=8&hours=500"
+    page.goto(f"{base_url}/?view=calculator&{question}")
+    why = requests.get(f"{base_url}/breakeven?{question}", timeout=10).json()["never_because"]
+    verdict = page.locator("#verdict")
+    expect(verdict).to_contain_text(f"costs ${why['rent_usd_per_hour']:,.2f} per hour of work")
+    expect(verdict).to_contain_text(f"only ${why['margin_usd_per_hour']:,.2f} more")
+    expect(verdict).not_to_contain_text("electricity")
+
+
 def test_which_card_charts_every_card_of_the_ranking(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/?view=rank&r_workload=cnn&r_memory=16&r_budget=2000")
     expect(page.locator("#rank-status")).to_contain_text("per 1,000 USD")

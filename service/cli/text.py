@@ -161,7 +161,7 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
     lines += _same_card(d, m, t)
     lines += _own_lines(d.get("own"), m, t)
     lines += _currency_lines(d, t)
-    lines.append(_breakeven_line(d, a["utilization"], t))
+    lines.append(_breakeven_line(d, a["utilization"], m, t))
     lines += _notes(d, m, t)
     lines += ["", t("TIERS (the best of each way of renting, same work and deadline)")]
     tier_header = [t("tier"), t("provider"), t("product"), t("total {currency}", currency=m.code)]
@@ -216,7 +216,7 @@ def _same_card(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:
     ]
 
 
-def _breakeven_line(d: dict[str, Any], utilization: float, t: Translator) -> str:
+def _breakeven_line(d: dict[str, Any], utilization: float, m: Asked, t: Translator) -> str:
     """Where buying pays off, by the answer's ``payoff`` case (never against its verdict)."""
     be, case = d["breakeven"], d["payoff"]
     if case.startswith("outlasts-"):
@@ -253,7 +253,33 @@ def _breakeven_line(d: dict[str, Any], utilization: float, t: Translator) -> str
             share=utilization,
             crossing=be["crossing_hours"],
         )
-    return t("Buying never pays off: the cheapest rental costs less than the power.")
+    return _never_line(d["never_because"], m, t)
+
+
+def _never_line(why: dict[str, Any], m: Asked, t: Translator) -> str:
+    """Why buying never pays off, as the answer's ``never_because`` gives it."""
+    figures = {
+        "rent": m(why, "rent_usd_per_hour"),
+        "running": m(why, "running_usd_per_hour"),
+        "margin": m(why, "margin_usd_per_hour"),
+        "currency": m.code,
+        "rate": why["discount_rate"],
+    }
+    if why["reason"] == "running":
+        return t(
+            "Buying never pays off: the rental costs {rent:,.2f} {currency} per hour of work, "
+            "no more than owning's power and site ({running:,.2f} {currency}).",
+            **figures,
+        )
+    if why["reason"] == "discounting":
+        return t(
+            "Buying never pays off: the rental costs {rent:,.2f} {currency} per hour of work, "
+            "only {margin:,.2f} {currency} more than owning's power and site ({running:,.2f} "
+            "{currency}); at a discount rate of {rate:.1%} a year, renting for ever is worth "
+            "less today than buying.",
+            **figures,
+        )
+    return t("Buying never pays off within the longest work a question spans.")
 
 
 def _notes(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:

@@ -34,7 +34,7 @@ from service.engine.breakeven import (
     TierBest,
     quote,
 )
-from service.engine.costs import verdict
+from service.engine.costs import NEVER_REASONS, never_reason, verdict
 from service.engine.curves import Curves, cost_curves
 from service.engine.interruption import extra_work, overhead_basis
 from service.engine.offer_table import OfferTable
@@ -247,6 +247,7 @@ def _quote_document(result: Quote, colab: SessionTerms | None) -> dict[str, Any]
         "savings_usd": result.savings_usd,
         "breakeven": breakeven,
         "payoff": payoff_case(result),
+        "never_because": _never_because(result),
         "tiers": [_tier(best, result, colab) for best in result.tiers],
         "prices": None,  # per request: the prices' ages move with the clock
     }
@@ -373,6 +374,26 @@ def payoff_case(result: Quote) -> str:
     if within:
         return "after"
     return "never" if crossing is None else "not-within-life"
+
+
+def _never_because(result: Quote) -> dict[str, Any] | None:
+    """Where buying never pays off (the ``never`` case), why, with the figures that say it:
+    the rental's rate per hour of work against owning's running costs. Readers (the
+    dashboard, the CLI) phrase this; none guesses the reason."""
+    if payoff_case(result) != "never":
+        return None
+    model, rate = result.buy_model, result.rent[0].crossing_rate
+    reason = never_reason(model, rate)
+    return {
+        "reason": reason,
+        "explanation": NEVER_REASONS[reason],
+        "rent_usd_per_hour": rate,
+        "running_usd_per_hour": model.running_usd_per_hour,
+        "margin_usd_per_hour": rate - model.running_usd_per_hour,
+        "energy_usd_per_hour": model.energy_usd_per_hour,
+        "site_usd_per_hour": model.site_usd_per_hour,
+        "discount_rate": result.assumptions.discount_rate,
+    }
 
 
 def _breakeven(result: Quote) -> dict[str, Any]:

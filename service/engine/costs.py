@@ -784,7 +784,7 @@ def _crossing(model: BuyModel, rate: float) -> float:
     margin = rate - model.running_usd_per_hour
     capex, start = model.capex_usd, model.resale_start_usd
     decay = model.resale_decay_per_hour
-    if margin <= 0:
+    if _owning_runs_dearer(model, rate):
         return math.inf
     if start >= capex:
         return 0.0
@@ -804,6 +804,39 @@ def _crossing(model: BuyModel, rate: float) -> float:
     return hours
 
 
+# Why buying never gets cheaper than a rental (NEVER_REASONS), each case tested once, here,
+# for the crossing and for the answer that explains its absence.
+NEVER_REASONS = {
+    "running": "the rental costs no more per hour of work than owning's power and site",
+    "discounting": "the rental costs more per hour than owning runs, but so little more that "
+    "renting for ever is worth less today than buying, at the discount rate",
+    "beyond": "the costs cross only past the longest work a question spans",
+}
+
+
+def never_reason(model: BuyModel, rate: float) -> str:
+    """Which of NEVER_REASONS keeps buying from paying off against ``rate`` USD per hour of
+    work (for a rate whose crossing is inf)."""
+    if _owning_runs_dearer(model, rate):
+        return "running"
+    if model.discount_per_calendar_hour > 0 and _renting_forever_worth_less(model, rate):
+        return "discounting"
+    return "beyond"
+
+
+def _owning_runs_dearer(model: BuyModel, rate: float) -> bool:
+    """Owning's power and site cost at least the rental per hour of work: each hour owned
+    adds to buying's lead, so it is never caught up."""
+    return rate - model.running_usd_per_hour <= 0
+
+
+def _renting_forever_worth_less(model: BuyModel, rate: float) -> bool:
+    """What each hour saves against renting, summed over all time in today's money
+    (margin / kappa), is less than the purchase: no crossing of present values."""
+    margin = rate - model.running_usd_per_hour
+    return model.capex_usd - margin / model.discount_per_hour > 0
+
+
 def _discounted_crossing(model: BuyModel, rate: float) -> float:
     """The crossing of present values: f(H) = capex - resale_start x exp(-(decay + kappa) H)
     - margin x (1 - exp(-kappa H)) / kappa, both sides' running costs on one calendar. Its
@@ -820,8 +853,8 @@ def _discounted_crossing(model: BuyModel, rate: float) -> float:
         value = model.capex_usd - resale - margin * _stream(kappa, hours)
         return value, lost * resale - margin * math.exp(-kappa * hours)
 
-    if model.capex_usd - margin / kappa > 0:
-        return math.inf  # renting forever is worth less now than buying: no crossing
+    if _renting_forever_worth_less(model, rate):
+        return math.inf
     low, high = 0.0, (model.capex_usd - start) / margin
     if high <= 0:  # under the smallest float (a capex of 5e-324): doubling 0 never ends
         return 0.0

@@ -26,7 +26,7 @@ from service.documents.breakeven import PAYOFF_CASES
 from service.documents.offers import CATALOG, HISTORY, OFFER_FIELDS, RANKED, RENTED, Number
 from service.documents.queries import Query
 from service.engine.breakeven import BuyCost
-from service.engine.costs import BuyModel
+from service.engine.costs import NEVER_REASONS, BuyModel
 
 SCHEMAS = "#/components/schemas/"
 
@@ -371,6 +371,26 @@ class BreakevenPoint(_Out):
     crossing_hours: float = Field(description="Where the costs cross, life or not.")
 
 
+class NeverBecause(_Out):
+    """Why buying never pays off against the cheapest rental (`payoff` `never`)."""
+
+    reason: Literal[tuple(NEVER_REASONS)] = Field(  # type: ignore[valid-type]
+        description="One of: "
+        + "; ".join(f"`{case}`: {words}" for case, words in NEVER_REASONS.items())
+    )
+    explanation: str = Field(description="The reason in words.")
+    rent_usd_per_hour: float = Field(
+        description="The cheapest rental's USD per hour of work (what the crossing is solved with)."
+    )
+    running_usd_per_hour: float = Field(
+        description="Owning's power and site per hour of work: energy plus site."
+    )
+    margin_usd_per_hour: float = Field(description="The rental's rate less owning's running cost.")
+    energy_usd_per_hour: float
+    site_usd_per_hour: float
+    discount_rate: float = Field(description="A year, what the present values discount by.")
+
+
 class PricesOut(_Out):
     """The cheapest rental's price date and fetch time, and the freshness of all listed."""
 
@@ -630,6 +650,10 @@ class BreakevenAnswer(_Out):
     payoff: Literal[tuple(PAYOFF_CASES)] = Field(  # type: ignore[valid-type]
         description="How the answer says where buying pays off, one of: "
         + "; ".join(f"`{case}`: {words}" for case, words in PAYOFF_CASES.items())
+    )
+    never_because: NeverBecause | None = Field(
+        description="Where buying never pays off (`payoff` `never`), why, with its figures; "
+        "null otherwise."
     )
     tiers: list[TierOut] = Field(
         description="The best offer of every pricing tier for the same work and deadline, "

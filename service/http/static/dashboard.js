@@ -547,7 +547,7 @@ function renderAnswer(a) {
     : a.payoff === "this-work"
     ? t("Buying costs less for this much work.")
     : !be
-    ? t("Buying never pays off: that rental costs less per hour than the card's electricity.")
+    ? neverBecause(a.never_because)
     : be.within_life
       ? t("Buying pays off after {hours} h of work (about {days} days at {share} utilization), within the cards' {years}-year life.", {
         hours: measure(be.hours), days: measure(be.days), share, years: num(be.life_years, be.life_years % 1 ? 1 : 0) })
@@ -589,6 +589,19 @@ function renderAnswer(a) {
     }),
   );
   drawCostChart(a);
+}
+
+// Why buying never pays off, as the answer gives it (never_because): its case and figures.
+function neverBecause(why) {
+  const figures = { rent: money(why, "rent_usd_per_hour", 2), running: money(why, "running_usd_per_hour", 2),
+    margin: money(why, "margin_usd_per_hour", 2), rate: pct(why.discount_rate, 1) };
+  if (why.reason === "running") {
+    return t("Buying never pays off: the rental costs {rent} per hour of work, no more than owning's power and site ({running}).", figures);
+  }
+  if (why.reason === "discounting") {
+    return t("Buying never pays off: the rental costs {rent} per hour of work, only {margin} more than owning's power and site ({running}); at a discount rate of {rate} a year, renting for ever is worth less today than buying.", figures);
+  }
+  return t("Buying never pays off within the longest work a question spans.");
 }
 
 // The assumptions' fields left empty show the value the answer used, as their placeholder:
