@@ -244,7 +244,7 @@ def _env(settings: Settings, fake: AwsFake, credentials: bool) -> dict[str, str 
 
 
 def _refresh(env: dict[str, str | None]):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(cli, ["refresh", "--provider", "aws"], env=env)
+    return CliRunner().invoke(cli, ["refresh", "--provider", "aws", "--wide"], env=env)
 
 
 def test_refresh_with_credentials_stores_on_demand_and_spot(fake, settings, app) -> None:  # type: ignore[no-untyped-def]

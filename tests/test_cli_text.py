@@ -93,9 +93,13 @@ def test_version_and_exit_codes(invoke) -> None:  # type: ignore[no-untyped-def]
     assert version.exit_code == 0 and version.output.startswith("breakeven, version ")
     help_text = " ".join(invoke("--help").output.split())
     assert "Exit codes: 0 an answer; 1 a question with no answer" in help_text
-    assert invoke("quote", "--gpu", "rtx9999", "--hours", "5").exit_code == 1
-    assert invoke("quote", "--gpu", "rtx3090").exit_code == 1  # no work stated: a 400
+    assert invoke("quote", "--gpu", "rtx9999", "--hours", "5").exit_code == 2  # a bad value
+    assert invoke("quote", "--gpu", "rtx3090").exit_code == 2  # no work stated: a missing option
     assert invoke("quote", "--nonsense").exit_code == 2
+    assert (
+        invoke("quote", "--gpu", "rtx3090", "--hours", "5000", "--deadline-days", "0.01").exit_code
+        == 1
+    )
 
 
 def test_prices_filters_sorts_and_limits(invoke, client) -> None:  # type: ignore[no-untyped-def]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import types
@@ -39,10 +40,10 @@ from service.cli.text import (
     table,
 )
 from service.documents.breakeven import breakeven_document
-from service.documents.errors import QuestionError
+from service.documents.errors import QuestionError, Unanswerable
 from service.documents.gpus import gpu_document
 from service.documents.offers import offers_document, to_csv
-from service.documents.providers import describe_result
+from service.documents.providers import describe_outcome, describe_result
 from service.documents.queries import PAGE_MAX, BreakevenQuery, OffersQuery, RankQuery
 from service.documents.rank import rank_document
 from service.i18n import LANGUAGES, Translator, from_locale, translator
@@ -77,10 +78,38 @@ class _Commands(click.Group):
 
 
 EXIT_CODES = (
-    "Exit codes: 0 an answer; 1 a question with no answer (an unknown card, nothing to "
-    "compare) or a store that does not answer, said in one line on stderr; 2 a bad option "
-    "or value."
+    "Exit codes: 0 an answer; 1 a question with no answer (nothing to compare, a deadline "
+    "no rental meets) or a store that does not answer; 2 a bad or missing option or value "
+    "(an unknown card among them). Each error is one line on stderr."
 )
+
+
+class OptionError(click.ClickException):
+    """A bad or missing option or value: exit 2, in one line (no usage block)."""
+
+    exit_code = 2
+
+
+def _question_failed(error: QuestionError, model: type[BaseModel]) -> click.ClickException:
+    """A question the documents refused, in the CLI's words: a bad or missing option (an
+    unknown name among them) exits 2, a question with no answer 1 (EXIT_CODES)."""
+    detail = _cli_spelling(error.detail, model)
+    if isinstance(error, Unanswerable):
+        return click.ClickException(detail)
+    return OptionError(detail)
+
+
+def _cli_spelling(text: str, model: type[BaseModel]) -> str:
+    """A detail written for REST ("leave gpus= out", "deadline_days=2") with the option
+    names the CLI takes (--gpus, --deadline-days=2)."""
+    names = "|".join(sorted(model.model_fields, key=len, reverse=True))
+
+    def option(match: re.Match[str]) -> str:
+        flag = "--" + match[1].replace("_", "-")
+        return f"{flag}=" if match[2] else flag
+
+    text = re.sub(rf"(?<![\w-])({names})=(?=([\w.+-])?)", option, text)
+    return re.sub(rf"^({names}):", lambda m: "--" + m[1].replace("_", "-") + ":", text)
 
 
 @click.group(
@@ -209,14 +238,11 @@ def _question(
         try:
             query = model(**{k: v for k, v in params.items() if v is not None})
         except ValidationError as exc:
-            raise click.UsageError(_validation_message(exc)) from exc
+            raise OptionError(_validation_message(exc)) from exc
         try:
             document = build(query, _runtime(ctx))
         except QuestionError as error:
-            t = _reader(ctx)
-            names = ", ".join(error.suggestions)
-            hint = "\n" + t("did you mean: {names}", names=names) if error.suggestions else ""
-            raise click.ClickException(f"{error.detail}{hint}") from error
+            raise _question_failed(error, model) from error
         if as_json:
             click.echo(json.dumps(document, indent=2))
         else:
@@ -263,29 +289,36 @@ def gpus(ctx: click.Context, fmt: str, wide: bool) -> None:
 
 @cli.command(help="Current rental offers, with /offers' filters and order; all unless --limit.")
 @_options_from(OffersQuery, skip=("format", "limit", "offset"))
-@click.option("--limit", type=click.IntRange(1, PAGE_MAX), default=None, help="Print this many.")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Print this many.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table")
 @WIDE
 @click.pass_context
 def prices(ctx: click.Context, limit: int | None, fmt: str, wide: bool, **params: Any) -> None:
     given = {k: v for k, v in params.items() if v is not None}
-    try:
-        query = OffersQuery(**given, limit=limit or PAGE_MAX)
-    except ValidationError as exc:
-        raise click.UsageError(_validation_message(exc)) from exc
-    try:
-        document = offers_document(query, _runtime(ctx))
-    except QuestionError as error:
-        raise click.ClickException(error.detail) from error
-    docs = document["offers"]
+    runtime = _runtime(ctx)
+    docs: list[dict[str, Any]] = []
+    while True:  # /offers' pages, one after another: every offer asked for, not the first page
+        want = PAGE_MAX if limit is None else min(PAGE_MAX, limit - len(docs))
+        try:
+            query = OffersQuery(**given, limit=want, offset=len(docs))
+        except ValidationError as exc:
+            raise OptionError(_validation_message(exc)) from exc
+        try:
+            document = offers_document(query, runtime)
+        except QuestionError as error:
+            raise _question_failed(error, OffersQuery) from error
+        docs += document["offers"]
+        ended = not document["offers"] or len(docs) >= document["total"]
+        if ended or (limit is not None and len(docs) >= limit):
+            break
     if fmt == "json":  # JSON writes every control as \uXXXX already
         click.echo(json.dumps(docs, indent=2))
     elif fmt == "csv":
         click.echo(to_csv([_printable(doc) for doc in docs]), nl=False)
     else:
         click.echo(describe_offers(docs, _reader(ctx), _width(wide)))
-        if limit is None and document["total"] > len(docs):
-            click.echo(f"(the first {PAGE_MAX:,} of {document['total']:,}: narrow the filters)")
+        if len(docs) < document["total"]:
+            click.echo(f"(the first {len(docs):,} of {document['total']:,}; --limit chose them)")
 
 
 def _printable(doc: dict[str, Any]) -> dict[str, Any]:
@@ -296,8 +329,9 @@ def _printable(doc: dict[str, Any]) -> dict[str, Any]:
 @cli.command(help="Fetch prices now from the price sources.")
 @click.option("--provider", "names", multiple=True, help="Only this source (repeatable).")
 @click.option("--force", is_flag=True, help="Accept a run that drops many offers at once.")
+@WIDE
 @click.pass_context
-def refresh_command(ctx: click.Context, names: Sequence[str], force: bool) -> None:
+def refresh_command(ctx: click.Context, names: Sequence[str], force: bool, wide: bool) -> None:
     runtime = _runtime(ctx)
     adapters = build_adapters(runtime)
     unknown = sorted(set(names) - set(adapters))
@@ -308,16 +342,32 @@ def refresh_command(ctx: click.Context, names: Sequence[str], force: bool) -> No
     # Without --provider: the scheduled sources (BREAKEVEN_REFRESH_PROVIDERS).
     chosen = [adapters[n] for n in names] if names else scheduled_adapters(runtime)
 
+    width = _width(wide)
+
     def report(result: RunResult) -> None:
         bar.update(1)
-        click.echo(escape_lines(describe_result(result)), err=True)
+        click.echo(escape_lines(_one_line(describe_result(result), width)), err=True)
 
-    with click.progressbar(length=len(chosen), label="refreshing", file=sys.stderr) as bar:
-        results = refresh(
-            runtime.store, chosen, refresh_policy(runtime.settings), on_result=report, force=force
-        )
+    # One line per source, written here: the refresh's own warning of a failure (for the
+    # scheduler's log) would print it a second time through logging's last resort.
+    quiet = logging.NullHandler()
+    logging.getLogger("pricing").addHandler(quiet)
+    try:
+        with click.progressbar(length=len(chosen), label="refreshing", file=sys.stderr) as bar:
+            policy = refresh_policy(runtime.settings)
+            results = refresh(runtime.store, chosen, policy, on_result=report, force=force)
+    finally:
+        logging.getLogger("pricing").removeHandler(quiet)
+    click.echo(describe_outcome(results), err=True)
     if any(r.status == "failed" for r in results):
         ctx.exit(1)
+
+
+def _one_line(text: str, width: int | None) -> str:
+    """``text`` cut to the terminal's width, an ellipsis where it was cut (--wide: whole)."""
+    if width is None or len(text) <= width:
+        return text
+    return text[: max(width - 1, 1)] + "\N{HORIZONTAL ELLIPSIS}"
 
 
 refresh_command.name = "refresh"

@@ -70,14 +70,24 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
     t = t or translator(None)
     m = Asked(d)
     buy, a = d["buy"], d["assumptions"]
-    lines = [
+    compared = d["compared_with"]
+    lines = [  # the answer first: the verdict and where buying pays off, then the question
+        t(
+            "VERDICT: {verdict}, saving {savings:,.2f} {currency} in today's money (against "
+            "the cheapest {tier} rental)",
+            verdict=t("BUY") if d["verdict"] == "buy" else t("RENT"),
+            savings=m(d, "savings_usd"),
+            currency=m.code,
+            tier=compared["tier"],
+        ),
+        _breakeven_line(d, a["utilization"], m, t),
         t(
             "{hours:g} h of {workload} training on {gpus} x {gpu}",
             hours=d["hours"],
             workload=_word(d["workload"], t),
             gpus=buy["gpus"],
             gpu=d["gpu"],
-        )
+        ),
     ]
     lines += _work_line(d.get("work"), t)
     lines += [
@@ -139,7 +149,6 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
         ]
         for r in d["rent"]
     ]
-    compared = d["compared_with"]
     lines += [
         "",
         t(
@@ -149,19 +158,10 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
         ),
         table(header, rows, width, (t("speed"), t("b/e h"), t("region")), t),
         "",
-        t(
-            "VERDICT: {verdict}, saving {savings:,.2f} {currency} in today's money (against "
-            "the cheapest {tier} rental)",
-            verdict=t("BUY") if d["verdict"] == "buy" else t("RENT"),
-            savings=m(d, "savings_usd"),
-            currency=m.code,
-            tier=compared["tier"],
-        ),
     ]
     lines += _same_card(d, m, t)
     lines += _own_lines(d.get("own"), m, t)
     lines += _currency_lines(d, t)
-    lines.append(_breakeven_line(d, a["utilization"], m, t))
     lines += _notes(d, m, t)
     lines += ["", t("TIERS (the best of each way of renting, same work and deadline)")]
     tier_header = [t("tier"), t("provider"), t("product"), t("total {currency}", currency=m.code)]
@@ -188,8 +188,16 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
             stale=stale,
         )
     )
-    lines.append(t("Assumptions: ") + ", ".join(f"{k}={v}" for k, v in a.items()))
+    lines.append(t("Assumptions: ") + ", ".join(f"{k}={_setting(v)}" for k, v in a.items()))
     return fit([*lines, *_what_would_have_to_be_true(d, m, t)], width)
+
+
+def _setting(value: Any) -> str:
+    """An assumption as a person reads it: a float to four significant digits (a selling
+    fee of 0.1366, not 0.13661538461538464), the rest as given."""
+    if not isinstance(value, float):
+        return str(value)
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"
 
 
 def _same_card(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:

@@ -66,6 +66,22 @@ def describe_result(result: RunResult) -> str:
         line += f", {result.dropped} impossible prices dropped"
     if result.suspect:
         line += f", {result.suspect} flagged suspect"
-    if result.error:
-        line += f" ({result.error})"
-    return f"{line} in {result.seconds:.1f}s"
+    line += f" in {result.seconds:.1f}s"
+    # the reason last: a terminal cuts a long one at its width (breakeven refresh --wide)
+    return f"{line} ({result.error})" if result.error else line
+
+
+def describe_outcome(results: Iterable[RunResult]) -> str:
+    """A whole refresh in one line: how many sources failed, and that the catalog keeps
+    the last prices of those (a failed source never takes them down)."""
+    done = list(results)
+    failed = sum(r.status == "failed" for r in done)
+    ok = sum(r.status == "ok" for r in done)
+    skipped = len(done) - failed - ok
+    counts = f"{ok} ok, {skipped} skipped"
+    if failed:
+        return (
+            f"{failed} of {len(done)} sources failed ({counts}); the catalog keeps their "
+            "last prices"
+        )
+    return f"no source failed ({counts} of {len(done)})"
