@@ -6,7 +6,7 @@ from pricing.offer import PricingModel
 from pricing.store import utcnow
 from tests.helpers import offer
 
-QUESTION = "/breakeven?gpu=rtx3090&hours=500&providers=custom,aws"
+QUESTION = "/breakeven?detail=full&gpu=rtx3090&hours=500&providers=custom,aws"
 
 
 def test_a_repeated_question_is_remembered_and_answered_the_same(app, client) -> None:  # type: ignore[no-untyped-def]

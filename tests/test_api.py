@@ -13,7 +13,7 @@ PROBLEM = "application/problem+json"
 
 
 def test_breakeven_answers_from_the_bundled_snapshot(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx3090&hours=500")
+    response = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500")
     assert response.status_code == 200
     body = response.get_json()
     assert body["gpu"] == "rtx3090" and body["workload"] == "transformer"
@@ -54,14 +54,18 @@ def test_breakeven_answers_from_the_bundled_snapshot(client) -> None:  # type: i
 
 
 def test_parameters_change_the_answer(client) -> None:  # type: ignore[no-untyped-def]
-    base = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
-    dear = client.get("/breakeven?gpu=rtx3090&hours=500&electricity=0.5&host_cost=0").get_json()
+    base = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
+    dear = client.get(
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&electricity=0.5&host_cost=0"
+    ).get_json()
     assert dear["assumptions"]["electricity"] == 0.5
     assert dear["buy"]["energy_usd"] > base["buy"]["energy_usd"]
     assert dear["buy"]["host_usd"] == 0
-    spot = client.get("/breakeven?gpu=3090&hours=500&pricing=spot&workload=cnn").get_json()
+    spot = client.get(
+        "/breakeven?detail=full&gpu=3090&hours=500&pricing=spot&workload=cnn"
+    ).get_json()
     assert {r["pricing"] for r in spot["rent"]} == {"spot"}
-    aws = client.get("/breakeven?gpu=rtx4090&hours=500&providers=aws&top=2").get_json()
+    aws = client.get("/breakeven?detail=full&gpu=rtx4090&hours=500&providers=aws&top=2").get_json()
     assert {r["provider"] for r in aws["rent"]} == {"aws"} and len(aws["rent"]) == 2
 
 
@@ -87,7 +91,7 @@ def test_parameters_change_the_answer(client) -> None:  # type: ignore[no-untype
     ],
 )
 def test_bad_input_is_a_problem_document_naming_the_parameter(client, query, parameter) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?{query}")
+    response = client.get(f"/breakeven?detail=full&{query}")
     assert response.status_code == 400
     assert response.mimetype == PROBLEM
     body = response.get_json()
@@ -97,7 +101,7 @@ def test_bad_input_is_a_problem_document_naming_the_parameter(client, query, par
 
 
 def test_unknown_gpu_is_404_with_closest_ids(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx3095&hours=500")
+    response = client.get("/breakeven?detail=full&gpu=rtx3095&hours=500")
     assert response.status_code == 404 and response.mimetype == PROBLEM
     body = response.get_json()
     assert "rtx3090" in body["suggestions"]
@@ -105,17 +109,17 @@ def test_unknown_gpu_is_404_with_closest_ids(client) -> None:  # type: ignore[no
 
 
 def test_no_matching_rental_is_422(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx3090&hours=500&providers=nobody")
+    response = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&providers=nobody")
     assert response.status_code == 422 and response.mimetype == PROBLEM
     assert response.get_json()["type"].endswith("no-matching-offers")
 
 
 def test_card_without_price_asks_for_one(client) -> None:  # type: ignore[no-untyped-def]
     # the A10: no dated price of the card alone was found (hardware/data/README.md)
-    response = client.get("/breakeven?gpu=a10&hours=500")
+    response = client.get("/breakeven?detail=full&gpu=a10&hours=500")
     assert response.status_code == 422
     assert response.get_json()["errors"][0]["parameter"] == "price"
-    assert client.get("/breakeven?gpu=a10&hours=500&price=3000").status_code == 200
+    assert client.get("/breakeven?detail=full&gpu=a10&hours=500&price=3000").status_code == 200
 
 
 def test_gpus_lists_specs_prices_and_sourced_throughput(client) -> None:  # type: ignore[no-untyped-def]

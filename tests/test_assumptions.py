@@ -88,7 +88,9 @@ def test_the_definition_is_complete() -> None:
 def test_a_value_outside_the_bounds_is_a_400_naming_the_parameter(client, name: str) -> None:  # type: ignore[no-untyped-def]
     _, outside = edges(name)
     for value in [*outside, "nan", "x"]:
-        response = client.get(f"/breakeven?gpu=rtx3090&hours=500&{name}={value!r}".replace("'", ""))
+        response = client.get(
+            f"/breakeven?detail=full&gpu=rtx3090&hours=500&{name}={value!r}".replace("'", "")
+        )
         assert response.status_code == 400, (name, value)
         problem = response.get_json()
         assert problem["errors"][0]["parameter"] == name, (name, value)
@@ -152,7 +154,7 @@ def test_answers_echo_every_assumption_at_its_default(client, hardware) -> None:
     650 USD) sits in a desktop (hosts.csv) at home (residential power, no site costs),
     resells for what it cost less eBay's fee and along the consumer used-price curve
     (resale.csv), discounted at 10 % a year (ownership.csv)."""
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     echoed = answer["assumptions"]
     fee = (0.136 * 650 + 0.40) / 650
     from_data = {
@@ -183,8 +185,11 @@ def test_a_setting_moves_the_default_and_a_query_moves_it_again(tmp_path: Path) 
 
     app = create_app(Settings(data_dir=tmp_path, pue=1.5, catalog_check_seconds=0))
     client = app.test_client()
-    assert client.get("/breakeven?gpu=rtx3090&hours=500").get_json()["assumptions"]["pue"] == 1.5
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500&pue=1.2").get_json()
+    assert (
+        client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()["assumptions"]["pue"]
+        == 1.5
+    )
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&pue=1.2").get_json()
     assert answer["assumptions"]["pue"] == 1.2
     app.extensions["breakeven"].store.dispose()
 

@@ -276,7 +276,7 @@ def test_refresh_with_credentials_stores_on_demand_and_spot(fake, settings, app)
     bands = {(o["product"], o["zone"]): o["interruption"] for o in offers if o["pricing"] == "spot"}
     assert bands[("p4d.24xlarge", "us-east-1a")] == "10-15%"
     assert "bundled" not in {o["source"] for o in offers}
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500&providers=aws").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&providers=aws").get_json()
     assert all(r["provider"] == "aws" for r in answer["rent"])
     assert {r["product"] for r in answer["rent"]} >= {"p4d.24xlarge", "g6e.12xlarge"}
     assert any("Price List Query API" in source_of(answer, r) for r in answer["rent"])
@@ -333,7 +333,7 @@ def test_a_spot_offers_overhead_follows_its_interruption_band(fake, settings, ap
     assert result.exit_code == 0, result.output
     answer = (
         app.test_client()
-        .get("/breakeven?gpu=rtx3090&hours=100&providers=aws&pricing=spot&top=50")
+        .get("/breakeven?detail=full&gpu=rtx3090&hours=100&providers=aws&pricing=spot&top=50")
         .get_json()
     )
     lines = {r["region"]: r for r in answer["rent"] if r["product"] == "g5.xlarge"}
@@ -348,7 +348,7 @@ def test_a_spot_offers_overhead_follows_its_interruption_band(fake, settings, ap
     assert "Spot Instance Advisor band <5%" in west_line["interruption"]["basis"]
     unbanded = (
         app.test_client()
-        .get("/breakeven?gpu=rtx3090&hours=100&providers=azure&pricing=spot")
+        .get("/breakeven?detail=full&gpu=rtx3090&hours=100&providers=azure&pricing=spot")
         .get_json()["rent"][0]
     )
     assert unbanded["interruption"] == {

@@ -344,7 +344,7 @@ def test_an_azure_band_costs_its_hourly_chance_times_the_lost_work_n_times_on_n(
 
     def nd96(query: str) -> dict:  # type: ignore[type-arg]
         answer = client.get(
-            f"/breakeven?gpu=h100-sxm&hours=1000&providers=azure&pricing=spot&top=100{query}"
+            f"/breakeven?detail=full&gpu=h100-sxm&hours=1000&providers=azure&pricing=spot&top=100{query}"
         ).get_json()
         (line,) = [r for r in answer["rent"] if r["product"] == "Standard_ND96isr_H100_v5"]
         return line

@@ -273,7 +273,7 @@ REVIEWED = [
 
 @pytest.mark.parametrize(("filters", "blamed"), REVIEWED)
 def test_the_reviews_empty_filters_are_named_over_http(client, filters: str, blamed) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?gpu=rtx3090&hours=500&{filters}")
+    response = client.get(f"/breakeven?detail=full&gpu=rtx3090&hours=500&{filters}")
     assert response.status_code == 422
     body = response.get_json()
     assert body["errors"][0]["parameter"] == blamed[0]  # was gpu, for each of them

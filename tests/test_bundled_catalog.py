@@ -248,7 +248,7 @@ def test_bundled_aws_spot_rows_carry_their_band_and_n_instances_pay_it_n_times(
 
     def p5(query: str) -> dict:  # type: ignore[type-arg]
         answer = client.get(
-            f"/breakeven?gpu=h100-sxm&hours=1000&providers=aws&pricing=spot&top=100{query}"
+            f"/breakeven?detail=full&gpu=h100-sxm&hours=1000&providers=aws&pricing=spot&top=100{query}"
         ).get_json()
         (line,) = [
             r for r in answer["rent"] if (r["product"], r["region"]) == ("p5.48xlarge", "us-east-1")

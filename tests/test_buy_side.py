@@ -143,26 +143,28 @@ def test_the_shipped_hosts_grow_with_the_cards(hardware: Hardware) -> None:
     [("host_cost", "-1"), ("host_watts", "1e9"), ("resale", "1.5"), ("depreciation", "1")],
 )
 def test_bad_buy_side_values_are_a_400_naming_them(client, name: str, value: str) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?gpu=rtx3090&hours=500&{name}={value}")
+    response = client.get(f"/breakeven?detail=full&gpu=rtx3090&hours=500&{name}={value}")
     assert response.status_code == 400
     assert response.get_json()["errors"][0]["parameter"] == name
 
 
 def test_price_basis_picks_a_sourced_price_and_says_which(client) -> None:  # type: ignore[no-untyped-def]
-    default = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    default = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     assert default["assumptions"]["price_basis"] == "used"
     assert default["buy"]["price_source"].startswith("used price")
-    launch = client.get("/breakeven?gpu=rtx3090&hours=500&price_basis=launch").get_json()
+    launch = client.get(
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&price_basis=launch"
+    ).get_json()
     assert (launch["assumptions"]["price"], launch["assumptions"]["price_basis"]) == (
         1499.0,
         "launch",
     )
-    given = client.get("/breakeven?gpu=rtx3090&hours=500&price=1000").get_json()
+    given = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&price=1000").get_json()
     assert given["assumptions"]["price_basis"] == "given"
 
 
 def test_a_basis_with_no_sourced_price_is_a_422_naming_the_ones_there_are(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx3090&hours=500&price_basis=new")
+    response = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&price_basis=new")
     assert response.status_code == 422
     problem = response.get_json()
     assert problem["errors"][0]["parameter"] == "price_basis"
@@ -171,7 +173,7 @@ def test_a_basis_with_no_sourced_price_is_a_422_naming_the_ones_there_are(client
 
 @pytest.mark.parametrize("value", ["old", "", "NEW"])
 def test_a_bad_price_basis_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?gpu=rtx3090&hours=500&price_basis={value}")
+    response = client.get(f"/breakeven?detail=full&gpu=rtx3090&hours=500&price_basis={value}")
     assert response.status_code == 400
     assert response.get_json()["errors"][0]["parameter"] == "price_basis"
 

@@ -60,7 +60,7 @@ def test_every_line_fits_80_columns_and_wide_keeps_them_whole(invoke, args) -> N
 def test_at_80_columns_the_figures_stay_whole(invoke, client) -> None:  # type: ignore[no-untyped-def]
     """Columns left out are named, names are cut with an ellipsis, figures never are."""
     text = invoke("quote", "--gpu", "rtx3090", "--hours", "500").output
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     for rental in answer["rent"]:
         assert f"{rental['total_usd']:,.2f}" in text
         assert f"{rental['usd_per_hour']:.4f}" in text
@@ -70,7 +70,7 @@ def test_at_80_columns_the_figures_stay_whole(invoke, client) -> None:  # type: 
 
 def test_quote_says_what_the_same_card_costs_rented(invoke, client) -> None:  # type: ignore[no-untyped-def]
     text = invoke("quote", "--gpu", "rtx3090", "--hours", "500", "--wide").output
-    same = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()["same_card"]
+    same = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()["same_card"]
     c = same["cheapest"]
     assert (
         f"SAME CARD: {c['count']} x rtx3090 on {c['provider']} ({c['market']}, {c['region']}) "
@@ -157,7 +157,7 @@ def test_never_pays_off_says_the_answers_reason_with_its_figures(client) -> None
     The answer's figures add up, and the CLI and the dashboard say what the answer says."""
     from service.cli.text import describe_quote
 
-    d = client.get("/breakeven?gpu=a100-80gb&gpus=8&hours=500").get_json()
+    d = client.get("/breakeven?detail=full&gpu=a100-80gb&gpus=8&hours=500").get_json()
     assert d["payoff"] == "never" and d["breakeven"] is None
     why, model = d["never_because"], d["buy"]["model"]
     running = model["energy_usd_per_hour"] + model["site_usd_per_hour"]
@@ -172,9 +172,9 @@ def test_never_pays_off_says_the_answers_reason_with_its_figures(client) -> None
     never = next(line for line in text.splitlines() if line.startswith("Buying never"))
     assert "only" in never and "electricity" not in never
     # a rental under the running costs: the other reason
-    dear = client.get("/breakeven?gpu=rtx3090&hours=500&electricity=5").get_json()
+    dear = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&electricity=5").get_json()
     assert dear["never_because"]["reason"] == "running"
     assert dear["never_because"]["margin_usd_per_hour"] <= 0
     assert "no more than owning's power and site" in describe_quote(dear)
-    paying = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    paying = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     assert paying["payoff"] != "never" and paying["never_because"] is None

@@ -58,7 +58,7 @@ def test_breakeven_answers_with_colab_offers(settings, app) -> None:  # type: ig
     env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
     result = CliRunner().invoke(cli, ["refresh", "--provider", "colab"], env=env)
     assert result.exit_code == 0, result.output
-    asked = "/breakeven?gpu=rtx3090&hours=100&providers=colab&pricing=compute_units"
+    asked = "/breakeven?detail=full&gpu=rtx3090&hours=100&providers=colab&pricing=compute_units"
     answer = app.test_client().get(asked).get_json()
     rates = {f"{r.runtime} runtime": r for r in load_rates() if r.as_of == "2026-03-10"}
     assert answer["rent"]

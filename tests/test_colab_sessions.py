@@ -93,7 +93,7 @@ def test_the_answer_says_when_a_job_outgrows_the_plan(client) -> None:  # type: 
     """5,000 h of RTX 3090 work on Colab: every line names its sessions, and units past
     Pro+'s 500 a month are called out."""
     answer = client.get(
-        "/breakeven?gpu=rtx3090&hours=5000&providers=colab&pricing=compute_units"
+        "/breakeven?detail=full&gpu=rtx3090&hours=5000&providers=colab&pricing=compute_units"
     ).get_json()
     for line in answer["rent"]:
         sessions = line["sessions"]
@@ -103,16 +103,18 @@ def test_the_answer_says_when_a_job_outgrows_the_plan(client) -> None:  # type: 
         assert sessions["count"] > 1 and sessions["exceeds_monthly_plan"]
         assert "more than Colab Pro+'s 500 a month" in sessions["note"]
     small = client.get(
-        "/breakeven?gpu=rtx3090&hours=5&providers=colab&pricing=compute_units"
+        "/breakeven?detail=full&gpu=rtx3090&hours=5&providers=colab&pricing=compute_units"
     ).get_json()
     assert all(not line["sessions"]["exceeds_monthly_plan"] for line in small["rent"])
     assert all(line["sessions"]["count"] == 1 for line in small["rent"])
-    others = client.get("/breakeven?gpu=rtx3090&hours=5&providers=aws&pricing=any").get_json()
+    others = client.get(
+        "/breakeven?detail=full&gpu=rtx3090&hours=5&providers=aws&pricing=any"
+    ).get_json()
     assert all(line["sessions"] is None for line in others["rent"])
 
 
 @pytest.mark.parametrize("value", ["-1", "101", "x"])
 def test_a_bad_restart_hours_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?gpu=rtx3090&hours=5&restart_hours={value}")
+    response = client.get(f"/breakeven?detail=full&gpu=rtx3090&hours=5&restart_hours={value}")
     assert response.status_code == 400
     assert response.get_json()["errors"][0]["parameter"] == "restart_hours"

@@ -199,7 +199,7 @@ def test_the_cheapest_rental_is_the_cheapest_in_todays_money() -> None:
 def test_every_answer_gives_each_tier_and_names_the_headlines(client) -> None:  # type: ignore[no-untyped-def]
     """By default the headline is capacity one can count on; the interruptible tiers stand
     beside it with their risk, and pricing=any makes the cheapest of all the headline."""
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     assert [t["tier"] for t in answer["tiers"]] == list(TIER_NAMES)
     compared = answer["compared_with"]
     assert compared["pricing"] == "dependable" and not compared["interruptible"]
@@ -225,7 +225,7 @@ def test_every_answer_gives_each_tier_and_names_the_headlines(client) -> None:  
     # the headline is the cheapest of the tiers it admits
     admitted = [t for t in answer["tiers"] if not t["interruptible"]]
     assert answer["rent"][0]["total_usd"] == min(t["total_usd"] for t in admitted)
-    anyway = client.get("/breakeven?gpu=rtx3090&hours=500&pricing=any").get_json()
+    anyway = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&pricing=any").get_json()
     assert anyway["rent"][0]["total_usd"] == min(t["total_usd"] for t in anyway["tiers"])
     cheapest = min(anyway["tiers"], key=lambda t: t["total_usd"])
     assert anyway["compared_with"]["tier"] == cheapest["tier"]
@@ -233,7 +233,7 @@ def test_every_answer_gives_each_tier_and_names_the_headlines(client) -> None:  
 
 @pytest.mark.parametrize("value", ["reserved", "spto", "", "on_demand,spot"])
 def test_a_bad_pricing_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
-    for path in ("/breakeven?gpu=rtx3090&hours=500", "/rank?gpu=rtx3090"):
+    for path in ("/breakeven?detail=full&gpu=rtx3090&hours=500", "/rank?gpu=rtx3090"):
         response = client.get(f"{path}&pricing={value}")
         assert response.status_code == 400, (path, value)
         assert response.get_json()["errors"][0]["parameter"] == "pricing"

@@ -76,6 +76,7 @@ def test_an_offer_costs_the_same_per_reference_hour_on_every_endpoint(
     assert ranked, "the twenty cheap rentals lead the ranking"
 
     query = {**base, "hours": 500, **asked, "providers": "custom", "top": 100, "pricing": "any"}
+    query["detail"] = "full"  # every listed rental
     answer = twenty.get("/breakeven", query_string=query).get_json()
     rented = _by_product(answer["rent"])
     assert rented, answer

@@ -13,7 +13,7 @@ def test_each_end_is_the_job_at_the_spreads_hours(client) -> None:  # type: igno
     """fewer and more: the predicted hours over the P90 and the P10 ratio; the buy side at
     those hours is what /breakeven answers for the same card and that much work stated in
     hours, and the rental's cost grows with the hours."""
-    body = client.get(f"/breakeven?{JOB}&tokens=1e9").get_json()
+    body = client.get(f"/breakeven?detail=full&{JOB}&tokens=1e9").get_json()
     spread, work = body["cost_spread"], body["work"]
     low, high = work["hours_spread"]
     assert spread["ratios"] == [low, high]
@@ -25,7 +25,7 @@ def test_each_end_is_the_job_at_the_spreads_hours(client) -> None:  # type: igno
     for end in ("fewer", "more"):
         at = spread[end]
         stated = client.get(
-            f"/breakeven?gpu=rtx4090&hours={at['hours']!r}&memory={work['memory_gb']!r}"
+            f"/breakeven?detail=full&gpu=rtx4090&hours={at['hours']!r}&memory={work['memory_gb']!r}"
         ).get_json()
         assert at["buy_usd"] == pytest.approx(stated["buy"]["present_usd"], rel=1e-9), end
         assert at["verdict"] == ("buy" if at["buy_usd"] < at["rent_usd"] else "rent")
@@ -35,7 +35,7 @@ def test_the_summary_says_where_the_verdict_turns(client) -> None:  # type: igno
     """1e10 tokens of LoRA on a 4090: renting wins as predicted, buying if the job takes as
     long as the slow end of the spread; the summary says so with both sides' money. 1e9
     tokens: no end turns it, and the summary is silent about it."""
-    turning = client.get(f"/breakeven?{JOB}&tokens=1e10").get_json()
+    turning = client.get(f"/breakeven?detail=full&{JOB}&tokens=1e10").get_json()
     spread = turning["cost_spread"]
     assert turning["verdict"] == "rent" and spread["flips"]
     assert spread["more"]["verdict"] == "buy"
@@ -44,10 +44,12 @@ def test_the_summary_says_where_the_verdict_turns(client) -> None:  # type: igno
         f"buying costs less ({slow['buy_usd']:,.2f} USD to buy, {slow['rent_usd']:,.2f} USD to "
         "rent)"
     ) in turning["summary"]
-    quiet = client.get(f"/breakeven?{JOB}&tokens=1e9").get_json()
+    quiet = client.get(f"/breakeven?detail=full&{JOB}&tokens=1e9").get_json()
     assert not quiet["cost_spread"]["flips"]
     assert "turns within the spread" not in quiet["summary"]
 
 
 def test_hours_stated_have_no_spread_of_hours(client) -> None:  # type: ignore[no-untyped-def]
-    assert client.get("/breakeven?gpu=rtx3090&hours=500").get_json()["cost_spread"] is None
+    assert (
+        client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()["cost_spread"] is None
+    )

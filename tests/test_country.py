@@ -7,7 +7,7 @@ import pytest
 
 from hardware.tariffs import COUNTRIES, Tariff, Tariffs
 
-STUDENT = "/breakeven?gpu=rtx4090&model=llama-3-8b&tokens=2e9&method=lora&seq_len=2048"
+STUDENT = "/breakeven?detail=full&gpu=rtx4090&model=llama-3-8b&tokens=2e9&method=lora&seq_len=2048"
 
 
 def test_a_sector_without_a_figure_falls_back_and_says_so() -> None:
@@ -48,7 +48,7 @@ def test_the_students_question_in_yuan_with_beijings_tariff(client, app) -> None
 
 
 def test_chinas_clouds_are_left_out_unless_asked_from_china_or_named(client) -> None:  # type: ignore[no-untyped-def]
-    url = "/breakeven?gpu=rtx4090&hours=500&pricing=any&top=100"
+    url = "/breakeven?detail=full&gpu=rtx4090&hours=500&pricing=any&top=100"
     assert "autodl" not in {line["provider"] for line in client.get(url).get_json()["rent"]}
     named = client.get(url + "&providers=autodl").get_json()["rent"]
     assert named and {line["provider"] for line in named} == {"autodl"}
@@ -63,11 +63,15 @@ def test_an_office_in_germany_pays_germanys_non_household_tariff(client, app) ->
     """Eurostat's band IC, excluding VAT: Germany 2024-S2, EUR 0.2359 per kWh (no 2025
     German figure was found; the EU27 average stood in before)."""
     per_usd = app.extensions["breakeven"].fx.rate("EUR").per_usd
-    body = client.get("/breakeven?gpu=rtx4090&hours=500&country=DE&site=office").get_json()
+    body = client.get(
+        "/breakeven?detail=full&gpu=rtx4090&hours=500&country=DE&site=office"
+    ).get_json()
     assert body["fx"]["currency"] == "EUR"
     assert (body["tariff"]["sector"], body["tariff"]["region"]) == ("commercial", "national")
     assert body["tariff"]["usd_per_kwh"] == pytest.approx(0.2359 / per_usd)
-    colo = client.get("/breakeven?gpu=rtx4090&hours=500&country=DE&site=colo").get_json()
+    colo = client.get(
+        "/breakeven?detail=full&gpu=rtx4090&hours=500&country=DE&site=colo"
+    ).get_json()
     assert "no industrial figure was found" in colo["tariff"]["note"]
 
 
@@ -82,15 +86,15 @@ def test_a_stated_tariff_wins_and_is_in_the_countrys_currency(client, app) -> No
 
 
 def test_the_united_states_changes_nothing(client) -> None:  # type: ignore[no-untyped-def]
-    plain = client.get("/breakeven?gpu=rtx4090&hours=500").get_json()
-    us = client.get("/breakeven?gpu=rtx4090&hours=500&country=US").get_json()
+    plain = client.get("/breakeven?detail=full&gpu=rtx4090&hours=500").get_json()
+    us = client.get("/breakeven?detail=full&gpu=rtx4090&hours=500&country=US").get_json()
     assert us["tariff"] is None and us["fx"]["currency"] == "USD"
     assert us["buy"] == plain["buy"] and us["rent"] == plain["rent"]
 
 
 @pytest.mark.parametrize("value", ["cn", "FR", "CHN", "1"])
 def test_a_bad_country_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
-    for path in ("/breakeven?gpu=rtx4090&hours=500", "/rank?hours=100"):
+    for path in ("/breakeven?detail=full&gpu=rtx4090&hours=500", "/rank?hours=100"):
         response = client.get(f"{path}&country={value}")
         assert response.status_code == 400, response.get_json()
         assert response.get_json()["errors"][0]["parameter"] == "country"
@@ -133,7 +137,7 @@ def test_the_readmes_example_in_both_languages_is_what_the_service_answers(clien
 def test_a_state_sets_its_own_tariff_for_the_sites_sector(client) -> None:  # type: ignore[no-untyped-def]
     """California at home pays EIA's 2023 residential average, 29.51 cents; in colocation
     the industrial one, 18.64; the national default (no state) is the site's own."""
-    url = "/breakeven?gpu=rtx4090&hours=3000"
+    url = "/breakeven?detail=full&gpu=rtx4090&hours=3000"
     home = client.get(url + "&state=CA").get_json()
     assert (home["tariff"]["state"], home["tariff"]["sector"]) == ("CA", "residential")
     assert home["assumptions"]["electricity"] == pytest.approx(0.2951)
@@ -156,10 +160,13 @@ def test_a_state_sets_its_own_tariff_for_the_sites_sector(client) -> None:  # ty
 
 def test_a_state_outside_the_united_states_is_a_400_naming_it(client) -> None:  # type: ignore[no-untyped-def]
     for query, parameter in (("state=CA&country=CN", "state"), ("state=ZZ", "state")):
-        response = client.get(f"/breakeven?gpu=rtx4090&hours=10&{query}")
+        response = client.get(f"/breakeven?detail=full&gpu=rtx4090&hours=10&{query}")
         assert response.status_code == 400
         assert response.get_json()["errors"][0]["parameter"] == parameter
-    assert client.get("/breakeven?gpu=rtx4090&hours=10&state=WA&country=US").status_code == 200
+    assert (
+        client.get("/breakeven?detail=full&gpu=rtx4090&hours=10&state=WA&country=US").status_code
+        == 200
+    )
 
 
 def test_the_tariffs_file_has_the_states_a_question_may_name(hardware) -> None:  # type: ignore[no-untyped-def]

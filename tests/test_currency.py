@@ -81,8 +81,8 @@ def test_a_cny_answer_is_the_dollar_answer_at_the_rate(client, app) -> None:  # 
     names the rate, its day and source, and says it is old (the bundled rates end
     2026-04-13, months before any test runs)."""
     per_usd = app.extensions["breakeven"].fx.rate("CNY").per_usd
-    dollars = client.get("/breakeven?gpu=rtx4090&hours=500").get_json()
-    yuan = client.get("/breakeven?gpu=rtx4090&hours=500&currency=CNY").get_json()
+    dollars = client.get("/breakeven?detail=full&gpu=rtx4090&hours=500").get_json()
+    yuan = client.get("/breakeven?detail=full&gpu=rtx4090&hours=500&currency=CNY").get_json()
     fx = yuan["fx"]
     assert (fx["currency"], fx["as_of"], fx["per_usd"]) == ("CNY", "2026-04-13", per_usd)
     assert fx["stale"] is True and fx["age_days"] > 200 and "days old (STALE" in fx["note"]
@@ -99,10 +99,11 @@ def test_amounts_stated_in_yuan_are_turned_into_dollars(client, app) -> None:  #
     question at 12,999 / rate and 0.6 / rate."""
     per_usd = app.extensions["breakeven"].fx.rate("CNY").per_usd
     yuan = client.get(
-        "/breakeven?gpu=rtx4090&hours=2000&price=12999&electricity=0.6&currency=CNY"
+        "/breakeven?detail=full&gpu=rtx4090&hours=2000&price=12999&electricity=0.6&currency=CNY"
     ).get_json()
     dollars = client.get(
-        f"/breakeven?gpu=rtx4090&hours=2000&price={12999 / per_usd!r}&electricity={0.6 / per_usd!r}"
+        f"/breakeven?detail=full&"
+        f"gpu=rtx4090&hours=2000&price={12999 / per_usd!r}&electricity={0.6 / per_usd!r}"
     ).get_json()
     assert yuan["buy"]["total_usd"] == pytest.approx(dollars["buy"]["total_usd"])
     assert yuan["fx"]["inputs"]["price"] == {
@@ -125,7 +126,7 @@ def test_rank_in_yuan_converts_the_budget_and_the_work_per_yuan(client, app) -> 
 
 @pytest.mark.parametrize("value", ["cny", "US", "CNYY", "XYZ", "BRL"])
 def test_a_bad_currency_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
-    for path in ("/breakeven?gpu=rtx4090&hours=500", "/rank?hours=100"):
+    for path in ("/breakeven?detail=full&gpu=rtx4090&hours=500", "/rank?hours=100"):
         response = client.get(f"{path}&currency={value}")
         body = response.get_json()
         assert response.status_code == 400, body
@@ -146,11 +147,11 @@ def test_a_server_priced_in_won_passes_and_a_dollar_price_past_the_bound_does_no
     """The parser bounds amounts in any currency; the dollar bounds hold once converted:
     an 8-GPU server at 450 million won (about 310,000 USD) is asked, 2e8 USD is not."""
     won = client.get(
-        "/breakeven?gpu=h100-sxm&hours=20000&price=56250000&gpus=8&currency=KRW"
+        "/breakeven?detail=full&gpu=h100-sxm&hours=20000&price=56250000&gpus=8&currency=KRW"
     ).get_json()
     assert won["fx"]["inputs"]["price"]["given"] == 56250000
     assert won["buy"]["purchase_usd"] == pytest.approx(won["fx"]["inputs"]["price"]["usd"] * 8)
-    too_much = client.get("/breakeven?gpu=h100-sxm&hours=500&price=2e8")
+    too_much = client.get("/breakeven?detail=full&gpu=h100-sxm&hours=500&price=2e8")
     assert too_much.status_code == 400
     assert too_much.get_json()["errors"][0]["parameter"] == "price"
     assert "2e+08 USD past its bound in dollars (<= 100,000,000)" in too_much.get_json()["detail"]

@@ -13,7 +13,7 @@ DASHBOARD = Path(__file__).parent.parent / "service" / "http" / "static" / "dash
 
 
 def test_the_breakeven_is_a_point_of_both_curves(client) -> None:  # type: ignore[no-untyped-def]
-    body = client.get("/breakeven?gpu=rtx4090&hours=2000&workload=cnn").get_json()
+    body = client.get("/breakeven?detail=full&gpu=rtx4090&hours=2000&workload=cnn").get_json()
     curves, be = body["curves"], body["breakeven"]
     assert be is not None and be["within_life"]
     i = curves["hours"].index(curves["breakeven_hours"])
@@ -28,7 +28,7 @@ def test_the_breakeven_is_a_point_of_both_curves(client) -> None:  # type: ignor
 
 
 def test_buying_steps_up_where_a_new_set_of_cards_is_bought(client) -> None:  # type: ignore[no-untyped-def]
-    body = client.get("/breakeven?gpu=rtx3090&hours=3e4").get_json()
+    body = client.get("/breakeven?detail=full&gpu=rtx3090&hours=3e4").get_json()
     assert body["buy"]["replacements"] == 1
     curves, model = body["curves"], body["buy"]["model"]
     life = model["life_hours"]

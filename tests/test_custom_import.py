@@ -89,7 +89,18 @@ def test_imported_offer_is_quoted_by_breakeven(tmp_path, env) -> None:  # type: 
     _import(tmp_path, env, "colo,us,rtx3090,1,on_demand,0.05\n")
     result = CliRunner().invoke(
         cli,
-        ["quote", "--gpu", "rtx3090", "--hours", "100", "--providers", "custom", "--json"],
+        [
+            "quote",
+            "--gpu",
+            "rtx3090",
+            "--hours",
+            "100",
+            "--providers",
+            "custom",
+            "--json",
+            "--detail",
+            "full",
+        ],
         env=env,
     )
     assert result.exit_code == 0, result.output

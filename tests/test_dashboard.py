@@ -102,7 +102,7 @@ def test_calculator_marks_the_breakeven_that_the_api_reports(page: Page, base_ur
     page.press("#calc-form input[name=hours]", "Enter")  # the keyboard submits the form
     expect(page.locator("#verdict")).to_contain_text("rtx4090")
     api = requests.get(
-        f"{base_url}/breakeven?gpu=rtx4090&hours=2000&workload=cnn", timeout=10
+        f"{base_url}/breakeven?detail=full&gpu=rtx4090&hours=2000&workload=cnn", timeout=10
     ).json()
     datasets = "window.breakevenCharts.calc.data.datasets"
     marker = page.evaluate(f"{datasets}.find(d => d.label === 'Break-even').data[0]")
@@ -140,7 +140,7 @@ def test_calculator_shows_the_left_out_offer_and_takes_platforms_life_and_memory
     page.fill("#calc-form input[name=gpu]", "rtx3090")
     page.fill("#calc-form input[name=hours]", "500")
     page.press("#calc-form input[name=hours]", "Enter")
-    api = requests.get(f"{base_url}/breakeven?gpu=rtx3090&hours=500", timeout=10).json()
+    api = requests.get(f"{base_url}/breakeven?detail=full&gpu=rtx3090&hours=500", timeout=10).json()
     best = api["left_out"]["best"]
     left_out = page.locator("#left-out")
     platforms = ", ".join(api["left_out"]["platforms"])
@@ -157,7 +157,7 @@ def test_calculator_shows_the_left_out_offer_and_takes_platforms_life_and_memory
     page.press("#calc-form input[name=hours]", "Enter")
     expect(page.locator("#gates")).to_contain_text("40 GB in all")
     asked = requests.get(
-        f"{base_url}/breakeven?gpu=rtx3090&hours=500&gpus=2&platforms=all"
+        f"{base_url}/breakeven?detail=full&gpu=rtx3090&hours=500&gpus=2&platforms=all"
         "&lifetime_years=2&total_memory=40",
         timeout=10,
     ).json()
@@ -181,7 +181,8 @@ def test_calculator_takes_the_job_described_and_shows_its_work(page: Page, base_
     page.select_option("#calc-form select[name=method]", "lora")
     page.click("#calc-form button[type=submit]")
     api = requests.get(
-        f"{base_url}/breakeven?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora", timeout=10
+        f"{base_url}/breakeven?detail=full&gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora",
+        timeout=10,
     ).json()
     work = page.locator("#work")
     expect(work).to_contain_text("lora training of llama-3-8b on 1e+09 tokens")
@@ -214,7 +215,7 @@ def test_the_calculator_takes_steady_work_and_a_deadline(page: Page, base_url: s
     page.fill("#calc-form input[name=months]", "24")
     page.click("#calc-form button[type=submit]")
     api = requests.get(
-        f"{base_url}/breakeven?gpu=rtx3090&hours_per_month=200&months=24", timeout=10
+        f"{base_url}/breakeven?detail=full&gpu=rtx3090&hours_per_month=200&months=24", timeout=10
     ).json()
     expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["name"])
     assert "hours_per_month=200" in page.url and "months=24" in page.url
@@ -227,7 +228,7 @@ def test_the_calculator_takes_steady_work_and_a_deadline(page: Page, base_url: s
     page.fill("#calc-form input[name=deadline_days]", "30")
     page.click("#calc-form button[type=submit]")
     api = requests.get(
-        f"{base_url}/breakeven?gpu=rtx3090&hours=5000&deadline_days=30", timeout=10
+        f"{base_url}/breakeven?detail=full&gpu=rtx3090&hours=5000&deadline_days=30", timeout=10
     ).json()
     expect(page.locator("#verdict")).to_contain_text(api["rent"][0]["name"])
     assert page.evaluate(line) == pytest.approx(30)
@@ -242,7 +243,9 @@ def test_the_market_filter_and_the_same_card_rental_in_every_view(
     page.goto(f"{base_url}/?view=calculator")
     page.fill("#calc-form input[name=gpu]", "rtx3090")
     page.click("#calc-form button[type=submit]")
-    same = requests.get(f"{base_url}/breakeven?gpu=rtx3090&hours=500", timeout=10).json()
+    same = requests.get(
+        f"{base_url}/breakeven?detail=full&gpu=rtx3090&hours=500", timeout=10
+    ).json()
     cheapest = same["same_card"]["cheapest"]
     times = "\N{MULTIPLICATION SIGN}"
     expect(page.locator("#gates")).to_contain_text(
@@ -278,7 +281,8 @@ def test_the_calculator_says_what_would_have_to_be_true(page: Page, base_url: st
     page.select_option("#calc-form select[name=workload]", "cnn")
     page.click("#calc-form button[type=submit]")
     api = requests.get(
-        f"{base_url}/breakeven?gpu=rtx4090&hours=8000&workload=cnn&sensitivity=all", timeout=10
+        f"{base_url}/breakeven?detail=full&gpu=rtx4090&hours=8000&workload=cnn&sensitivity=all",
+        timeout=10,
     ).json()
     expect(page.locator("#what-if")).to_be_visible()
     sentences = page.locator("#sentences li")
@@ -477,7 +481,9 @@ def test_never_pays_off_gives_the_answers_reason(page: Page, base_url: str) -> N
     that the rental costs less than the electricity (the issue-57 review)."""
     question = "gpu=a100-80gb&gpus=8&hours=500"
     page.goto(f"{base_url}/?view=calculator&{question}")
-    why = requests.get(f"{base_url}/breakeven?{question}", timeout=10).json()["never_because"]
+    why = requests.get(f"{base_url}/breakeven?detail=full&{question}", timeout=10).json()[
+        "never_because"
+    ]
     verdict = page.locator("#verdict")
     expect(verdict).to_contain_text(f"costs ${why['rent_usd_per_hour']:,.2f} per hour of work")
     expect(verdict).to_contain_text(f"only ${why['margin_usd_per_hour']:,.2f} more")
@@ -506,7 +512,7 @@ def test_the_calculator_sets_every_tier_beside_the_headline(page: Page, base_url
     page.fill("#calc-form input[name=gpu]", "rtx3090")
     page.fill("#calc-form input[name=hours]", "500")
     page.press("#calc-form input[name=hours]", "Enter")
-    api = requests.get(f"{base_url}/breakeven?gpu=rtx3090&hours=500", timeout=10).json()
+    api = requests.get(f"{base_url}/breakeven?detail=full&gpu=rtx3090&hours=500", timeout=10).json()
     rows = page.locator("#tiers tr")
     expect(rows).to_have_count(1 + len(api["tiers"]))
     cells = page.eval_on_selector_all(
@@ -546,7 +552,7 @@ def test_the_calculator_asks_the_upgrade_question_at_a_site(page: Page, base_url
     expect(page.locator("#breakdown")).to_contain_text("You own a rtx3090: keep")
     assert "own=rtx3090" in page.url and "site=colo" in page.url
     api = requests.get(
-        f"{base_url}/breakeven?gpu=rtx4090&hours=2000&own=rtx3090&site=colo", timeout=10
+        f"{base_url}/breakeven?detail=full&gpu=rtx4090&hours=2000&own=rtx3090&site=colo", timeout=10
     ).json()
     text = page.locator("#breakdown").inner_text()
     assert "Buy: site (colocation): colo, support, staff" in text
@@ -616,7 +622,7 @@ def test_every_view_in_chinese(page: Page, base_url: str) -> None:
 
     page.goto(f"{base_url}/?view=calculator&lang=zh-CN&gpu=rtx4090&hours=500&country=CN")
     answer = requests.get(
-        f"{base_url}/breakeven?gpu=rtx4090&hours=500&country=CN&currency=CNY&sensitivity=all",
+        f"{base_url}/breakeven?detail=full&gpu=rtx4090&hours=500&country=CN&currency=CNY&sensitivity=all",
         timeout=10,
     ).json()
     verdict = page.locator("#verdict")
@@ -655,7 +661,7 @@ def test_the_currency_chosen_carries_to_every_answer(page: Page, base_url: str) 
     expect(page.locator("#verdict")).to_contain_text("$")
     page.select_option("#currency", "EUR")
     answer = requests.get(
-        f"{base_url}/breakeven?gpu=rtx3090&hours=500&currency=EUR", timeout=10
+        f"{base_url}/breakeven?detail=full&gpu=rtx3090&hours=500&currency=EUR", timeout=10
     ).json()
     expect(page.locator("#verdict")).to_contain_text(f"€{answer['savings_eur']:,.2f}")
     expect(page.locator("#verdict")).to_contain_text("1 USD = ")

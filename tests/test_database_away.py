@@ -30,7 +30,7 @@ pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it o
 STATEMENT_TIMEOUT_S = 1.0  # BREAKEVEN_DATABASE_TIMEOUT_SECONDS for these servers
 OUTAGE_S = 6.0  # how long the request loop runs with the database cut off
 RECOVERY_BUDGET_S = 10.0  # catalog checks every 0.5 s; a reconnect is immediate
-BREAKEVEN = "/breakeven?gpu=rtx3090&hours=500"
+BREAKEVEN = "/breakeven?detail=full&gpu=rtx3090&hours=500"
 NEEDS_DATABASE = ("/providers", "/offers/history?limit=5")
 MARKER = "served_without_database"
 STARTED_WITHOUT_CATALOG = "worker started without the catalog"  # service/http/server.py

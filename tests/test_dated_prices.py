@@ -76,7 +76,7 @@ def test_no_answer_rents_a_superseded_row_and_offers_marks_each(client, app) -> 
         )
     for (provider, accelerator, pricing), rows in groups.items():
         query = (
-            f"/breakeven?gpu={accelerator}&hours=500&providers={provider}&pricing={pricing}"
+            f"/breakeven?detail=full&gpu={accelerator}&hours=500&providers={provider}&pricing={pricing}"
             f"&rent_gpu={accelerator}&platforms=all&top=100"
         )
         body = client.get(query).get_json()
@@ -104,7 +104,7 @@ def test_lambdas_h100_headline_is_its_dated_price(client) -> None:
     (3.99 USD per GPU-hour of 2026-09-25, pricing/data/dated_prices.csv), not the undated
     4 x H100 row at 3.09."""
     body = client.get(
-        "/breakeven?gpu=h100-sxm&gpus=8&for_hours=500&providers=lambda&pricing=on_demand"
+        "/breakeven?detail=full&gpu=h100-sxm&gpus=8&for_hours=500&providers=lambda&pricing=on_demand"
     ).get_json()
     head = body["rent"][0]
     assert head["usd_per_hour"] / head["count"] == pytest.approx(3.99, rel=SUPERSEDE_GAP)
@@ -116,9 +116,11 @@ def test_a_tie_goes_to_the_askers_country(client) -> None:  # type: ignore[no-un
     """Vast.ai hosts in CN, DE and the US ask the same 0.80 USD/h for two RTX 5090s (the
     catalog's undated median asks): the same cost, so the headline is the asker's country's
     host where it is one of them, and the money is the same either way."""
-    plain = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()["rent"][0]
+    plain = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()["rent"][0]
     for country in ("DE", "US"):  # (CN admits its own clouds, which rent for less)
-        head = client.get(f"/breakeven?gpu=rtx3090&hours=500&country={country}&currency=USD")
+        head = client.get(
+            f"/breakeven?detail=full&gpu=rtx3090&hours=500&country={country}&currency=USD"
+        )
         line = head.get_json()["rent"][0]
         assert line["region"] == country.lower(), country
         assert line["usd_per_hour"] == plain["usd_per_hour"]

@@ -182,7 +182,7 @@ def test_two_years_of_eight_h100s_is_quoted_against_rentals_as_fast(client, hard
     Bought: 8 x eta(nvlink, 8) = 8 x 0.962 = 7.696 cards' work an hour; 112,128 / 7.696 =
     14,569.6 busy h, / 0.8 = 18,212 calendar hours: every rental must finish by then, and
     a single A100 spot VM (245,544 h before) cannot."""
-    body = _ask(client, "/breakeven?gpu=h100-sxm&gpus=8&hours=112128&utilization=0.8")
+    body = _ask(client, "/breakeven?detail=full&gpu=h100-sxm&gpus=8&hours=112128&utilization=0.8")
     eta = hardware.efficiency("h100-sxm", "transformer", 8)
     busy = 112128 / (8 * eta)
     assert body["buy"]["hours"] == pytest.approx(busy)
@@ -204,7 +204,7 @@ def test_five_thousand_3090_hours_in_thirty_days(client, hardware) -> None:  # t
     720) = 13.89 cards' work an hour. n cards on Ethernet across the hosts they fill:
     18 x 0.968 x e(3 hosts) = 13.47 (short), 19 x 0.968 x e(3) = 14.22 (enough), with
     e(3) = 0.812 - 0.132 x (log2 3 - 1) / 2 = 0.77339 (hardware/data/fabrics.csv)."""
-    body = _ask(client, "/breakeven?gpu=rtx3090&hours=5000&deadline_days=30")
+    body = _ask(client, "/breakeven?detail=full&gpu=rtx3090&hours=5000&deadline_days=30")
     eta = hardware.efficiency("rtx3090", "transformer", 19)
     e3 = 0.812 + (0.680 - 0.812) * (math.log2(3) - 1) / 2
     assert hardware.fabrics.efficiency("ethernet", 3) == pytest.approx(e3)
@@ -223,20 +223,22 @@ def test_five_thousand_3090_hours_in_thirty_days(client, hardware) -> None:  # t
 
 def test_a_deadline_nothing_meets_is_a_422_naming_it(client) -> None:  # type: ignore[no-untyped-def]
     # the rentals: none finishes 5,000 h in 2 days on one instance
-    body = _ask(client, "/breakeven?gpu=rtx3090&hours=5000&deadline_days=2&max_instances=1", 422)
+    body = _ask(
+        client, "/breakeven?detail=full&gpu=rtx3090&hours=5000&deadline_days=2&max_instances=1", 422
+    )
     assert body["errors"][0]["parameter"] == "deadline_days"
     # the purchase: no number of cards up to the most a quote buys does it in 15 minutes
-    body = _ask(client, "/breakeven?gpu=rtx3090&hours=5000&deadline_days=0.01", 422)
+    body = _ask(client, "/breakeven?detail=full&gpu=rtx3090&hours=5000&deadline_days=0.01", 422)
     assert body["errors"][0]["parameter"] == "deadline_days"
     # the cards given cannot make it
-    body = _ask(client, "/breakeven?gpu=rtx3090&hours=5000&deadline_days=2&gpus=1", 422)
+    body = _ask(client, "/breakeven?detail=full&gpu=rtx3090&hours=5000&deadline_days=2&gpus=1", 422)
     assert [p["parameter"] for p in body["errors"]] == ["deadline_days", "gpus"]
 
 
 def test_two_hundred_hours_a_month_for_two_years(client) -> None:  # type: ignore[no-untyped-def]
     """4,800 h of work; one card carries 200 of its 730 hours a month: utilization
     200 / 730 = 0.274, and the work takes the 24 months, 17,520 h."""
-    body = _ask(client, "/breakeven?gpu=rtx3090&hours_per_month=200&months=24")
+    body = _ask(client, "/breakeven?detail=full&gpu=rtx3090&hours_per_month=200&months=24")
     assert body["hours"] == 4800.0
     assert body["assumptions"]["utilization"] == pytest.approx(200 / 730)
     assert round(body["assumptions"]["utilization"], 3) == 0.274
@@ -251,7 +253,7 @@ def test_two_hundred_hours_a_month_for_two_years(client) -> None:  # type: ignor
 def test_steady_work_one_card_cannot_carry_buys_more(client, hardware) -> None:  # type: ignore[no-untyped-def]
     """1,000 h a month is more than one card's 730: two cards carry 2 x 0.968 x 730 =
     1,413 h, at utilization 1,000 / 1,413 = 0.708."""
-    body = _ask(client, "/breakeven?gpu=rtx3090&hours_per_month=1000&months=6")
+    body = _ask(client, "/breakeven?detail=full&gpu=rtx3090&hours_per_month=1000&months=6")
     eta = hardware.efficiency("rtx3090", "transformer", 2)
     assert body["buy"]["gpus"] == 2
     assert body["work"]["cards_bought"] == "the fewest that carry hours_per_month (2)"
@@ -264,7 +266,7 @@ def test_bloom_176b_is_quoted_on_clusters_near_its_reported_gpu_hours(client, ha
     needs 16 B a parameter (2,820 GB): no single node holds it, so rentals are clusters; the
     384 bought cards on 48 InfiniBand nodes spend within 15 % of the paper's GPU-hours at
     today's software: times the fitted factor of 2021-2022's (0.68, hardware/utilization.py)."""
-    query = "/breakeven?gpu=a100-80gb&param_count=176247271424&tokens=366e9"
+    query = "/breakeven?detail=full&gpu=a100-80gb&param_count=176247271424&tokens=366e9"
     body = _ask(client, f"{query}&gpus=384")
     gpu_hours = 384 * body["buy"]["hours"]
     today = 1_082_990 * hardware.utilization.era_factors["2021-2022"]
@@ -287,7 +289,7 @@ def test_bloom_176b_is_quoted_on_clusters_near_its_reported_gpu_hours(client, ha
 def test_a_405b_model_on_15_6t_tokens_is_answered(client) -> None:  # type: ignore[no-untyped-def]
     """Llama 3.1 405B-class: 6 x 405e9 x 15.6e12 = 3.79e25 FLOPs, tens of millions of H100
     hours, once a 400 (over 10,000,000 h on one card)."""
-    body = _ask(client, "/breakeven?gpu=h100-sxm&param_count=405e9&tokens=15.6e12")
+    body = _ask(client, "/breakeven?detail=full&gpu=h100-sxm&param_count=405e9&tokens=15.6e12")
     assert body["work"]["gpu_hours"] > 10_000_000
     assert body["buy"]["gpus"] >= 81  # 405e9 x 16 B = 6,480 GB over 80 GB cards
     assert body["rent"] and all(r["instances"] > 1 for r in body["rent"])
@@ -318,7 +320,7 @@ def test_a_405b_model_on_15_6t_tokens_is_answered(client) -> None:  # type: igno
 def test_bad_values_of_the_new_parameters_are_a_400_naming_them(
     client, query: str, parameter: str
 ) -> None:  # type: ignore[no-untyped-def]
-    body = _ask(client, f"/breakeven?gpu=rtx3090&{query}", 400)
+    body = _ask(client, f"/breakeven?detail=full&gpu=rtx3090&{query}", 400)
     assert body["errors"][0]["parameter"] == parameter, body
 
 
@@ -418,7 +420,9 @@ def test_rank_takes_the_deadline_and_steady_work(client) -> None:  # type: ignor
     assert rushed["deadline_days"] == 5
     assert all(r["wall_clock_hours"] <= 120 * (1 + 1e-9) for r in rushed["rent"])
     assert any(r["instances"] > 1 for r in rushed["rent"])
-    quoted = _ask(client, "/breakeven?gpu=rtx3090&hours=5000&deadline_days=5&pricing=any")
+    quoted = _ask(
+        client, "/breakeven?detail=full&gpu=rtx3090&hours=5000&deadline_days=5&pricing=any"
+    )
     assert [(r["product"], r["instances"]) for r in rushed["rent"]] == [
         (r["product"], r["instances"]) for r in quoted["rent"]
     ]

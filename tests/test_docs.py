@@ -321,7 +321,7 @@ def test_the_intro_figures_the_platform_test_leaves_out(client, hardware) -> Non
     from service.engine.assumptions import DEFAULT_ASSUMPTIONS as D
 
     intro = section("The example, explained")
-    a = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    a = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     cheapest, same = a["rent"][0], a["same_card"]["cheapest"]
     dated = next(r for r in a["rent"] if not r["price_as_of"].startswith("before "))
     spot = next(t["best"] for t in a["tiers"] if t["tier"] == "spot")
@@ -491,7 +491,7 @@ def test_the_job_figures_the_work_test_leaves_out(client, hardware) -> None:  # 
     lora_url, run_url, vision_url, rank_url = _readme_urls("Describing the job")
     lora, run = client.get(lora_url).get_json(), client.get(run_url).get_json()
     vision, ranking = client.get(vision_url).get_json(), client.get(rank_url).get_json()
-    big = client.get("/breakeven?gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
+    big = client.get("/breakeven?detail=full&gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
     model, method = hardware.models["llama-3-8b"], hardware.methods["lora"]
     parts = lora["work"]["memory_parts"]
     a100 = hardware.speed("a100-80gb", Workload.TRANSFORMER).relative

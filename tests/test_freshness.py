@@ -35,7 +35,7 @@ def test_freshness_per_provider_and_overall() -> None:
 
 
 def test_answers_carry_the_age_of_their_prices(client) -> None:  # type: ignore[no-untyped-def]
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     prices = answer["prices"]
     assert prices["stale"] is True  # the bundled snapshot is months old
     assert set(prices["providers"]) == {r["provider"] for r in answer["rent"]}

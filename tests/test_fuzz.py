@@ -506,11 +506,11 @@ def test_vanishing_hours_and_utilization_are_refused(client) -> None:  # type: i
     # hours=5e-324 priced every rental at 0 (break-even "never"); utilization=5e-324 made the
     # break-even days infinite, served as null where the schema promises a number
     for query in ("hours=5e-324", "hours=500&utilization=5e-324"):
-        response = client.get(f"/breakeven?gpu=rtx3090&{query}")
+        response = client.get(f"/breakeven?detail=full&gpu=rtx3090&{query}")
         assert response.status_code == 400, query
     # undiscounted: 0.1 % utilization stretches the calendar 1,000-fold, and the crossing
     # is the same whatever the question's hours
-    slow = "/breakeven?gpu=rtx3090&utilization=0.001&discount_rate=0"
+    slow = "/breakeven?detail=full&gpu=rtx3090&utilization=0.001&discount_rate=0"
     tiny = client.get(f"{slow}&hours=0.001").get_json()
     usual = client.get(f"{slow}&hours=500").get_json()
     assert tiny["breakeven"]["hours"] == pytest.approx(usual["breakeven"]["hours"])

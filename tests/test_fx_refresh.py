@@ -43,7 +43,11 @@ def test_a_fetch_is_what_answers_convert_with(ecb: Settings) -> None:
     app = create_app(ecb)
     runtime = app.extensions["breakeven"]
     assert refresh_rates(runtime) == 2
-    body = app.test_client().get("/breakeven?gpu=rtx4090&hours=500&currency=CNY").get_json()
+    body = (
+        app.test_client()
+        .get("/breakeven?detail=full&gpu=rtx4090&hours=500&currency=CNY")
+        .get_json()
+    )
     assert body["fx"]["as_of"] == TODAY.isoformat()
     assert body["fx"]["per_usd"] == pytest.approx(7.1)
     assert (body["fx"]["age_days"], body["fx"]["stale"]) == (0, False)

@@ -361,7 +361,7 @@ def _env(settings, fake, **extra: str | None) -> dict[str, str | None]:  # type:
 
 
 def _refresh(env):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(cli, ["refresh", "--provider", "gcp"], env=env)
+    return CliRunner().invoke(cli, ["refresh", "--provider", "gcp", "--wide"], env=env)
 
 
 def test_refresh_stores_gpu_and_tpu_offers_that_answers_use(fake, settings, app) -> None:  # type: ignore[no-untyped-def]
@@ -390,7 +390,9 @@ def test_refresh_stores_gpu_and_tpu_offers_that_answers_use(fake, settings, app)
     assert not [o for o in offers if o["region"] == "us-west1"]  # SKU region, but no GPU there
 
     # TPUs compete with a CUDA card only when asked (platforms): the code needs porting.
-    question = "/breakeven?gpu=rtx3090&hours=500&workload=transformer&providers=gcp&top=20"
+    question = (
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&workload=transformer&providers=gcp&top=20"
+    )
     rent = client.get(question + "&platforms=cuda,xla").get_json()["rent"]
     assert any(r["accelerator"].startswith("tpu-") for r in rent)
     assert {r["provider"] for r in rent} == {"gcp"}

@@ -28,7 +28,7 @@ FLOOD_SECONDS = 30
 P99_BUDGET_S = 0.25
 ATTACKER = "127.0.0.2"
 HALF_CHUNKED = (
-    b"GET /breakeven?gpu=rtx3090&hours=5 HTTP/1.1\r\nHost: x\r\n"
+    b"GET /breakeven?detail=full&gpu=rtx3090&hours=5 HTTP/1.1\r\nHost: x\r\n"
     b"Transfer-Encoding: chunked\r\n\r\n10\r\nab"
 )
 

@@ -151,7 +151,7 @@ def test_docs_render_the_operations_offline_with_no_csp_error(
 @pytest.mark.parametrize(
     ("query", "parameter"),
     [
-        ("/breakeven?gpu=rtx3090&hours=100&hours=5", "hours"),
+        ("/breakeven?detail=full&gpu=rtx3090&hours=100&hours=5", "hours"),
         ("/offers?format=csv&format=json", "format"),
         ("/rank?top=3&top=4", "top"),
         ("/offers/history?provider=aws&provider=gcp", "provider"),
@@ -166,11 +166,11 @@ def test_a_repeated_parameter_is_refused_by_name(client, query: str, parameter: 
 @pytest.mark.parametrize(
     ("query", "parameter"),
     [
-        ("/breakeven?gpu=rtx3090&hours=1_000", "hours"),
-        ("/breakeven?gpu=rtx3090&hours=5%0A", "hours"),
-        ("/breakeven?gpu=rtx3090&hours=%205", "hours"),
-        ("/breakeven?gpu=rtx3090&hours=500&gpus=1_0", "gpus"),
-        ("/breakeven?gpu=rtx3090&hours=500&electricity=0.3%0A", "electricity"),
+        ("/breakeven?detail=full&gpu=rtx3090&hours=1_000", "hours"),
+        ("/breakeven?detail=full&gpu=rtx3090&hours=5%0A", "hours"),
+        ("/breakeven?detail=full&gpu=rtx3090&hours=%205", "hours"),
+        ("/breakeven?detail=full&gpu=rtx3090&hours=500&gpus=1_0", "gpus"),
+        ("/breakeven?detail=full&gpu=rtx3090&hours=500&electricity=0.3%0A", "electricity"),
         ("/rank?budget=2_000", "budget"),
         ("/offers/history?limit=1_0", "limit"),
     ],
@@ -190,7 +190,7 @@ def test_an_unknown_pricing_model_is_refused_with_the_list(client, path: str) ->
 
 
 def test_unknown_providers_are_blamed_on_providers(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx3090&hours=5&providers=nosuch")
+    response = client.get("/breakeven?detail=full&gpu=rtx3090&hours=5&providers=nosuch")
     assert response.status_code == 422
     errors = _errors(response)
     assert list(errors) == ["providers"]
@@ -212,7 +212,7 @@ def _chunked(path: str, size: int, host: str = "127.0.0.1") -> bytes:
 
 @pytest.mark.system  # a real gunicorn (and Chromium): `make check` leaves it out
 def test_a_chunked_body_over_the_limit_is_refused(client, base_url: str) -> None:  # type: ignore[no-untyped-def]
-    path = "/breakeven?gpu=rtx3090&hours=5"
+    path = "/breakeven?detail=full&gpu=rtx3090&hours=5"
     # in process, as gunicorn hands it over: no Content-Length, the stream terminated
     response = client.get(
         path,

@@ -87,7 +87,7 @@ def _write_refused(*_args: Any, **_kwargs: Any) -> Any:
 @pytest.fixture
 def nologin(app, client, monkeypatch: pytest.MonkeyPatch) -> Any:  # type: ignore[no-untyped-def]
     """The store's role made NOLOGIN once the catalog is loaded: every connection refused."""
-    assert client.get("/breakeven?gpu=rtx3090&hours=500").status_code == 200
+    assert client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").status_code == 200
     engine = app.extensions["breakeven"].store.engine
     monkeypatch.setattr(engine, "connect", _role_refused)
     monkeypatch.setattr(engine, "begin", _role_refused)
@@ -109,7 +109,7 @@ def test_a_503_names_no_server_port_or_role(nologin, caplog, path: str) -> None:
 
 def test_an_answer_served_from_memory_says_since_when_but_not_the_driver(nologin, caplog) -> None:  # type: ignore[no-untyped-def]
     caplog.set_level(logging.WARNING)
-    response = nologin.get("/breakeven?gpu=rtx3090&hours=500")
+    response = nologin.get("/breakeven?detail=full&gpu=rtx3090&hours=500")
     assert response.status_code == 200
     marker = response.json["served_without_database"]
     assert marker["since"] and marker["reason"] == "the price store is not answering"
@@ -250,7 +250,7 @@ def test_same_origin_is_scheme_host_and_port() -> None:
 def test_an_unknown_parameter_is_refused_by_name_everywhere(client, url: str) -> None:  # type: ignore[no-untyped-def]
     response = client.get(url)
     assert response.status_code == 400 and response.mimetype == "application/problem+json"
-    as_breakeven = client.get("/breakeven?gpu=rtx3090&hours=5&x=1").json  # the one rule
+    as_breakeven = client.get("/breakeven?detail=full&gpu=rtx3090&hours=5&x=1").json  # the one rule
     assert response.json["errors"] == as_breakeven["errors"]
     assert response.json["errors"] == [
         {"parameter": "x", "reason": "Extra inputs are not permitted"}
@@ -258,7 +258,9 @@ def test_an_unknown_parameter_is_refused_by_name_everywhere(client, url: str) ->
     assert response.json["type"] == as_breakeven["type"]
 
 
-@pytest.mark.parametrize("url", ["/breakeven?gpu=rtx3090&hours=5&=5", "/health?=5", "/gpus?="])
+@pytest.mark.parametrize(
+    "url", ["/breakeven?detail=full&gpu=rtx3090&hours=5&=5", "/health?=5", "/gpus?="]
+)
 def test_the_empty_parameter_name_is_named_empty(client, url: str) -> None:  # type: ignore[no-untyped-def]
     response = client.get(url)
     assert response.status_code == 400
@@ -293,7 +295,7 @@ def test_minus_zero_is_zero_so_no_answer_echoes_another_spelling(app, client) ->
     echoed = []
     for zero in spellings:
         answer = client.get(
-            f"/breakeven?gpu=rtx3090&hours=77&spot_overhead={zero}&resale={zero}"
+            f"/breakeven?detail=full&gpu=rtx3090&hours=77&spot_overhead={zero}&resale={zero}"
         ).json
         echoed += [answer["assumptions"]["spot_overhead"], answer["assumptions"]["resale"]]
     assert echoed == [0.0] * len(echoed)

@@ -98,7 +98,7 @@ def test_idle_and_half_sent_clients_do_not_starve_the_service(server: Server) ->
     slow.fill()
     latencies: dict[str, list[float]] = {"/health": [], "/breakeven": []}
     failures: list[str] = []
-    urls = {"/health": "/health", "/breakeven": "/breakeven?gpu=rtx3090&hours=500"}
+    urls = {"/health": "/health", "/breakeven": "/breakeven?detail=full&gpu=rtx3090&hours=500"}
     try:
         end = time.monotonic() + HOLD_SECONDS
         while time.monotonic() < end:

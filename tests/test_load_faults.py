@@ -83,7 +83,7 @@ def test_answers_switch_runs_atomically_under_load(server) -> None:  # type: ign
     lock = threading.Lock()
     paths = [
         "/offers?provider=aws",
-        "/breakeven?gpu=rtx3090&hours=500&providers=aws&memory=24",
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&providers=aws&memory=24",
     ]
 
     def client(count: int, offset: int) -> None:

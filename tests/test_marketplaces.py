@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from service.cli import cli
 from tests.fakes import runpod, vast
 
-RTX3090 = "/breakeven?gpu=rtx3090&hours=500"
+RTX3090 = "/breakeven?detail=full&gpu=rtx3090&hours=500"
 
 
 # -- offline: the bundled catalog -----------------------------------------------------------

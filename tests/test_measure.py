@@ -44,7 +44,9 @@ def test_the_whole_path_measure_show_use_export_import(settings, tmp_path: Path)
 
     # a deadline both speeds meet alone: the default, the bought card's own time, moves with
     # the measured speed, and a tighter one can hand the win to another rental or a cluster
-    url = "/breakeven?gpu=rtx3090&hours=500&workload=cnn&providers=aws&deadline_days=3650"
+    url = (
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&workload=cnn&providers=aws&deadline_days=3650"
+    )
     used = client.get(url + "&throughput=measured").get_json()
     assert used["throughput"]["method"] == "measured-locally"
     assert used["throughput"]["relative"] == cnn["relative"]
@@ -69,7 +71,7 @@ def test_an_uncalibrated_measurement_is_kept_but_not_used(settings) -> None:  # 
     assert result.exit_code == 0 and "uncalibrated" in result.output
     client = _client(settings)
     assert client.get("/gpus/rtx3090").get_json()["measured"]["cnn"]["relative"] is None
-    url = "/breakeven?gpu=rtx3090&hours=500&workload=cnn"
+    url = "/breakeven?detail=full&gpu=rtx3090&hours=500&workload=cnn"
     auto = client.get(url).get_json()["throughput"]
     assert auto["method"] == "measured" and auto["relative"] == 1.343  # Lambda's, published
     refused = client.get(url + "&throughput=measured")

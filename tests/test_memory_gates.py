@@ -124,7 +124,9 @@ def test_tpu_v3_passes_a_16_gb_gate_and_fails_a_24_gb_one(hardware: Hardware) ->
 
 
 def test_the_answer_names_the_gate_and_what_it_removed(client, hardware: Hardware) -> None:  # type: ignore[no-untyped-def]
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500&gpus=4&total_memory=96").get_json()
+    answer = client.get(
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&gpus=4&total_memory=96"
+    ).get_json()
     gate = answer["memory_gate"]
     assert gate["applied"] == "total" and gate["total_gb"] == 96
     assert gate["per_accelerator_gb"] is None and gate["removed"] > 0
@@ -135,13 +137,13 @@ def test_the_answer_names_the_gate_and_what_it_removed(client, hardware: Hardwar
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "1e400", "nan", "2000000"])
 def test_a_bad_total_memory_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?gpu=rtx3090&hours=500&total_memory={value}")
+    response = client.get(f"/breakeven?detail=full&gpu=rtx3090&hours=500&total_memory={value}")
     assert response.status_code == 400
     assert response.get_json()["errors"][0]["parameter"] == "total_memory"
 
 
 def test_too_little_bought_memory_is_a_422_naming_total_memory(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx3090&hours=500&total_memory=100")
+    response = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&total_memory=100")
     assert response.status_code == 422
     assert response.get_json()["errors"][0]["parameter"] == "total_memory"
 
@@ -163,7 +165,7 @@ def test_a_described_sharded_job_meets_one_rule_bought_and_rented(client, hardwa
     """Full training of Llama 2 7B on RTX 4090s: the cards bought are the fewest that hold
     its sharded parts with 1 GB of framework on each (service/engine/memory.py), and every
     rental holds them by the same rule across its instances."""
-    body = client.get("/breakeven?gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
+    body = client.get("/breakeven?detail=full&gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
     gate, work = body["memory_gate"], body["work"]
     kept = work["memory_parts"]["framework"]
     assert gate["per_card_overhead_gb"] == kept == 1.0

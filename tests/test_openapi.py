@@ -38,7 +38,8 @@ EVERYWHERE = {"413", "414", "500"}  # the limits, and an unexpected error
 
 # One real call per JSON operation, with the lists in its answer non-empty.
 REAL_CALLS = [
-    ("/breakeven", "/breakeven?gpu=rtx3090&hours=500"),
+    ("/breakeven", "/breakeven?gpu=rtx3090&hours=500"),  # the compact answer
+    ("/breakeven", "/breakeven?detail=full&gpu=rtx3090&hours=500"),
     ("/rank", "/rank?hours=1000&budget=3000"),
     ("/gpus", "/gpus"),
     ("/gpus/{gpu_id}", "/gpus/rtx3090"),
@@ -49,9 +50,9 @@ REAL_CALLS = [
 ]
 # Answers each operation refuses with, which it must document.
 REFUSALS = [
-    ("GET", "/breakeven", "/breakeven?gpu=rtx3090&hours=-5", 400),
-    ("GET", "/breakeven", "/breakeven?gpu=rtx9999&hours=10", 404),
-    ("GET", "/breakeven", "/breakeven?gpu=rtx3090&hours=500&memory=4000", 422),
+    ("GET", "/breakeven", "/breakeven?detail=full&gpu=rtx3090&hours=-5", 400),
+    ("GET", "/breakeven", "/breakeven?detail=full&gpu=rtx9999&hours=10", 404),
+    ("GET", "/breakeven", "/breakeven?detail=full&gpu=rtx3090&hours=500&memory=4000", 422),
     ("GET", "/rank", "/rank?utilization=0", 400),
     ("GET", "/rank", "/rank?gpu=nosuch", 404),
     ("GET", "/gpus/{gpu_id}", "/gpus/nosuch", 404),
@@ -234,17 +235,19 @@ def test_each_answer_matches_the_model_its_operation_names(  # type: ignore[no-u
     for path, url in REAL_CALLS:
         response = client.get(url)
         assert response.status_code == 200, (url, response.get_data(as_text=True))
-        schema = spec["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
-        ref = schema["schema"]["$ref"]
-        named[path] = ref
+        content = spec["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
         answer = response.get_json()
-        assert undeclared(spec, answer, schema["schema"], "$") == [], url
-        model = resolve(spec, schema["schema"])
-        assert set(model["required"]) <= set(answer), url
-        validator = OAS31Validator({"$ref": ref, "components": spec["components"]})
-        assert [error.message for error in validator.iter_errors(answer)] == [], url
+        # an operation that answers one of several shapes (/breakeven's compact or full):
+        # the answer is exactly one of them, the one whose required members it has
+        options = content["schema"].get("oneOf", [content["schema"]])
+        (schema,) = [o for o in options if set(resolve(spec, o)["required"]) <= set(answer)]
+        ref = schema["$ref"]
+        named[url] = ref
+        assert undeclared(spec, answer, schema, "$") == [], url
+        whole = OAS31Validator({**content["schema"], "components": spec["components"]})
+        assert [error.message for error in whole.iter_errors(answer)] == [], url
         assert all(answer[k] for k in ("gpus", "offers", "points", "cards", "rent") if k in answer)
-    # no two operations share a model: each answer has its own
+    # no two answers share a model: each has its own
     assert len(set(named.values())) == len(named), named
 
 
@@ -348,8 +351,18 @@ def test_the_generated_client_reads_every_answer(generated, app) -> None:  # typ
         "http://testserver", token="not-configured", httpx_args={"transport": transport}
     )
     per_reference_hour = {"workload": models.Workload.CNN, "gpu": "rtx3090"}
+    (detail,) = [getattr(models, n) for n in dir(models) if n.startswith("GetBreakevenDetail")]
+    full = {"detail": detail.FULL}
     calls: list[tuple[str, str, Any, dict[str, Any], int, str]] = [
-        ("GET", "/breakeven", client, {"gpu": "rtx3090", "hours": 500.0}, 200, "BreakevenAnswer"),
+        ("GET", "/breakeven", client, {"gpu": "rtx3090", "hours": 500.0}, 200, "BreakevenCompact"),
+        (
+            "GET",
+            "/breakeven",
+            client,
+            {**full, "gpu": "rtx3090", "hours": 500.0},
+            200,
+            "BreakevenAnswer",
+        ),
         ("GET", "/rank", client, {"hours": 1000.0}, 200, "RankAnswer"),
         ("GET", "/gpus", client, {}, 200, "GpuList"),
         ("GET", "/gpus/{gpu_id}", client, {"gpu_id": "rtx3090"}, 200, "GpuOut"),

@@ -24,7 +24,7 @@ def _node_question(hardware: Hardware, discount_rate: float) -> str:
     """Two years of eight H100 SXM's work at utilization 1: 17,520 h of calendar time."""
     work = bought_speed(hardware, "h100-sxm", Workload.TRANSFORMER, 8) * 2 * YEAR
     return (
-        f"/breakeven?gpu=h100-sxm&gpus=8&hours={work!r}&utilization=1"
+        f"/breakeven?detail=full&gpu=h100-sxm&gpus=8&hours={work!r}&utilization=1"
         f"&discount_rate={discount_rate}&pricing=on_demand"
     )
 
@@ -97,7 +97,7 @@ def test_a_new_rtx_4090_resold_after_100_hours_fetches_under_85_percent(client, 
     """Bought new at 1,900 USD (May 2026), it sells used at that month's 1,550 (the
     first-owner drop, 18.4 %), less eBay's 13.6 % and 0.40, then 200 calendar hours along the
     consumer curve: 1,550 x (1 - 0.13626) x 0.827^(200/8760) = 1,333 USD, 70 % of the price."""
-    buy = client.get("/breakeven?gpu=rtx4090&hours=100").get_json()["buy"]
+    buy = client.get("/breakeven?detail=full&gpu=rtx4090&hours=100").get_json()["buy"]
     kept = (1 - hardware.resale.yearly_loss) ** (200 / YEAR)
     expected = 1550 * (1 - _fee(1550)) * kept
     assert buy["purchase_usd"] == 1900
@@ -111,7 +111,7 @@ def test_an_a100_80gb_resells_at_its_sourced_used_price(client) -> None:  # type
     6,500 less eBay's fee, then the A100 80GB SXM4's own measured 28.2 % a year for 200 h. One
     card bought loose at its new price (price=): its sourced purchase is the whole 8-card
     system (systems.csv)."""
-    buy = client.get("/breakeven?gpu=a100-80gb&hours=100&price=11500").get_json()["buy"]
+    buy = client.get("/breakeven?detail=full&gpu=a100-80gb&hours=100&price=11500").get_json()["buy"]
     expected = 6500 * (1 - _fee(6500)) * (1 - 0.282) ** (200 / YEAR)
     assert buy["purchase_usd"] == 11_500
     assert buy["resale_usd"] == pytest.approx(expected)
@@ -124,7 +124,9 @@ def test_own_a_3090_keep_it_upgrade_to_a_4090_or_rent_for_2000_hours(client, har
       280 W at home (0.1648 USD/kWh), and loses value along the consumer curve meanwhile;
     - upgrade: sell it, buy a 4090 into the same box (no host to buy);
     - rent: sell it and rent the cheapest. Undiscounted here."""
-    answer = client.get("/breakeven?gpu=rtx4090&hours=2000&own=rtx3090&discount_rate=0").get_json()
+    answer = client.get(
+        "/breakeven?detail=full&gpu=rtx4090&hours=2000&own=rtx3090&discount_rate=0"
+    ).get_json()
     own = answer["own"]
     paths = {p["name"]: p for p in own["paths"]}
     sale = 650 * (1 - _fee(650))
@@ -157,13 +159,13 @@ def test_own_a_3090_keep_it_upgrade_to_a_4090_or_rent_for_2000_hours(client, har
     ],
 )
 def test_a_bad_site_or_discount_rate_is_a_400_naming_it(client, query: str, parameter: str) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?gpu=rtx3090&hours=500&{query}")
+    response = client.get(f"/breakeven?detail=full&gpu=rtx3090&hours=500&{query}")
     assert response.status_code == 400
     assert response.get_json()["errors"][0]["parameter"] == parameter
 
 
 def test_an_unknown_owned_card_is_a_404_with_suggestions(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=rtx4090&hours=2000&own=rtx3099")
+    response = client.get("/breakeven?detail=full&gpu=rtx4090&hours=2000&own=rtx3099")
     assert response.status_code == 404
     problem = response.get_json()
     assert problem["errors"][0]["parameter"] == "own"
@@ -172,8 +174,8 @@ def test_an_unknown_owned_card_is_a_404_with_suggestions(client) -> None:  # typ
 
 def test_a_site_moves_the_tariff_and_the_running_costs(client) -> None:  # type: ignore[no-untyped-def]
     """The same desktop card at home and in colocation: the site's tariff, PUE and rent."""
-    home = client.get("/breakeven?gpu=rtx4090&hours=1000").get_json()
-    colo = client.get("/breakeven?gpu=rtx4090&hours=1000&site=colo").get_json()
+    home = client.get("/breakeven?detail=full&gpu=rtx4090&hours=1000").get_json()
+    colo = client.get("/breakeven?detail=full&gpu=rtx4090&hours=1000&site=colo").get_json()
     assert (home["assumptions"]["electricity"], colo["assumptions"]["electricity"]) == (
         0.1648,
         0.0947,
@@ -213,6 +215,6 @@ def test_each_datacenter_class_loses_value_at_its_own_measured_rate(  # type: ig
 ) -> None:
     """SpotWire's yearly decay of eBay sold prices per class (2026-06-04): an A100 80GB PCIe
     loses 54.5 % a year, an SXM4 28.2 %: one median for both was wrong for both."""
-    body = client.get(f"/breakeven?{query}&detail=full").get_json()
+    body = client.get(f"/breakeven?detail=full&{query}").get_json()
     assert body["assumptions"]["depreciation"] == pytest.approx(loss)
     assert said in body["buy"]["sources"]["depreciation"]

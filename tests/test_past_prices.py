@@ -83,7 +83,9 @@ def test_at_before_the_first_run_answers_from_the_recorded_prices(client: Any) -
     assert [(o["usd_per_hour"], o["price_as_of"]) for o in after["offers"]] == [
         (55.04, "2025-06-23")
     ]
-    quote = client.get("/breakeven?gpu=h100-sxm&gpus=8&hours=2000&at=2025-06-01").get_json()
+    quote = client.get(
+        "/breakeven?detail=full&gpu=h100-sxm&gpus=8&hours=2000&at=2025-06-01"
+    ).get_json()
     assert quote["rent"] and all(r["price_as_of"] < "2025-06-02" for r in quote["rent"])
     refused = client.get("/offers?at=2020-01-01")
     assert refused.status_code == 422

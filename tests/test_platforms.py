@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-README_QUESTION = "/breakeven?gpu=rtx3090&hours=500"
+README_QUESTION = "/breakeven?detail=full&gpu=rtx3090&hours=500"
 
 
 # The gate is the same whatever the pricing tiers: asked over every tier, the cheapest offer

@@ -72,7 +72,7 @@ def test_a_failed_run_changes_nothing(history) -> None:  # type: ignore[no-untyp
 
 def test_the_quote_of_a_past_moment_uses_its_prices(history) -> None:  # type: ignore[no-untyped-def]
     client, a, b, _ = history
-    base = "/breakeven?gpu=rtx3090&hours=500&providers=custom"
+    base = "/breakeven?detail=full&gpu=rtx3090&hours=500&providers=custom"
     then = client.get(f"{base}&at={_iso(a + (b - a) / 2)}").get_json()
     now = client.get(base).get_json()
     assert then["rent"][0]["usd_per_hour"] == 1.0 and now["rent"][0]["usd_per_hour"] == 2.0
@@ -81,7 +81,10 @@ def test_the_quote_of_a_past_moment_uses_its_prices(history) -> None:  # type: i
 
 def test_before_the_first_run_is_a_422_naming_at(history) -> None:  # type: ignore[no-untyped-def]
     client = history[0]
-    for path in ("/offers?at=2020-01-01", "/breakeven?gpu=rtx3090&hours=500&at=2020-01-01"):
+    for path in (
+        "/offers?at=2020-01-01",
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&at=2020-01-01",
+    ):
         response = client.get(path)
         assert response.status_code == 422, path
         problem = response.get_json()

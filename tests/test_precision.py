@@ -65,12 +65,18 @@ def test_the_offer_table_holds_fp8_speeds_for_transformers(hardware: Hardware, a
 @pytest.mark.parametrize(
     ("url", "says"),
     [
-        ("/breakeven?gpu=a100-80gb&hours=500&precision=fp8", "it runs bf16, fp16"),
-        ("/breakeven?gpu=v100-16gb&hours=500&precision=bf16", "it runs fp16"),
-        ("/breakeven?gpu=tpu-v4&hours=500&precision=fp16&platforms=all", "it runs bf16"),
-        ("/breakeven?gpu=rtx4090&hours=500&workload=cnn&precision=fp8", "transformers only"),
+        ("/breakeven?detail=full&gpu=a100-80gb&hours=500&precision=fp8", "it runs bf16, fp16"),
+        ("/breakeven?detail=full&gpu=v100-16gb&hours=500&precision=bf16", "it runs fp16"),
         (
-            "/breakeven?gpu=rtx4090&model=vit-b-16&images=1281167&epochs=90&precision=fp8",
+            "/breakeven?detail=full&gpu=tpu-v4&hours=500&precision=fp16&platforms=all",
+            "it runs bf16",
+        ),
+        (
+            "/breakeven?detail=full&gpu=rtx4090&hours=500&workload=cnn&precision=fp8",
+            "transformers only",
+        ),
+        (
+            "/breakeven?detail=full&gpu=rtx4090&model=vit-b-16&images=1281167&epochs=90&precision=fp8",
             "not on vit-b-16",
         ),
         ("/rank?gpu=rtx3090&hours=100&precision=fp8", "it runs bf16, fp16"),
@@ -88,13 +94,13 @@ def test_a_precision_the_card_does_not_train_in_is_a_422_naming_it(
 
 
 def test_an_unknown_precision_is_a_400(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/breakeven?gpu=h100-sxm&hours=500&precision=fp4")
+    response = client.get("/breakeven?detail=full&gpu=h100-sxm&hours=500&precision=fp4")
     assert response.status_code == 400
     assert response.get_json()["errors"][0]["parameter"] == "precision"
 
 
 def test_fp8_divides_the_named_cards_hours_by_its_gain(client, hardware: Hardware) -> None:  # type: ignore[no-untyped-def]
-    job = "/breakeven?gpu=h100-sxm&model=llama-3-8b&tokens=1e10&pricing=any"
+    job = "/breakeven?detail=full&gpu=h100-sxm&model=llama-3-8b&tokens=1e10&pricing=any"
     sixteen = client.get(job).get_json()
     fp8 = client.get(job + "&precision=fp8").get_json()
     assert sixteen["work"]["gpu_hours"] / fp8["work"]["gpu_hours"] == pytest.approx(FP8_SPEEDUP)
@@ -112,7 +118,7 @@ def test_fp8_divides_the_named_cards_hours_by_its_gain(client, hardware: Hardwar
 
 def test_asking_bf16_leaves_out_the_cards_without_it(client, hardware: Hardware) -> None:  # type: ignore[no-untyped-def]
     """16 bits by default admit every card; bf16 keeps the Volta and Turing cards out."""
-    url = "/breakeven?gpu=rtx4090&hours=500&pricing=any&top=100&region=us"
+    url = "/breakeven?detail=full&gpu=rtx4090&hours=500&pricing=any&top=100&region=us"
     every = {line["accelerator"] for line in client.get(url).get_json()["rent"]}
     bf16 = {line["accelerator"] for line in client.get(url + "&precision=bf16").get_json()["rent"]}
     assert all(hardware.supports(a, "bf16") for a in bf16)

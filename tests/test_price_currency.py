@@ -134,7 +134,7 @@ def test_bundled_chinese_prices_keep_their_yuan(client) -> None:  # type: ignore
 
 
 def test_alibaba_competes_only_from_china(client) -> None:  # type: ignore[no-untyped-def]
-    url = "/breakeven?gpu=a100-80gb&hours=100&pricing=on_demand"
+    url = "/breakeven?detail=full&gpu=a100-80gb&hours=100&pricing=on_demand"
     outside = client.get(url).get_json()
     assert "alibaba" not in {line["provider"] for line in outside["rent"]}
     named = client.get(url + "&providers=alibaba").get_json()

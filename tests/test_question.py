@@ -54,7 +54,7 @@ def test_rank_names_the_rental_breakeven_names(client, gpu: str) -> None:  # typ
     compared = 0
     for question in QUESTIONS:
         query = f"gpu={gpu}&{question}"
-        breakeven = client.get(f"/breakeven?{query}")
+        breakeven = client.get(f"/breakeven?detail=full&{query}")
         ranked = client.get(f"/rank?{query}")
         assert ranked.status_code == breakeven.status_code, (query, ranked.get_json())
         if breakeven.status_code != 200:
@@ -83,7 +83,9 @@ def test_sixty_four_h100s_steady_for_three_years_in_a_colo(client, app) -> None:
     across = hardware.fabrics.efficiency("infiniband", 8)
     work = 64 * within * across * span
     answers = [
-        client.get(f"/breakeven?gpu=h100-sxm&gpus=64&{stated}&months=36&site=colo").get_json()
+        client.get(
+            f"/breakeven?detail=full&gpu=h100-sxm&gpus=64&{stated}&months=36&site=colo"
+        ).get_json()
         for stated in ("hours_per_month=46720", "utilization=1")
     ]
     for body in answers:
@@ -102,7 +104,7 @@ def test_sixty_four_h100s_steady_for_three_years_in_a_colo(client, app) -> None:
     # the same card on 8-card nodes of the bought fabric (InfiniBand) is rented as 64 cards
     # for the same 36 months
     azure = client.get(
-        "/breakeven?gpu=h100-sxm&gpus=64&months=36&site=colo&rent_gpu=h100-sxm&providers=azure"
+        "/breakeven?detail=full&gpu=h100-sxm&gpus=64&months=36&site=colo&rent_gpu=h100-sxm&providers=azure"
     ).get_json()
     line = azure["rent"][0]
     assert (line["accelerator"], line["fabric"]) == ("h100-sxm", "infiniband")
@@ -115,7 +117,7 @@ def test_eight_a100s_for_500_hours(client, app) -> None:  # type: ignore[no-unty
     (utilization 1 over the span), the work is 8 x eta(8) x 500 h of one card's, and every
     rental finishes within the same 500 h."""
     hardware = app.extensions["breakeven"].hardware
-    body = client.get("/breakeven?gpu=a100-80gb&gpus=8&for_hours=500").get_json()
+    body = client.get("/breakeven?detail=full&gpu=a100-80gb&gpus=8&for_hours=500").get_json()
     eta = hardware.efficiency("a100-80gb", Workload.TRANSFORMER, 8)
     assert body["work"]["gpu_hours"] == pytest.approx(8 * eta * 500)
     assert body["buy"]["gpus"] == 8
@@ -126,12 +128,14 @@ def test_eight_a100s_for_500_hours(client, app) -> None:  # type: ignore[no-unty
     for line in body["rent"]:
         assert line["wall_clock_hours"] <= 500 * (1 + DEADLINE_TOLERANCE)
     # the same card, eight to a node, is rented as eight cards for the same 500 h
-    same = client.get("/breakeven?gpu=a100-80gb&gpus=8&for_hours=500&rent_gpu=a100-80gb")
+    same = client.get(
+        "/breakeven?detail=full&gpu=a100-80gb&gpus=8&for_hours=500&rent_gpu=a100-80gb"
+    )
     line = same.get_json()["rent"][0]
     assert (line["count"], line["instances"]) == (8, 1)
     assert line["wall_clock_hours"] == pytest.approx(500)
     # gpus= with hours= is still work on one card, and the summary says so
-    shared = client.get("/breakeven?gpu=a100-80gb&gpus=8&hours=500").get_json()
+    shared = client.get("/breakeven?detail=full&gpu=a100-80gb&gpus=8&hours=500").get_json()
     busy = 500 / (8 * eta)
     assert shared["buy"]["hours"] == pytest.approx(busy)
     assert (
@@ -148,7 +152,7 @@ def test_a_hundred_thousand_hours_on_a_3090_buys_replacements_within_their_life(
     so three sets of two cards, each sold at its life's end, the last when the work is done.
     The money is worked here from the answer's own parameters, not read back."""
     hardware = app.extensions["breakeven"].hardware
-    body = client.get("/breakeven?gpu=rtx3090&hours=1e5").get_json()
+    body = client.get("/breakeven?detail=full&gpu=rtx3090&hours=1e5").get_json()
     buy, model, a = body["buy"], body["buy"]["model"], body["assumptions"]
     eta = hardware.efficiency("rtx3090", Workload.TRANSFORMER, 2)
     assert buy["gpus"] == 2
@@ -180,7 +184,7 @@ def test_a_hundred_thousand_hours_on_a_3090_buys_replacements_within_their_life(
     assert body["payoff"] == f"outlasts-{body['verdict']}"
     assert "the work outlasts the cards' 4-year life: 3 sets of cards" in body["summary"]
     # the same work on one card, as asked, is refused naming gpus: 22.8 years is too long
-    one = client.get("/breakeven?gpu=rtx3090&hours=1e5&gpus=1")
+    one = client.get("/breakeven?detail=full&gpu=rtx3090&hours=1e5&gpus=1")
     assert one.status_code == 422
     assert one.get_json()["errors"][0]["parameter"] == "gpus"
     assert "22.8 years" in one.get_json()["detail"]
@@ -192,7 +196,7 @@ def test_the_verdict_and_its_sentence_never_disagree(client, gpu: str) -> None: 
     pay-off clause never says buying does not pay where buying wins (or pays off before the
     work ends where renting wins), and no set of cards runs past its life."""
     for hours in (1, 30, 500, 3_000, 20_000, 60_000, 1e5, 3e5):
-        body = client.get(f"/breakeven?gpu={gpu}&hours={hours:g}").get_json()
+        body = client.get(f"/breakeven?detail=full&gpu={gpu}&hours={hours:g}").get_json()
         if "verdict" not in body:
             continue  # a refusal, as test_rank_names_the_rental_breakeven_names holds
         verdict, case, summary = body["verdict"], body["payoff"], body["summary"]
@@ -214,20 +218,22 @@ def test_the_verdict_and_its_sentence_never_disagree(client, gpu: str) -> None: 
 def test_the_3090_owner_can_keep_his_card(client) -> None:  # type: ignore[no-untyped-def]
     """hours= states no memory: the owned 24 GB card can do it (keep is a path), and a 5090
     goes into the 3090's desktop (no host bought); a memory= the 3090 lacks closes the path."""
-    body = client.get("/breakeven?gpu=rtx5090&own=rtx3090&hours=2000").get_json()
+    body = client.get("/breakeven?detail=full&gpu=rtx5090&own=rtx3090&hours=2000").get_json()
     keep = {p["name"]: p for p in body["own"]["paths"]}["keep"]
     assert keep["present_usd"] is not None
     assert body["buy"]["host_usd"] == 0
-    stated = client.get("/breakeven?gpu=rtx5090&own=rtx3090&hours=2000&memory=32").get_json()
+    stated = client.get(
+        "/breakeven?detail=full&gpu=rtx5090&own=rtx3090&hours=2000&memory=32"
+    ).get_json()
     assert {p["name"]: p for p in stated["own"]["paths"]}["keep"]["present_usd"] is None
     # an H100 server is not a desktop card: its system is bought whole, host and all
-    server = client.get("/breakeven?gpu=h100-sxm&own=rtx3090&hours=2000").get_json()
-    plain = client.get("/breakeven?gpu=h100-sxm&hours=2000").get_json()
+    server = client.get("/breakeven?detail=full&gpu=h100-sxm&own=rtx3090&hours=2000").get_json()
+    plain = client.get("/breakeven?detail=full&gpu=h100-sxm&hours=2000").get_json()
     assert server["buy"]["present_usd"] == pytest.approx(plain["buy"]["present_usd"])
 
 
 def test_owning_the_card_asked_about_is_keep_or_rent(client) -> None:  # type: ignore[no-untyped-def]
-    body = client.get("/breakeven?gpu=rtx3090&own=rtx3090&hours=2000").get_json()
+    body = client.get("/breakeven?detail=full&gpu=rtx3090&own=rtx3090&hours=2000").get_json()
     paths = {p["name"]: p for p in body["own"]["paths"]}
     assert set(paths) == {"keep", "rent"}
     best = min(paths.values(), key=lambda p: p["present_usd"])
@@ -242,14 +248,16 @@ def test_rent_gpu_keeps_every_tier_to_the_cards_named(client) -> None:  # type: 
     """Three-year reserved H100s against bought H100s: every rent line and every tier's
     best is an H100 (any alias names it)."""
     body = client.get(
-        "/breakeven?gpu=h100-sxm&gpus=8&months=36&rent_gpu=h100&pricing=reserved_3y"
+        "/breakeven?detail=full&gpu=h100-sxm&gpus=8&months=36&rent_gpu=h100&pricing=reserved_3y"
     ).get_json()
     lines = [*body["rent"], *(t["best"] for t in body["tiers"] if t["best"] is not None)]
     assert lines
     assert {line["accelerator"] for line in lines} == {"h100-sxm"}
     assert body["rent"][0]["pricing"] == "reserved_3y"
     # without it, H200s win the spot tiers of the same question
-    everything = client.get("/breakeven?gpu=h100-sxm&gpus=8&months=36&pricing=reserved_3y")
+    everything = client.get(
+        "/breakeven?detail=full&gpu=h100-sxm&gpus=8&months=36&pricing=reserved_3y"
+    )
     bests = [t["best"] for t in everything.get_json()["tiers"] if t["best"] is not None]
     assert {line["accelerator"] for line in bests} != {"h100-sxm"}
 
@@ -292,7 +300,7 @@ def test_rentals_are_named_as_their_providers_sell_them(client, app) -> None:  #
     from pricing.offer import PROVIDER_NAMES
 
     registry = app.extensions["breakeven"].hardware.registry
-    body = client.get("/breakeven?gpu=rtx3090&hours=500").get_json()
+    body = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500").get_json()
     lines = [*body["rent"], *(t["best"] for t in body["tiers"] if t["best"])]
     for line in lines:
         card = registry[line["accelerator"]].name
@@ -307,7 +315,7 @@ def test_rentals_are_named_as_their_providers_sell_them(client, app) -> None:  #
     ranked = client.get("/rank?gpu=rtx3090&hours=500").get_json()
     assert ranked["rent"][0]["name"] == body["rent"][0]["name"]
     assert ranked["rent"][0]["name"] in ranked["summary"]
-    team = client.get("/breakeven?gpu=h100-sxm&gpus=64&months=36&site=colo").get_json()
+    team = client.get("/breakeven?detail=full&gpu=h100-sxm&gpus=64&months=36&site=colo").get_json()
     head = team["rent"][0]
     if head["instances"] > 1:
         assert head["name"].startswith(f"{head['instances']} instances of {head['count']} x ")
@@ -336,5 +344,5 @@ def test_ranks_summary_says_how_many_cards_and_what_was_asked(client) -> None:  
     assert first["cards"] > 1
     assert ranked["summary"].startswith(f"{first['cards']} x {first['id']} ")
     assert ranked["summary"].endswith(f" The work: {ranked['work']['reading']}.")
-    asked = client.get("/breakeven?gpu=h100-sxm&gpus=64&months=36&site=colo").get_json()
+    asked = client.get("/breakeven?detail=full&gpu=h100-sxm&gpus=64&months=36&site=colo").get_json()
     assert asked["work"]["reading"] == ranked["work"]["reading"]

@@ -20,20 +20,22 @@ def test_an_internal_error_is_a_plain_500_problem_without_trace_or_message(app, 
         raise RuntimeError(f"database password is {SECRET}")
 
     catalog.table = explode
-    response = client.get("/breakeven?gpu=rtx3090&hours=500")
+    response = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500")
     assert response.status_code == 500 and response.mimetype == "application/problem+json"
     text = response.get_data(as_text=True)
     assert SECRET not in text and "Traceback" not in text and "RuntimeError" not in text
 
 
 def test_oversized_query_and_body_are_refused(client) -> None:  # type: ignore[no-untyped-def]
-    long_query = client.get("/breakeven?gpu=rtx3090&hours=500&region=" + "u" * 5000)
+    long_query = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&region=" + "u" * 5000)
     assert long_query.status_code == 414 and long_query.mimetype == "application/problem+json"
     big_body = client.post("/refresh", data=b"x" * (65 * 1024))
     assert big_body.status_code == 413 and big_body.mimetype == "application/problem+json"
 
 
-@pytest.mark.parametrize("path", ["/", "/health", "/breakeven?gpu=rtx3090&hours=500", "/nope"])
+@pytest.mark.parametrize(
+    "path", ["/", "/health", "/breakeven?detail=full&gpu=rtx3090&hours=500", "/nope"]
+)
 def test_every_answer_carries_the_security_headers(client, path: str) -> None:  # type: ignore[no-untyped-def]
     headers = client.get(path).headers
     assert headers["X-Content-Type-Options"] == "nosniff"

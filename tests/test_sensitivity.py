@@ -19,7 +19,7 @@ from tests.helpers import a3_highgpu_8g, stored
 REAL = load_hardware()
 # Near its break-even: an RTX 4090 for 12,000 h of CNN training rents (present values 3,083
 # USD against 3,253), and six inputs can turn it within their bounds.
-NEAR = "/breakeven?gpu=rtx4090&hours=12000&workload=cnn"
+NEAR = "/breakeven?detail=full&gpu=rtx4090&hours=12000&workload=cnn"
 # The query parameter each input is asked again with.
 PARAMETER = {"price": "price", "rent_factor": "rent_factor", "hours": "hours"}
 
@@ -177,7 +177,7 @@ def test_ranges_spread_the_rent_side_and_say_when_the_verdict_is_close(client) -
     assert r["speed"]["low_usd"] == pytest.approx(cheapest["present_usd"] / (1 + spread))
     assert r["speed"]["high_usd"] == pytest.approx(cheapest["present_usd"] / (1 - spread))
     assert r["close"] and "close" in r["note"]
-    far = _sensitivity(client, "/breakeven?gpu=rtx3090&hours=500")["ranges"]
+    far = _sensitivity(client, "/breakeven?detail=full&gpu=rtx3090&hours=500")["ranges"]
     assert not far["close"] and far["note"].startswith("clear")
 
 

@@ -16,10 +16,10 @@ def test_serve_answers_breakeven_over_http(tmp_path: Path) -> None:
     server = start_server(tmp_path, workers=1)
     base = server.base
     try:
-        response = requests.get(f"{base}/breakeven?gpu=rtx3090&hours=500", timeout=10)
+        response = requests.get(f"{base}/breakeven?detail=full&gpu=rtx3090&hours=500", timeout=10)
         assert response.status_code == 200
         assert response.json()["buy"]["gpu"] == "rtx3090"
-        bad = requests.get(f"{base}/breakeven?gpu=rtx3090&hours=-1", timeout=10)
+        bad = requests.get(f"{base}/breakeven?detail=full&gpu=rtx3090&hours=-1", timeout=10)
         assert bad.status_code == 400
         assert bad.headers["Content-Type"] == "application/problem+json"
         assert (tmp_path / "breakeven.sqlite3").exists()

@@ -50,7 +50,7 @@ def test_azure_refresh_stores_linux_on_demand_and_spot_that_breakeven_uses(
     ]
     nd = next(o for o in offers if o["product"] == "Standard_ND96asr_v4")
     assert nd["count"] == 8 and nd["usd_per_accelerator_hour"] == pytest.approx(27.197 / 8)
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500&providers=azure").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&providers=azure").get_json()
     assert {r["provider"] for r in answer["rent"]} == {"azure"}
     assert answer["rent"][0]["product"] == "Standard_NC24ads_A100_v4"
 
@@ -83,5 +83,5 @@ def test_lambda_refresh_with_a_key_and_skipped_without(httpserver, settings, app
     h100 = offers["gpu_8x_h100_sxm5"]
     assert (h100["accelerator"], h100["count"], h100["region"]) == ("h100-sxm", 8, "us-south-1")
     assert h100["usd_per_accelerator_hour"] == pytest.approx(23.92 / 8)
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500&providers=lambda").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx3090&hours=500&providers=lambda").get_json()
     assert {r["product"] for r in answer["rent"]} == {"gpu_1x_a10", "gpu_8x_h100_sxm5"}

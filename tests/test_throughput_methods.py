@@ -54,7 +54,9 @@ def test_only_estimates_leave_no_measured_alternative() -> None:
 
 
 def test_every_rent_line_states_its_method_and_source(client) -> None:  # type: ignore[no-untyped-def]
-    answer = client.get("/breakeven?gpu=rtx3090&hours=500&platforms=all&top=30").get_json()
+    answer = client.get(
+        "/breakeven?detail=full&gpu=rtx3090&hours=500&platforms=all&top=30"
+    ).get_json()
     methods = {r["throughput"]["method"] for r in answer["rent"]}
     assert "estimated" in methods and methods - {"estimated"}
     for line in answer["rent"]:

@@ -226,7 +226,7 @@ def test_a_fit_row_naming_an_unknown_card_stops_the_load(tmp_path: Path) -> None
 def test_a_job_answer_states_the_runs_spread(client) -> None:  # type: ignore[no-untyped-def]
     """With sensitivity=, `ranges.work` is the cheapest rental's total over the runs' P90
     and P10 ratios; a question stated in hours has none."""
-    job = "/breakeven?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora&seq_len=2048"
+    job = "/breakeven?detail=full&gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora&seq_len=2048"
     answer = client.get(job + "&sensitivity=price").get_json()
     low, high = answer["work"]["hours_spread"]
     work = answer["ranges"]["work"]
@@ -235,7 +235,7 @@ def test_a_job_answer_states_the_runs_spread(client) -> None:  # type: ignore[no
     assert work["low_usd"] == pytest.approx(total / high)
     assert work["high_usd"] == pytest.approx(total / low)
     assert not math.isclose(work["low_usd"], work["high_usd"])
-    hours = client.get("/breakeven?gpu=rtx4090&hours=500&sensitivity=price").get_json()
+    hours = client.get("/breakeven?detail=full&gpu=rtx4090&hours=500&sensitivity=price").get_json()
     assert hours["ranges"]["work"] is None and hours["work"]["hours_spread"] is None
 
 

@@ -284,8 +284,8 @@ def test_the_flops_route_and_the_measured_speeds_agree(hardware: Hardware) -> No
 
 # -- through the API ------------------------------------------------------------------------
 
-LORA = "/breakeven?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora&seq_len=2048"
-VISION = "/breakeven?gpu=rtx4090&model=resnet50&images=1281167&epochs=90"
+LORA = "/breakeven?detail=full&gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora&seq_len=2048"
+VISION = "/breakeven?detail=full&gpu=rtx4090&model=resnet50&images=1281167&epochs=90"
 RANK_LORA = "/rank?gpu=rtx4090&model=llama-3-8b&tokens=1e9&method=lora&seq_len=2048"
 
 
@@ -299,18 +299,18 @@ def test_the_answer_carries_the_work_block(client) -> None:  # type: ignore[no-u
 
 
 def test_a_job_too_big_for_one_card_buys_the_fewest_that_hold_it(client) -> None:  # type: ignore[no-untyped-def]
-    answer = client.get("/breakeven?gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
+    answer = client.get("/breakeven?detail=full&gpu=rtx4090&model=llama-2-7b&tokens=1e8").get_json()
     assert answer["buy"]["gpus"] == 5 and answer["work"]["min_cards"] == 5
     assert answer["memory_gate"]["applied"] == "total"
     assert answer["work"]["cards_bought"] == "the fewest that hold the job (5)"
-    one = client.get("/breakeven?gpu=rtx4090&model=llama-2-7b&tokens=1e8&gpus=1")
+    one = client.get("/breakeven?detail=full&gpu=rtx4090&model=llama-2-7b&tokens=1e8&gpus=1")
     assert one.status_code == 422
     assert one.get_json()["errors"][0]["parameter"] == "total_memory"
 
 
 def test_a_reference_run_through_the_api(client) -> None:  # type: ignore[no-untyped-def]
     answer = client.get(
-        "/breakeven?gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8&ref_hours=40"
+        "/breakeven?detail=full&gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8&ref_hours=40"
     ).get_json()
     assert answer["work"]["description"] == "a run that took 40 h on 8 x a100-80gb"
     assert answer["work"]["gpu_hours"] > 8 * 40  # a 3090 is slower than an A100
@@ -348,7 +348,7 @@ def test_a_reference_run_through_the_api(client) -> None:  # type: ignore[no-unt
 def test_the_work_stated_wrong_is_a_problem_naming_the_parameter(
     client, query: str, parameter: str, status: int
 ) -> None:  # type: ignore[no-untyped-def]
-    response = client.get(f"/breakeven?{query}")
+    response = client.get(f"/breakeven?detail=full&{query}")
     assert response.status_code == status, response.get_json()
     assert response.get_json()["errors"][0]["parameter"] == parameter
 
@@ -357,7 +357,9 @@ def test_the_readmes_job_examples_are_what_the_service_answers(client) -> None: 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     text = " ".join(readme[readme.index("## Describing the job") :].split())
     lora = client.get(LORA).get_json()
-    run = client.get("/breakeven?gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8&ref_hours=40").get_json()
+    run = client.get(
+        "/breakeven?detail=full&gpu=rtx3090&ref_gpu=a100-80gb&ref_count=8&ref_hours=40"
+    ).get_json()
     w, cheapest = lora["work"], lora["rent"][0]
     quoted = [
         f"= {w['flops']:.3g} FLOPs".replace("e+19", "e19"),

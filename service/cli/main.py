@@ -235,6 +235,8 @@ def _question(
     def command(ctx: click.Context, as_json: bool, wide: bool, **params: Any) -> None:
         if params.pop("explain", None):  # quote --explain: every input's sensitivity
             params["sensitivity"] = params.get("sensitivity") or "all"
+        if not as_json and "detail" in params:  # the text reads the whole answer
+            params["detail"] = "full"
         try:
             query = model(**{k: v for k, v in params.items() if v is not None})
         except ValidationError as exc:

@@ -10,7 +10,7 @@ from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
 from pricing.tiers import tier_for
-from service.documents.compact import compact
+from service.documents.brief import brief
 from service.documents.errors import Unanswerable
 from service.documents.freshness import PriceMoments, iso
 from service.documents.gpus import resolve_gpu
@@ -83,15 +83,15 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
             "fx": None,  # below, per request: its age moves with the day
         }
         if query.detail == "compact":
-            document = compact(document)
+            document = brief(document, rate.currency if rate is not None else "USD")
         remembered = (document, _price_dates(used), PriceMoments.of(used))
         runtime.answers.put(key, remembered)
     document, dates, moments = remembered
-    return {
-        **document,
-        "prices": {**dates, **moments.ages(runtime.settings.stale_after_hours)},  # as of now
-        "fx": fx,
-    }
+    prices = {**dates, **moments.ages(runtime.settings.stale_after_hours)}  # as of now
+    if query.detail == "compact":  # the headline's freshness, not each provider's
+        prices = {key: prices[key] for key in ("as_of", "age_seconds", "stale")}
+        fx = {key: fx[key] for key in ("currency", "per_usd", "as_of", "stale")}
+    return {**document, "prices": prices, "fx": fx}
 
 
 def _answer(

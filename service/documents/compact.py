@@ -1,10 +1,11 @@
-"""The compact answer (`detail=compact`, the default): each source text once.
+"""Lists of offers and cards with each source text once (`detail=compact` of /rank and
+/offers; /breakeven's compact answer is service/documents/brief.py).
 
-Ten rentals and six tiers of an answer name the same few sources (a catalog, a price page,
-the speed table's row for the card) over and over: half of a /breakeven answer was those
-texts repeated. In the compact answer every offer's `source` (its price's, and its speed's
-under `throughput`) becomes `source_ref`, the index of the text in the answer's `sources`;
-`detail=full` gives every offer its own texts, as before.
+Ten rentals of a ranking, or a page of the catalog, name the same few sources (a catalog, a
+price page, the speed table's row for a card) over and over: a third to a half of such a
+list was those texts repeated. In the compact form every offer's `source` (its price's, and
+its speed's under `throughput`) becomes `source_ref`, the index of the text in the
+answer's `sources`; `detail=full` gives every offer its own texts.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 # The parts of the answers that list offers and the cards compared.
-OFFER_PARTS = ("rent", "tiers", "same_card", "cheapest_measured", "left_out", "cards", "too_small")
+OFFER_PARTS = ("rent", "cards", "too_small", "offers")
 CONTAINERS = (dict, list)  # JSON's containers as the documents build them: plain, not subclassed
 
 

@@ -26,6 +26,7 @@ from pricing.offer import PROVIDER_NAMES, PriceSpan, StoredOffer
 from pricing.past import NO_RUN
 from pricing.store import HistoryCursor, HistoryPage
 from pricing.tiers import tier_of
+from service.documents.compact import compact
 from service.documents.errors import InvalidQuestion
 from service.documents.freshness import freshness, iso
 from service.documents.gpus import resolve_gpu
@@ -179,7 +180,7 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
             row["usd_per_reference_hour"] = per_reference[i]
     prices = freshness(chosen, runtime.settings.stale_after_hours)
     rate = asked_rate(runtime.fx, query.currency)
-    return {
+    document = {
         "count": len(rows),
         "offers": with_currency(rows, rate),
         "prices": prices,
@@ -187,6 +188,8 @@ def offers_document(query: OffersQuery, runtime: Runtime) -> dict[str, Any]:
         "next": next_page("/offers", _pinned(query, table), query.offset + query.limit < total),
         "fx": fx_document(query, rate, runtime.settings.fx_stale_after_days),
     }
+    # a CSV row keeps its own source: the text a spreadsheet shows
+    return compact(document) if query.detail == "compact" and query.format == "json" else document
 
 
 def superseded_note(table: OfferTable, row: int) -> str | None:

@@ -219,13 +219,25 @@ Currency = Annotated[
 ]
 
 
-# How much an answer says (service/documents/compact.py).
+# How much a list of offers or cards says (service/documents/compact.py).
 Detail = Annotated[
     Literal["compact", "full"],
     Field(
         description="`compact`: each source text once, in the answer's `sources`, its offers "
         "naming theirs by `source_ref` (their price's, and their speed's under `throughput`); "
-        "`full`: every offer with its own `source` texts (default: compact).",
+        "`full`: every offer with its own `source` texts.",
+    ),
+]
+# How much /breakeven's answer says (service/documents/brief.py).
+AnswerDetail = Annotated[
+    Literal["compact", "full"],
+    Field(
+        description="`compact`: the answer a person reads, a few KB: the summary and verdict, "
+        "the question as read, the buy side's total and parts, the three cheapest rentals, "
+        "one line per tier, the same card rented, what a gate left out, the crossing, "
+        "currency and freshness; money to the cent, hours to a tenth, the rentals' sources "
+        "once in `sources`. `full`: everything: every listed rental with its notes and "
+        "source, the assumptions, the curves, the work's derivation (default: compact).",
     ),
 ]
 
@@ -442,6 +454,7 @@ class _Question(_StatedWork):
 
 
 class _BreakevenQuestion(_Question):
+    detail: AnswerDetail = "compact"
     gpu: str = Field(
         min_length=1,
         max_length=100,
@@ -550,6 +563,12 @@ class OffersQuery(Query):
         "catalog's order).",
     )
     format: Literal["json", "csv"] = Field("json", description="json or csv.")
+    detail: Detail = Field(
+        "full",
+        description="`full` (the default): every offer with its own `source` text; `compact`: "
+        "each source text once, in the answer's `sources`, every offer naming its own by "
+        "`source_ref` (a third of the catalog's bytes were repeated sources).",
+    )
     limit: int = Field(PAGE_DEFAULT, ge=1, le=PAGE_MAX, description="Rows in one page.")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Rows skipped: `next` gives it.")
 

@@ -693,6 +693,7 @@ class _ReferenceHourDocumented(_Out):
 OfferOut = _offer_model(
     "OfferOut",
     CATALOG,
+    **COMPACT_SOURCE,
     base=_ReferenceHourDocumented,
     first=(
         *("provider", "product", "region", "zone", "accelerator", "count", "pricing"),
@@ -718,6 +719,11 @@ class OfferList(_Out):
     fx: FxOut = Field(
         description="The rate of `currency` (each amount named usd gets a sibling in it); "
         "USD: nothing converted."
+    )
+    sources: list[str] | None = Field(
+        None,
+        description="`detail=compact`: each source text once; an offer's `source_ref` "
+        "is an index here. Absent with `detail=full`.",
     )
 
 
@@ -1049,6 +1055,119 @@ class RankAnswer(_Out):
     sources: list[str] | None = Field(None, description=SOURCES)
 
 
+# -- /breakeven's compact answer (service/documents/brief.py) -------------------------------
+
+AMOUNT_SIBLINGS = "Each amount named usd has a sibling in the currency asked (`total_eur`)."
+
+
+class CompactQuestion(_Out):
+    """The question as the answer read it."""
+
+    gpu: str
+    gpus: int = Field(description="Cards bought.")
+    hours: float = Field(description="Work, in hours of one `gpu` card.")
+    workload: Workload
+    reading: str = Field(description="The work as read, in words.")
+    deadline_hours: float = Field(description="Both sides finish within it.")
+    deadline_days: float
+    pricing: str = Field(description="The rental tiers the headline is chosen from.")
+    site: str
+
+
+class CompactBuy(_Out):
+    """Buying: its total, present value and parts. """ + AMOUNT_SIBLINGS
+
+    gpus: int
+    system: str | None = Field(description="The whole systems bought, where cards need one.")
+    wall_clock_hours: float
+    total_usd: float
+    present_usd: float = Field(description="In today's money: what the verdict compares.")
+    parts: dict[str, float] = Field(
+        description="purchase, replacement, host, network, energy, site, resale (USD)."
+    )
+
+
+class CompactRental(_Out):
+    """A rental as a person reads it. """ + AMOUNT_SIBLINGS
+
+    name: str = OFFER_NAME[1]
+    pricing: str
+    usd_per_hour: float
+    price_as_of: str = Field(description="When the price held; `before` a day where undated.")
+    confidence: str
+    instances: int
+    wall_clock_hours: float
+    total_usd: float
+    present_usd: float
+    source_ref: int = Field(description="Its price's source: an index into `sources`.")
+    offers: int | None = Field(None, description="`same_card`: the offers of the card.")
+
+
+class CompactTier(_Out):
+    """A pricing tier's best offer for the same work, and its verdict against buying."""
+
+    tier: str
+    verdict: Literal["buy", "rent"] | None
+    name: str | None = Field(None, description="Its best offer; absent where it has none.")
+    wall_clock_hours: float | None = None
+    total_usd: float | None = None
+    present_usd: float | None = None
+
+
+class CompactLeftOut(_Out):
+    platforms: list[str]
+    offers: int
+    best: CompactRental
+
+
+class CompactCrossing(_Out):
+    hours: float | None
+    days: float | None
+    within_life: bool
+    crossing_hours: float
+
+
+class CompactFreshness(_Out):
+    as_of: str
+    age_seconds: float | None
+    stale: bool
+
+
+class CompactFx(_Out):
+    currency: str
+    per_usd: float
+    as_of: str | None
+    stale: bool
+
+
+class BreakevenCompact(_Out):
+    (
+        """/breakeven's default answer (`detail=compact`): what a person reads, a few KB, in the
+    full answer's names. Money to the cent, hours to a tenth. """
+        + AMOUNT_SIBLINGS
+    )
+
+    summary: str
+    verdict: Literal["buy", "rent"]
+    question: CompactQuestion
+    buy: CompactBuy
+    rent: list[CompactRental] = Field(description="The three cheapest rentals.")
+    listed: int = Field(description="Rentals `detail=full` lists (the question's `top`).")
+    candidates: int = Field(description="Offers that passed the filters and gates.")
+    tiers: list[CompactTier]
+    same_card: CompactRental | None = Field(description="The bought card, rented.")
+    left_out: CompactLeftOut | None = Field(description="What the platform gate kept out.")
+    memory_gate: dict[str, float | None]
+    savings_usd: float
+    breakeven: CompactCrossing | None
+    payoff: Literal[tuple(PAYOFF_CASES)]  # type: ignore[valid-type]
+    never_because: Literal[tuple(NEVER_REASONS)] | None  # type: ignore[valid-type]
+    sources: list[str] = Field(description="The rentals' price sources, each once.")
+    detail: str = Field(description="What `detail=full` adds.")
+    prices: CompactFreshness = Field(description="The headline rental's price date and age.")
+    fx: CompactFx
+
+
 # -- the OpenAPI components -----------------------------------------------------------------
 
 # The models of responses documented by hand (documented_response), for add_models: APIFlask
@@ -1056,11 +1175,18 @@ class RankAnswer(_Out):
 BY_HAND: dict[str, type[BaseModel]] = {}
 
 
-def documented_response(model: type[BaseModel], description: str) -> dict[str, Any]:
-    """An @bp.doc response whose JSON body is ``model``: for a view that answers more than one
-    shape (200 and 202, say), which one @bp.output cannot say."""
-    BY_HAND[model.__name__] = model
-    schema = {"$ref": SCHEMAS + model.__name__}
+def documented_response(
+    model: type[BaseModel] | tuple[type[BaseModel], ...], description: str
+) -> dict[str, Any]:
+    """An @bp.doc response whose JSON body is ``model``, or one of several: for a view that
+    answers more than one shape (200 and 202; a compact or a full answer), which one
+    @bp.output cannot say."""
+    models = model if isinstance(model, tuple) else (model,)
+    refs = []
+    for each in models:
+        BY_HAND[each.__name__] = each
+        refs.append({"$ref": SCHEMAS + each.__name__})
+    schema = refs[0] if len(refs) == 1 else {"oneOf": refs}
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 

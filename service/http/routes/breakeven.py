@@ -9,22 +9,26 @@ from service.documents.breakeven import breakeven_document
 from service.documents.queries import BreakevenQuery
 from service.http import current_runtime, json_response
 from service.http.budget import heavy_read
-from service.http.schemas import BreakevenAnswer
+from service.http.schemas import BreakevenAnswer, BreakevenCompact, documented_response
 
 bp = APIBlueprint("breakeven", __name__)
 
 
 @bp.get("/breakeven")
 @bp.input(BreakevenQuery, location="query", arg_name="query")
-@bp.output(BreakevenAnswer)
 @bp.doc(
     summary="Rent or buy?",
     tags=["Break-even"],
     description=(
         "Cost of buying `gpus` cards of type `gpu` against the cheapest rentals for `hours` "
-        "of training on one such card. Every assumption is echoed under `assumptions`."
+        "of training on one such card: by default the answer a person reads (a few KB); with "
+        "`detail=full` everything, every assumption echoed under `assumptions`."
     ),
     responses={
+        200: documented_response(
+            (BreakevenCompact, BreakevenAnswer),
+            "The answer: compact (the default) or full (`detail=full`)",
+        ),
         400: "Invalid parameters",
         404: "Unknown GPU",
         422: "Nothing to compare",
@@ -32,7 +36,7 @@ bp = APIBlueprint("breakeven", __name__)
     },
 )
 def get_breakeven(query: BreakevenQuery) -> Response:
-    # A Response skips APIFlask's re-validation of the output; BreakevenAnswer documents it.
+    # Two shapes, by `detail`: BreakevenCompact and BreakevenAnswer document them.
     runtime = current_runtime()
     document = heavy_read(lambda: breakeven_document(query, runtime), needed=query.at is not None)
     return json_response(document)

@@ -47,7 +47,8 @@ def list_offers(query: OffersQuery) -> Response:
         document = offers_document(query, runtime)
         if query.format == "csv":
             return _csv(document["offers"], document)
-        return _json(_validated(OfferList, document), document)
+        # only the members the document has: an offer's `source` or, compact, its `source_ref`
+        return _json(_validated(OfferList, document, only_given=True), document)
 
     return heavy_read(respond, needed=query.at is not None)
 
@@ -117,8 +118,11 @@ def _csv(rows: list[dict[str, Any]], document: dict[str, Any]) -> Response:
     return Response(to_csv(rows), mimetype="text/csv", headers=_link(document))
 
 
-def _validated(schema: type[BaseModel], document: dict[str, Any]) -> dict[str, Any]:
-    return schema.model_validate(document).model_dump(mode="json", by_alias=True)
+def _validated(
+    schema: type[BaseModel], document: dict[str, Any], only_given: bool = False
+) -> dict[str, Any]:
+    model = schema.model_validate(document)
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=only_given)
 
 
 def _json(body: dict[str, Any], document: dict[str, Any] | None = None) -> Response:

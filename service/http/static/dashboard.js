@@ -472,6 +472,7 @@ async function runCalculator() {
   setQuery(Object.fromEntries(CALC_FIELDS.map((name) => [name, values[name] || ""])));
   params.set("currency", currency()); // the amounts the form states are in it too
   params.set("sensitivity", "all"); // the tornado and the sentences below the answer
+  params.set("detail", "full"); // the chart's curves, the assumptions, every listed rental
   const answer = await getJSON(`breakeven?${params.toString()}`);
   renderAnswer(answer);
   renderWhatIf(answer);

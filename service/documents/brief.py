@@ -1,0 +1,170 @@
+"""The answer a person reads (`detail=compact`, /breakeven's default): a few KB.
+
+The full answer (`detail=full`) carries everything the engine knows: every listed rental
+with its notes and source, each tier's best in full, the assumptions, the curves, the work's
+derivation. At a terminal nobody reads 32 KB, so the default is the answer itself: the
+sentence and verdict, the question as read, the buy side's total and its parts, the three
+cheapest rentals, one line per tier, the same card rented, what a gate left out, the
+crossing, currency and freshness. Every name in it is the full answer's, so a client that
+needs more asks `detail=full` and reads the same fields.
+
+Money is given to the cent and hours to a tenth (the figures a person signs), in dollars and,
+where a currency was asked, in it too (`total_usd`, `total_eur`). Each rental names its
+price's source by `source_ref` into the answer's `sources`: no figure without its origin.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+RENT_LINES = 3  # the cheapest rentals shown; detail=full lists the question's `top`
+HOURS = re.compile(r"(^|_)(hours|days)$")
+# The rental fields a person reads: the offer as its provider sells it (`name`: count x card,
+# provider, where), its tier, the price with its date and confidence, the hours and
+# instances, the total and its present value (what the verdict compares).
+RENT_FIELDS = (
+    "name",
+    "pricing",
+    "usd_per_hour",
+    "price_as_of",
+    "confidence",
+    "instances",
+    "wall_clock_hours",
+    "total_usd",
+    "present_usd",
+)
+BUY_PARTS = ("purchase_usd", "replacement_usd", "host_usd", "network_usd", "energy_usd")
+BUY_PARTS += ("site_usd", "resale_usd")
+ASKED_PARTS = ("own", "sensitivity", "ranges", "cost_spread")  # own=, sensitivity=, a job's spread
+FULL = "detail=full adds every listed rental, the assumptions, the curves, the work's derivation"
+
+
+def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
+    """The compact answer from the full one (before its per-request `prices` and `fx`),
+    whose amounts are in dollars and, where asked, in ``currency``."""
+    sources: list[str] = []
+
+    def source_ref(line: dict[str, Any]) -> int:
+        text = line["source"]
+        if text not in sources:
+            sources.append(text)
+        return sources.index(text)
+
+    def rental(line: dict[str, Any] | None) -> dict[str, Any] | None:
+        if line is None:
+            return None
+        kept = _fields(line, RENT_FIELDS)
+        kept["source_ref"] = source_ref(line)
+        return kept
+
+    buy, deadline, work = document["buy"], document["deadline"], document["work"]
+    same = document["same_card"]
+    left = document["left_out"]
+    breakeven = document["breakeven"]
+    answer = {
+        "summary": document["summary"],
+        "verdict": document["verdict"],
+        "question": {
+            "gpu": document["gpu"],
+            "gpus": buy["gpus"],
+            "hours": document["hours"],
+            "workload": document["workload"],
+            "reading": work["reading"],
+            "deadline_hours": deadline["hours"],
+            "deadline_days": deadline["days"],
+            "pricing": document["compared_with"]["pricing"],
+            "site": buy["site"],
+        },
+        "buy": {
+            "gpus": buy["gpus"],
+            "system": buy["system"],
+            "wall_clock_hours": buy["wall_clock_hours"],
+            **_fields(buy, ("total_usd", "present_usd")),
+            "parts": _fields(buy, BUY_PARTS),
+        },
+        "rent": [rental(line) for line in document["rent"][:RENT_LINES]],
+        "listed": len(document["rent"]),
+        "candidates": document["candidates"],
+        "tiers": [
+            {
+                "tier": tier["tier"],
+                "verdict": tier["verdict"],
+                **(
+                    {}
+                    if tier["best"] is None
+                    else {
+                        "name": tier["best"]["name"],
+                        **_fields(tier["best"], ("wall_clock_hours", "total_usd", "present_usd")),
+                    }
+                ),
+            }
+            for tier in document["tiers"]
+        ],
+        "same_card": (
+            None if same is None else {"offers": same["offers"], **(rental(same["cheapest"]))}
+        ),
+        "left_out": (
+            None
+            if left is None
+            else {
+                "platforms": left["platforms"],
+                "offers": left["offers"],
+                "best": rental(left["best"]),
+            }
+        ),
+        "memory_gate": _fields(document["memory_gate"], ("per_accelerator_gb", "removed")),
+        **_fields(document, ("savings_usd",)),
+        "breakeven": (
+            None
+            if breakeven is None
+            else _fields(breakeven, ("hours", "days", "within_life", "crossing_hours"))
+        ),
+        "payoff": document["payoff"],
+        "never_because": (
+            None if document["never_because"] is None else document["never_because"]["reason"]
+        ),
+        # what the question asked for by name comes as the full answer gives it
+        **{key: document[key] for key in ASKED_PARTS if document.get(key) is not None},
+        "sources": sources,
+        "detail": FULL,
+    }
+    money = re.compile(rf"(^|_)(usd|{currency.lower()})(_|$)")
+    return _rounded(answer, money)
+
+
+def _fields(holder: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """``names`` from ``holder``, each with its siblings in the currency asked (total_usd,
+    total_eur)."""
+    kept = {}
+    for name in names:
+        kept[name] = holder[name]
+        if name.endswith("_usd") or "_usd_" in name:
+            stem = name.replace("usd", "{}", 1)
+            kept.update({key: value for key, value in holder.items() if _sibling(key, stem)})
+    return kept
+
+
+def _sibling(key: str, stem: str) -> bool:
+    """Whether ``key`` is ``stem`` in a currency other than dollars (total_{} -> total_eur)."""
+    head, _, tail = stem.partition("{}")
+    code = key[len(head) : len(key) - len(tail)] if key.startswith(head) else ""
+    return key.endswith(tail) and len(code) == 3 and code.isalpha() and code != "usd"
+
+
+def _rounded(value: Any, money: re.Pattern[str], key: str = "") -> Any:
+    """Money (a key ``money`` matches) to the cent and hours and days to a tenth, through
+    the answer; a price per hour keeps four decimals (a cent is a quarter of some rates)."""
+    if isinstance(value, dict):
+        return {k: _rounded(v, money, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(item, money, key) for item in value]
+    if not isinstance(value, float):
+        return value
+    if "per_hour" in key:
+        return round(value, 4)
+    if money.search(key):
+        return round(value, 2)
+    if HOURS.search(key):
+        return round(value, 1)
+    return value
