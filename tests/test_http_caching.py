@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -43,10 +45,20 @@ def test_the_dashboards_assets_come_gzipped(client) -> None:  # type: ignore[no-
     assert b"gpu-breakeven" in gzip.decompress(page.data)
 
 
-def test_the_same_question_on_the_same_catalog_is_a_304(client) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def clock(monkeypatch):  # type: ignore[no-untyped-def]
+    """The answer clock, held at a minute a test moves on by hand."""
+    import service.http.caching as caching
+
+    held = {"now": datetime(2026, 12, 6, 12, 0, tzinfo=UTC)}
+    monkeypatch.setattr(caching, "answer_clock", lambda: held["now"])
+    return held
+
+
+def test_the_same_question_on_the_same_catalog_is_a_304(client, clock) -> None:  # type: ignore[no-untyped-def]
     first = client.get(QUESTION)
     tag = first.headers["ETag"]
-    assert tag.startswith('W/"') and first.headers["Cache-Control"] == "no-cache"
+    assert tag.startswith('W/"') and first.headers["Cache-Control"].startswith("max-age=")
     again = client.get(QUESTION, headers={"If-None-Match": tag})
     assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == tag
     # the order of the parameters is not the question
@@ -109,3 +121,36 @@ def test_an_answer_opens_with_its_summary_and_verdict(client) -> None:  # type: 
     assert f"{yuan['buy']['present_cny']:,.2f} CNY" in yuan["summary"]
     ranked = client.get("/rank?hours=500").get_json()
     assert next(iter(ranked)) == "summary" and ranked["cards"][0]["id"] in ranked["summary"]
+
+
+def test_the_tag_covers_the_ages_the_body_shows(client, clock) -> None:  # type: ignore[no-untyped-def]
+    """An answer's price ages count to the answer clock's minute, which its tag names: the
+    same minute, the same body and a 304; the next minute, ages a minute older and a new tag
+    (the issue-57 review: ages moved under one tag)."""
+    page = "/offers?provider=colab"
+    first = client.get(page)
+    ages = first.get_json()["prices"]["providers"]["colab"]["age_seconds"]
+    assert ages is not None
+    again = client.get(page)
+    assert again.data == first.data and again.headers["ETag"] == first.headers["ETag"]
+    assert client.get(page, headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
+    clock["now"] += timedelta(minutes=1)
+    later = client.get(page, headers={"If-None-Match": first.headers["ETag"]})
+    assert later.status_code == 200 and later.headers["ETag"] != first.headers["ETag"]
+    assert later.get_json()["prices"]["providers"]["colab"]["age_seconds"] == ages + 60
+
+
+def test_max_age_ends_at_the_next_minute_or_the_next_scheduled_refresh() -> None:
+    from service.http.caching import max_age
+
+    clock = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    now = clock + timedelta(seconds=10)
+    assert max_age(clock, now, "0 */6 * * *") == 50  # the next refresh is hours away
+    assert max_age(clock, now, "15 0 12 * * *") == 5  # a refresh at 12:00:15 comes first
+    assert max_age(clock, clock + timedelta(seconds=61), "0 */6 * * *") == 0
+
+
+def test_answers_carry_max_age(client, clock) -> None:  # type: ignore[no-untyped-def]
+    for path in (QUESTION, "/breakeven?gpu=rtx3090&hours=500", "/offers?limit=1", "/rank"):
+        header = client.get(path).headers["Cache-Control"]
+        assert re.fullmatch(r"max-age=\d+", header) and int(header[8:]) <= 60, (path, header)

@@ -124,7 +124,11 @@ def test_an_input_that_cannot_turn_it_says_so(client) -> None:  # type: ignore[n
     assert life["flip"] is None and life["buy_wins"] == "never"
     assert "does not depend on the useful life" in life["note"]
     assert life["low"]["savings_usd"] == life["high"]["savings_usd"]
-    assert flips["pue"]["flip"] is None and "outside 1..5" in flips["pue"]["note"]
+    pue = flips["pue"]
+    assert pue["flip"] is None and "outside the values a question may give (1 to 5)" in pue["note"]
+    # the person's sentence says the range it searched, never the out-of-range crossing
+    (said,) = [s for s in _sensitivity(client)["sensitivity"]["sentences"] if "the PUE" in s]
+    assert said.endswith("from 1.00 to 5.00 (now 1.00).") and "turn at" not in said
 
 
 def test_the_sentences_a_person_reads(client) -> None:  # type: ignore[no-untyped-def]

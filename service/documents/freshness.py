@@ -1,18 +1,41 @@
 """How old the prices behind an answer are: per provider, oldest price first.
 
 An undated price has no age and counts as stale: an answer must not look fresher than its
-data.
+data. Ages count to the answer clock (:func:`answer_clock`): now, to the whole minute, so an
+answer is the same all minute and its ETag, which names the minute, covers everything it
+shows (service/http/caching.py).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pricing.offer import StoredOffer, named_date, price_date
+
+AGE_TICK_SECONDS = 60  # the answer clock's step: ages are exact to the minute
+# The answer clock of the request being answered, where its ETag already named a minute: the
+# body then counts to that minute, even where it is worked out in the next.
+_PINNED: ContextVar[datetime | None] = ContextVar("answer_clock", default=None)
+
+
+def answer_clock(now: datetime | None = None) -> datetime:
+    """The moment answers count ages to: the request's pinned minute, else ``now`` (the
+    current time) floored to the minute."""
+    pinned = _PINNED.get()
+    if pinned is not None and now is None:
+        return pinned
+    moment = (now or datetime.now(UTC)).timestamp()
+    return datetime.fromtimestamp(moment - moment % AGE_TICK_SECONDS, UTC)
+
+
+def pin_answer_clock(moment: datetime | None) -> None:
+    """Count this request's ages to ``moment`` (None: to the current minute again)."""
+    _PINNED.set(moment)
 
 
 def iso(moment: datetime) -> str:
@@ -59,8 +82,9 @@ class PriceMoments:
         return cls(tuple(oldest.items()))
 
     def ages(self, stale_after_hours: float, now: datetime | None = None) -> dict[str, Any]:
-        """The prices' ages as of ``now``: per provider, its oldest price's."""
-        now_s = (now or datetime.now(UTC)).timestamp()
+        """The prices' ages as of ``now`` (default: the answer clock): per provider, its
+        oldest price's."""
+        now_s = (now or answer_clock()).timestamp()
         limit = stale_after_hours * 3600
         providers: dict[str, dict[str, Any]] = {}
         for provider, moment in self.oldest:

@@ -160,7 +160,8 @@ class Flip:
     step: str  # the tornado's step, as stated
     low: Swing
     high: Swing
-    note: str = ""
+    note: str = ""  # the answer's note on a flip that is absent (null)
+    said: str = ""  # the part of the note a person's sentence gives: the solver's own reason
 
 
 def case_verdict(case: Case) -> tuple[str, float, float]:
@@ -177,13 +178,20 @@ def _flip(case: Case, name: str) -> Flip:
     bounds = _bounds(name)
     low, high = _steps(case, name, bounds)
     flip, note = SOLVERS[name](case)
+    said = note  # a solver's own reason (the life's) is worth a sentence
     if flip is not None and not bounds[0] <= flip <= bounds[1]:
-        note = f"the verdict would turn at {flip:.6g}, outside {bounds[0]:g}..{bounds[1]:g}"
-        flip = None
+        # the costs cross only where no question can go (a negative utilization): a note for
+        # the API; a person reads "whatever ..., from ... to ..." and no such number
+        note = (
+            f"the verdict would turn at {flip:.6g}, outside the values a question may give "
+            f"({bounds[0]:,.10g} to {bounds[1]:,.10g})"
+        )
+        flip, said = None, ""
     if flip is None and not note:
-        note = f"no value from {bounds[0]:g} to {bounds[1]:g} turns it"
+        note = f"no value from {bounds[0]:,.10g} to {bounds[1]:,.10g} turns it"
     buy_wins = _side(case, name, flip, bounds)
-    return Flip(name, case.value(name), bounds, flip, buy_wins, _step_text(name), low, high, note)
+    value, step = case.value(name), _step_text(name)
+    return Flip(name, value, bounds, flip, buy_wins, step, low, high, note, said)
 
 
 def _bounds(name: str) -> tuple[float, float]:
@@ -394,5 +402,5 @@ def sentence(flip: Flip) -> str:
     low, high = flip.bounds
     winner = "Buying wins" if flip.buy_wins == "always" else "Renting wins"
     within = f"from {show(low)} to {show(high)}"
-    reason = f": {flip.note}" if flip.note else ""
+    reason = f": {flip.said}" if flip.said else ""
     return f"{winner} whatever {subject}, {within} ({now}){reason}."

@@ -4,19 +4,25 @@ An answer is a function of the question and of the data it is read from: the cat
 version when a run lands), the exchange rates and the measured speeds. The tag names those
 and the question, so every worker gives one question on one catalog the same tag, and a
 client that sends it back (If-None-Match) gets a 304 before the answer is worked out: all a
-polling dashboard costs is the check. What a 304 leaves as the client had it are the price
-ages, which grow by the second. ``Cache-Control: no-cache``: keep the answer, but ask
-again each time, for a run may land any minute.
+polling dashboard costs is the check. The price ages an answer shows count to the answer
+clock (service/documents/freshness.py: now, to the minute), whose minute the tag names too:
+the tag covers all the body shows. ``Cache-Control: max-age`` lets a client keep the answer,
+unasked, until the earlier of the clock's next minute and the next scheduled refresh
+(BREAKEVEN_REFRESH_CRON; a run forced by hand may land before it, and is seen at the next
+revalidation).
 """
 
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime, timedelta
 
 from flask import Flask, Response, g, request
 
 from pricing.errors import StoreError
+from service.documents.freshness import AGE_TICK_SECONDS, answer_clock, pin_answer_clock
 from service.http import current_runtime
+from service.jobs.scheduler import cron_trigger
 
 # The answers whose data is the catalog, the rates and the measurements (not /providers,
 # whose failed runs move no catalog version, nor the operations' own endpoints).
@@ -26,8 +32,8 @@ TAGGED_PREFIXES = ("/gpus", "/models")
 # answers are not the old ones'. The bundled hardware data is not in the tag (it changes only
 # with a release): 2026-12-05, the utilization fit's corrected runs move a job's hours;
 # 2026-12-05.2, rentals chosen and listed by present value (the answer's `money` says so).
-ANSWER_FORMAT = "2026-12-05.2"
-REVALIDATE = "no-cache"
+# 2026-12-06, /breakeven's compact default answer and the answer clock.
+ANSWER_FORMAT = "2026-12-06"
 
 
 def init_app(app: Flask) -> None:
@@ -42,17 +48,37 @@ def init_app(app: Flask) -> None:
         if request.if_none_match.contains_weak(tag):
             response = Response(status=304)
             response.set_etag(tag, weak=True)
-            response.headers["Cache-Control"] = REVALIDATE
+            response.headers["Cache-Control"] = cache_control(g.answered_at)
             return response
         return None
+
+    @app.teardown_request
+    def _unpin(_error: BaseException | None) -> None:
+        pin_answer_clock(None)
 
     @app.after_request
     def _tag(response: Response) -> Response:
         tag = g.get("etag")
         if tag is not None and response.status_code == 200:
             response.set_etag(tag, weak=True)
-            response.headers["Cache-Control"] = REVALIDATE
+            response.headers["Cache-Control"] = cache_control(g.answered_at)
         return response
+
+
+def cache_control(clock: datetime) -> str:
+    """The answer's Cache-Control, as of now (:func:`max_age`)."""
+    cron = current_runtime().settings.refresh_cron
+    return f"max-age={max_age(clock, datetime.now(UTC), cron)}"
+
+
+def max_age(clock: datetime, now: datetime, refresh_cron: str) -> int:
+    """Whole seconds from ``now`` the answer stays what it is: to the answer clock's next
+    minute, or to the next scheduled refresh where that comes first."""
+    ends = clock + timedelta(seconds=AGE_TICK_SECONDS)
+    refresh = cron_trigger(refresh_cron, 0).get_next_fire_time(None, now)
+    if refresh is not None:
+        ends = min(ends, refresh)
+    return max(int((ends - now).total_seconds()), 0)
 
 
 def question_tag() -> str | None:
@@ -68,7 +94,10 @@ def question_tag() -> str | None:
         (key, m.measured_at.isoformat(), m.relative) for key, m in runtime.measured.all().items()
     )
     question = sorted(request.args.items(multi=True))
-    parts = (ANSWER_FORMAT, runtime.catalog.version, rates, measured, request.path, question)
+    g.answered_at = answer_clock()  # the minute the answer's price ages count to
+    pin_answer_clock(g.answered_at)
+    clock = g.answered_at.timestamp()
+    parts = (ANSWER_FORMAT, runtime.catalog.version, rates, measured, clock, request.path, question)
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 
 

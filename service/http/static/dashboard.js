@@ -367,12 +367,23 @@ async function loadFreshness() {
         ? ` ${t("({count} of unknown age)", { count: num(p.prices.unknown_age) })}` : "";
       const served = run
         ? t("serving {count} offers loaded {age}, {dates}", { count: num(run.row_count), age: ago(p.age_seconds), dates }) + unknown
-        : t("no prices yet");
+        : t("no refresh of its own has landed yet: its prices, if any, come from the bundled snapshot");
       const strong = document.createElement("span");
       strong.className = "state";
       strong.textContent = `${p.name}: ${state}`;
       li.append(strong, ` · ${served}`);
-      if (p.last_error) li.append(` · ${t("last error: {error}", { error: p.last_error })}`);
+      if (p.last_error) {
+        // one plain sentence; the source's own error text folded below it, wrapped to the screen
+        li.append(` · ${t("The last refresh failed; the catalog keeps the prices it had.")}`);
+        const details = document.createElement("details");
+        const summary = document.createElement("summary");
+        summary.textContent = t("What went wrong");
+        const error = document.createElement("p");
+        error.className = "error-detail";
+        error.textContent = p.last_error;
+        details.append(summary, error);
+        li.append(details);
+      }
       return li;
     }),
   );
