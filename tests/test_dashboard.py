@@ -654,6 +654,52 @@ def test_every_view_in_chinese(page: Page, base_url: str) -> None:
     expect(page.locator("#rank-rent")).to_contain_text("每 rtx3090 小时的 CNY")
 
 
+# Words a Chinese page may show in Latin letters: names of products, platforms and units that
+# are written so in Chinese too, and the commands and settings a reader types.
+LATIN_NAMES = frozenset(
+    {
+        *("spot", "transformer", "cnn", "rnn", "token", "gpu", "tpu", "cuda", "rocm", "xla"),
+        *("nvidia", "geforce", "rtx", "tesla", "amd", "instinct", "runpod", "vast", "secure"),
+        *("cny", "usd", "eur", "pue", "tflops", "gb", "kwh", "breakeven", "refresh"),
+        *("scheduler", "post", "breakeven_refresh_cron", "ai", "csv"),
+    }
+)
+
+
+def _latin_words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_]+", text)}
+
+
+def test_the_chinese_page_has_no_english_words_outside_names(page: Page, base_url: str) -> None:
+    """Every view in zh-CN, as shown: any word in Latin letters is a name (a provider, a
+    product, a region, a card, a platform, a model) or one of LATIN_NAMES; no English word
+    from the page, the script or an answer's own English text (the issue-57 review: "host:
+    desktop; resale: bought used: worth what was paid", "verified", "on_demand")."""
+    names: set[str] = set(LATIN_NAMES)
+    offers = requests.get(f"{base_url}/offers?limit=10000", timeout=30).json()["offers"]
+    for offer in offers:
+        for key in ("provider", "product", "region", "zone", "accelerator"):
+            names |= _latin_words(str(offer[key] or ""))
+    for card in requests.get(f"{base_url}/gpus", timeout=10).json()["gpus"]:
+        names |= _latin_words(f"{card['id']} {card['name']} {card.get('platform') or ''}")
+    for source in requests.get(f"{base_url}/providers", timeout=10).json()["providers"]:
+        names |= _latin_words(source["name"])
+    for model in requests.get(f"{base_url}/models", timeout=10).json()["models"]:
+        names |= _latin_words(model["id"])
+    found: dict[str, set[str]] = {}
+    for view in VIEWS:
+        page.goto(f"{base_url}/?view={view}&lang=zh-CN")
+        page.wait_for_load_state("networkidle")
+        if view == "rank":
+            page.click("#rank-form button[type=submit]")
+            page.wait_for_load_state("networkidle")
+        shown = page.evaluate("document.querySelector('main').innerText")
+        english = _latin_words(shown) - names
+        if english:
+            found[view] = english
+    assert found == {}, found
+
+
 def test_the_currency_chosen_carries_to_every_answer(page: Page, base_url: str) -> None:
     """In English with euros chosen: the amounts are the answer's EUR siblings, the link
     keeps the currency, and the assumptions' money fields say it."""

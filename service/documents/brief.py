@@ -44,6 +44,7 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
     """The compact answer from the full one (before its per-request `prices` and `fx`),
     whose amounts are in dollars and, where asked, in ``currency``."""
     sources: list[str] = []
+    code = currency.lower()
 
     def source_ref(line: dict[str, Any]) -> int:
         text = line["source"]
@@ -54,7 +55,7 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
     def rental(line: dict[str, Any] | None) -> dict[str, Any] | None:
         if line is None:
             return None
-        kept = _fields(line, RENT_FIELDS)
+        kept = _fields(line, RENT_FIELDS, code)
         kept["source_ref"] = source_ref(line)
         return kept
 
@@ -80,27 +81,13 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
             "gpus": buy["gpus"],
             "system": buy["system"],
             "wall_clock_hours": buy["wall_clock_hours"],
-            **_fields(buy, ("total_usd", "present_usd")),
-            "parts": _fields(buy, BUY_PARTS),
+            **_fields(buy, ("total_usd", "present_usd"), code),
+            "parts": _fields(buy, BUY_PARTS, code),
         },
         "rent": [rental(line) for line in document["rent"][:RENT_LINES]],
         "listed": len(document["rent"]),
         "candidates": document["candidates"],
-        "tiers": [
-            {
-                "tier": tier["tier"],
-                "verdict": tier["verdict"],
-                **(
-                    {}
-                    if tier["best"] is None
-                    else {
-                        "name": tier["best"]["name"],
-                        **_fields(tier["best"], ("wall_clock_hours", "total_usd", "present_usd")),
-                    }
-                ),
-            }
-            for tier in document["tiers"]
-        ],
+        "tiers": [_tier(tier, code) for tier in document["tiers"]],
         "same_card": (
             None if same is None else {"offers": same["offers"], **(rental(same["cheapest"]))}
         ),
@@ -113,12 +100,12 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
                 "best": rental(left["best"]),
             }
         ),
-        "memory_gate": _fields(document["memory_gate"], ("per_accelerator_gb", "removed")),
-        **_fields(document, ("savings_usd",)),
+        "memory_gate": _fields(document["memory_gate"], ("per_accelerator_gb", "removed"), code),
+        **_fields(document, ("savings_usd",), code),
         "breakeven": (
             None
             if breakeven is None
-            else _fields(breakeven, ("hours", "days", "within_life", "crossing_hours"))
+            else _fields(breakeven, ("hours", "days", "within_life", "crossing_hours"), code)
         ),
         "payoff": document["payoff"],
         "never_because": (
@@ -133,23 +120,27 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
     return _rounded(answer, money)
 
 
-def _fields(holder: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-    """``names`` from ``holder``, each with its siblings in the currency asked (total_usd,
-    total_eur)."""
+def _tier(tier: dict[str, Any], code: str) -> dict[str, Any]:
+    """A pricing tier's best offer in a line: its name, hours and totals, and its verdict."""
+    line = {"tier": tier["tier"], "verdict": tier["verdict"]}
+    best = tier["best"]
+    if best is not None:
+        line["name"] = best["name"]
+        line.update(_fields(best, ("wall_clock_hours", "total_usd", "present_usd"), code))
+    return line
+
+
+def _fields(holder: dict[str, Any], names: tuple[str, ...], code: str) -> dict[str, Any]:
+    """``names`` from ``holder``, each amount with its sibling in the currency asked
+    (``code``: total_usd, total_eur)."""
     kept = {}
     for name in names:
         kept[name] = holder[name]
-        if name.endswith("_usd") or "_usd_" in name:
-            stem = name.replace("usd", "{}", 1)
-            kept.update({key: value for key, value in holder.items() if _sibling(key, stem)})
+        if code != "usd" and "usd" in name.split("_"):
+            local = "_".join(code if part == "usd" else part for part in name.split("_"))
+            if local in holder:
+                kept[local] = holder[local]
     return kept
-
-
-def _sibling(key: str, stem: str) -> bool:
-    """Whether ``key`` is ``stem`` in a currency other than dollars (total_{} -> total_eur)."""
-    head, _, tail = stem.partition("{}")
-    code = key[len(head) : len(key) - len(tail)] if key.startswith(head) else ""
-    return key.endswith(tail) and len(code) == 3 and code.isalpha() and code != "usd"
 
 
 def _rounded(value: Any, money: re.Pattern[str], key: str = "") -> Any:

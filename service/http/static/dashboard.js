@@ -98,6 +98,17 @@ const siteName = (site) => ({ home: t("home"), office: t("office"), colo: t("col
 const methodName = (m) => ({ measured: t("measured"), adjusted: t("adjusted"), estimated: t("estimated"),
   "measured-locally": t("measured here") }[m] || m);
 
+// The identifiers an answer gives (pricing tiers, markets, host kinds), in the reader's
+// language: English shows them as the API names them.
+const tierName = (x) => ({ on_demand: t("on_demand"), spot: t("spot"), interruptible: t("interruptible"),
+  reserved_1y: t("reserved_1y"), reserved_3y: t("reserved_3y"), compute_units: t("compute_units") }[x] || x);
+const marketName = (x) => ({ cloud: t("cloud"), secure: t("secure"), verified: t("verified"),
+  community: t("community") }[x] || x);
+const hostName = (x) => ({ desktop: t("desktop"), workstation: t("workstation"), server: t("server") }[x] || x);
+// A rental as a person reads it: the answer's name for it in English ("2 x NVIDIA GeForce RTX
+// 5090 on a Vast.ai verified host in US"); elsewhere its provider, product and region.
+const offerName = (r) => (LANG === "en" && r.name ? r.name : `${r.provider} ${r.product} (${r.region})`);
+
 // A price's date: a day, a month, or "before" a day for a row its source did not date.
 function priceDay(text) {
   const before = /^before (\d{4}-\d{2}-\d{2})$/.exec(text || "");
@@ -154,8 +165,8 @@ const PRICE_COLUMNS = [
   { key: "region", heading: t("Region"), kind: "text" },
   { key: "accelerator", heading: t("Accelerator"), kind: "text", phone: true },
   { key: "count", heading: t("n"), kind: "int" },
-  { key: "pricing", heading: t("Pricing"), kind: "text" },
-  { key: "tier", heading: t("Tier"), kind: "text" },
+  { key: "pricing", heading: t("Pricing"), kind: "tier" },
+  { key: "tier", heading: t("Tier"), kind: "tier" },
   { key: "usd_per_hour", heading: t("per hour"), kind: "usd" },
   { key: "usd_per_accelerator_hour", heading: t("per accelerator-hour"), kind: "usd", phone: true },
   { key: "usd_per_reference_hour", heading: t("per unit of work"), kind: "usd" },
@@ -164,7 +175,7 @@ const PRICE_COLUMNS = [
 const CHANGE_COLUMNS = [
   { key: "day", heading: t("Day"), kind: "day", phone: true },
   { key: "provider", heading: t("Provider"), kind: "text", phone: true },
-  { key: "pricing", heading: t("Tier"), kind: "text", phone: true },
+  { key: "pricing", heading: t("Tier"), kind: "tier", phone: true },
   { key: "low_before", heading: t("Before (USD/h)"), kind: "usd", phone: true },
   { key: "low", heading: t("After (USD/h)"), kind: "usd", phone: true },
   { key: "change", heading: t("Change"), kind: "pct", phone: true },
@@ -200,7 +211,7 @@ function columnRows(selector, columns, items, cell) {
         const td = document.createElement("td");
         td.dataset.key = column.key;
         td.textContent = cell(item, column);
-        td.className = [column.kind === "text" || column.kind === "day" ? "" : "num",
+        td.className = [["text", "day", "tier"].includes(column.kind) ? "" : "num",
           column.phone ? "" : "wide-only"].filter(Boolean).join(" ");
         tr.append(td);
       }
@@ -324,7 +335,8 @@ async function loadPrices() {
 
 function renderPrices() {
   columnRows("#prices-table", PRICE_COLUMNS, state.offers, (offer, { key, kind }) =>
-    kind === "usd" ? money(offer, key, 4) : kind === "day" ? priceDay(offer[key]) : String(offer[key]));
+    kind === "usd" ? money(offer, key, 4) : kind === "day" ? priceDay(offer[key])
+      : kind === "tier" ? tierName(offer[key]) : String(offer[key]));
   for (const td of document.querySelectorAll('#prices-table td[data-key="price_as_of"]')) {
     td.title = state.offers[td.parentElement.sectionRowIndex].source;
   }
@@ -361,8 +373,8 @@ async function loadFreshness() {
       const state = failed ? t("Last refresh failed") : p.stale ? t("Stale") : t("Fresh");
       const run = p.current_run;
       const dates = p.prices.oldest_as_of === p.prices.newest_as_of
-        ? t("priced {day}", { day: day(p.prices.oldest_as_of) })
-        : t("priced {first} to {last}", { first: day(p.prices.oldest_as_of), last: day(p.prices.newest_as_of) });
+        ? t("priced {day}", { day: priceDay(p.prices.oldest_as_of) })
+        : t("priced {first} to {last}", { first: priceDay(p.prices.oldest_as_of), last: priceDay(p.prices.newest_as_of) });
       const unknown = p.prices.unknown_age
         ? ` ${t("({count} of unknown age)", { count: num(p.prices.unknown_age) })}` : "";
       const served = run
@@ -408,7 +420,7 @@ async function loadHistory() {
   const body = await getJSON(`offers/series?${params.toString()}`);
   // one line per provider and tier: its lowest price per accelerator-hour, day by day
   const datasets = body.lines.map((line, i) => ({
-    label: `${line.provider} ${line.pricing}`,
+    label: `${line.provider} ${tierName(line.pricing)}`,
     data: line.days.map((day, j) => ({ x: Date.parse(day), y: line.low[j] })),
     borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
     stepped: true, pointRadius: 3,
@@ -431,12 +443,13 @@ async function loadHistory() {
     },
   });
   fillTable("#history-lines", [t("Provider"), t("Tier"), t("From"), t("To"), t("Lowest"), t("Last")],
-    body.lines.map((line) => [line.provider, line.pricing, day(line.days[0]), day(line.days[line.days.length - 1]),
+    body.lines.map((line) => [line.provider, tierName(line.pricing), day(line.days[0]), day(line.days[line.days.length - 1]),
       amount(Math.min(...line.low), "USD", 4), amount(line.low[line.low.length - 1], "USD", 4)]));
   columnRows("#history-changes", CHANGE_COLUMNS, body.changes, (c, { key, kind }) => {
     const value = c[key];
     if (kind === "usd") return amount(value, "USD", 4);
     if (kind === "pct") return `${value > 0 ? "+" : ""}${pct(value, 1)}`;
+    if (kind === "tier") return tierName(value);
     return kind === "day" ? day(value) : value;
   });
 }
@@ -524,7 +537,7 @@ function renderWork(w) {
 function renderTiers(a) {
   const header = [t("Tier"), t("Best offer"), t("Total"), t("Wall-clock h"), t("Against buying")];
   const rows = a.tiers.map((tier) => {
-    if (!tier.best) return [tier.tier, t("none does the work"), "", "", ""];
+    if (!tier.best) return [tierName(tier.tier), t("none does the work"), "", "", ""];
     const b = tier.best;
     let verdict = tier.verdict === "buy" ? t("buying is cheaper") : t("renting is cheaper");
     if (b.commitment) {
@@ -532,7 +545,7 @@ function renderTiers(a) {
         term: num(b.commitment.term_hours), used: num(b.commitment.used_instance_hours) });
     } else if (tier.interruptible) verdict += t("; may be taken back mid-run");
     const offer = `${b.instances > 1 ? `${b.instances} × ` : ""}${b.provider} ${b.product} (${b.region})`;
-    return [tier.tier, offer, money(tier, "total_usd"), num(tier.wall_clock_hours, 1), verdict];
+    return [tierName(tier.tier), offer, money(tier, "total_usd"), num(tier.wall_clock_hours, 1), verdict];
   });
   fillTable("#tiers", header, rows, (i) => (a.tiers[i].tier === a.compared_with.tier ? "headline" : ""));
 }
@@ -545,9 +558,9 @@ function renderAnswer(a) {
     hours: measure(a.hours), workload: workloadName(a.workload), gpus: a.buy.gpus, gpu: a.gpu });
   const winner = a.verdict === "buy"
     ? t("Buying is cheaper for {what}: it saves {amount} against {name}.", {
-      what, amount: money(a, "savings_usd"), name: cheapest.name })
+      what, amount: money(a, "savings_usd"), name: offerName(cheapest) })
     : t("Renting {name} ({tier}) is cheaper for {what}: it saves {amount}.", {
-      what, amount: money(a, "savings_usd"), name: cheapest.name, tier: cheapest.tier });
+      what, amount: money(a, "savings_usd"), name: offerName(cheapest), tier: tierName(cheapest.tier) });
   const be = a.breakeven;
   const share = pct(a.assumptions.utilization);
   const point = a.payoff.startsWith("outlasts-")
@@ -573,7 +586,7 @@ function renderAnswer(a) {
   showDefaults(a);
 
   const rent = (r) => t("Rent: {name} ({pricing}), {hours} h", {
-    name: r.name, pricing: r.pricing, hours: num(r.wall_clock_hours, 1) });
+    name: offerName(r), pricing: tierName(r.pricing), hours: num(r.wall_clock_hours, 1) });
   const rows = [
     [a.buy.system ? t("Buy: {system}", { system: a.buy.system }) : t("Buy: cards"), money(a.buy, "purchase_usd")],
     ...(a.buy.replacements ? [[t("Buy: {sets} later sets of cards", { sets: a.buy.replacements }), money(a.buy, "replacement_usd")]] : []),
@@ -661,7 +674,7 @@ function renderGates(a) {
     const best = a.left_out.best;
     leftOut.textContent = t("Left out: {offers} offers on {platforms} (your code would need porting). Best of them: {provider} {product} ({pricing}) at {total}, speed {method}. Choose \"all platforms\" to compare them.", {
       offers: num(a.left_out.offers), platforms: a.left_out.platforms.join(", "), provider: best.provider,
-      product: best.product, pricing: best.pricing, total: money(best, "total_usd"), method: methodName(best.throughput.method) });
+      product: best.product, pricing: tierName(best.pricing), total: money(best, "total_usd"), method: methodName(best.throughput.method) });
   }
   const gate = a.memory_gate;
   const need = [
@@ -677,11 +690,12 @@ function renderGates(a) {
   if (a.same_card) {
     const c = a.same_card.cheapest;
     notes.push(t("The same card for rent: {count} × {gpu} on {provider} ({market}, {region}) at {rate}/h does the work for {total}, cheapest of {offers} offers.", {
-      count: c.count, gpu: a.gpu, provider: c.provider, market: c.market, region: c.region,
+      count: c.count, gpu: a.gpu, provider: c.provider, market: marketName(c.market), region: c.region,
       rate: money(c, "usd_per_hour"), total: money(c, "total_usd"), offers: num(a.same_card.offers) }));
   }
   if (a.rent[0].sessions) notes.push(`${a.rent[0].provider}: ${a.rent[0].sessions.note}.`);
-  notes.push(t("Host: {host}; resale: {basis}.", { host: a.buy.host, basis: a.buy.resale_basis.split(";")[0] }));
+  notes.push(t("Host: {host}; resale: {share} of the price at once, {loss} less each year.", {
+    host: hostName(a.buy.host), share: pct(a.assumptions.resale), loss: pct(a.assumptions.depreciation, 1) }));
   if (a.tariff) notes.push(t("Electricity: {note}.", { note: a.tariff.note }));
   $("#gates").textContent = sentences(notes);
 }
@@ -763,7 +777,10 @@ function renderWhatIf(a) {
   $("#ranges").textContent = t("Rent side: {offers} offers of {accelerator} cost {p10} / {p50} / {p90} (P10/P50/P90); speeds ±{spread} put the cheapest at {low}–{high}; {note}.", {
     offers: num(r.offers.offers), accelerator: r.offers.accelerator, p10: money(r.offers, "p10_usd", 0),
     p50: money(r.offers, "p50_usd", 0), p90: money(r.offers, "p90_usd", 0), spread: pct(r.speed.spread),
-    low: money(r.speed, "low_usd", 0), high: money(r.speed, "high_usd", 0), note: r.note });
+    low: money(r.speed, "low_usd", 0), high: money(r.speed, "high_usd", 0),
+    note: LANG === "en" ? r.note // the answer's own words name the ranges
+      : r.close ? t("close: buying ({buy}) falls within a range", { buy: money(r, "buy_usd", 0) })
+        : t("clear: buying ({buy}) is outside every range", { buy: money(r, "buy_usd", 0) }) });
 }
 
 // Cost against calendar days, as the answer carries it (`curves`): the engine samples both
@@ -784,7 +801,7 @@ function drawCostChart(a) {
   const lines = [{ label: datasets[0].label, costs: buyCosts }];
   curves.rent.forEach((r, i) => {
     const costs = moneyValue(r, "curve_usd");
-    const label = t("Rent {name} ({pricing})", { name: r.name, pricing: a.rent[i].pricing });
+    const label = t("Rent {name} ({pricing})", { name: offerName({ ...a.rent[i], name: r.name }), pricing: tierName(a.rent[i].pricing) });
     lines.push({ label, costs });
     datasets.push({
       label, data: curves.days.map((x, k) => ({ x, y: costs[k] })),
@@ -875,7 +892,7 @@ async function loadRank() {
       [!c.fits ? t("too little memory") : "", !c.within_budget ? t("over budget") : ""].filter(Boolean).join("; ")]));
   const header = [t("Provider"), t("Product"), t("Accelerator"), t("Tier"),
     t("{currency} per {gpu} hour", { currency: code, gpu: body.gpu }), t("Price as of")];
-  const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, r.tier,
+  const rows = body.rent.map((r) => [r.provider, r.product, r.accelerator, tierName(r.tier),
     money(r, "usd_per_reference_hour", 4), priceDay(r.price_as_of)]);
   fillTable("#rank-rent", header, rows);
 }
