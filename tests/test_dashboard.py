@@ -462,14 +462,8 @@ def test_every_table_puts_each_value_under_its_heading(
                 assert _dollars(row["per hour"]) == pytest.approx(offer["usd_per_hour"], abs=5e-5)
                 assert row["Price as of"] == offer["price_as_of"]
                 assert int(row["n"]) == offer["count"]
-            else:  # a phone keeps what the row is, its price per accelerator-hour and date
-                assert head == [
-                    "Provider",
-                    "Product",
-                    "Accelerator",
-                    "per accelerator-hour",
-                    "Price as of",
-                ]
+            else:  # a phone keeps whose and which card, its price per accelerator-hour and date
+                assert head == ["Provider", "Accelerator", "per accelerator-hour", "Price as of"]
     context.close()
     # the views' tables with a heading row, all read
     assert {"prices-table", "history-changes", "tiers", "rank-rent", "rank-cards"} <= set(checked)

@@ -161,7 +161,7 @@ function ago(seconds) {
 // stays on a narrow screen (the rest fold away; the CSV has every column).
 const PRICE_COLUMNS = [
   { key: "provider", heading: t("Provider"), kind: "text", phone: true },
-  { key: "product", heading: t("Product"), kind: "text", phone: true },
+  { key: "product", heading: t("Product"), kind: "text" }, // long ids: a phone's width is the price's
   { key: "region", heading: t("Region"), kind: "text" },
   { key: "accelerator", heading: t("Accelerator"), kind: "text", phone: true },
   { key: "count", heading: t("n"), kind: "int" },
