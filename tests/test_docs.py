@@ -631,6 +631,38 @@ def test_the_import_and_rest_figures() -> None:
     assert f"default {DEFAULT_HISTORY.days} days ago" in rest
 
 
+def test_the_eight_h100_figures(client) -> None:  # type: ignore[no-untyped-def]
+    """ "Deadlines and clusters: a team's question": each figure of the two years of eight
+    H100s, the headline, the buy side and the spot tier, from the answer itself (the
+    issue-57 review found its spot tier stale: three ND96amsr VMs the service no longer
+    chose)."""
+    text = section("Deadlines and clusters: a team's question")
+    (url,) = _readme_urls("Deadlines and clusters: a team's question")
+    a = client.get(url).get_json()
+    buy, head = a["buy"], a["rent"][0]
+    spot = next(t for t in a["tiers"] if t["tier"] == "spot")["best"]
+    band = spot["interruption"]
+    quoted = [
+        f"{buy['total_usd']:,.0f} USD, {buy['present_usd']:,.0f} USD in today's money",
+        f"{buy['energy_usd']:,.0f} USD of power",
+        f"{buy['colo_usd']:,.0f} USD of rack space",
+        f"{buy['support_usd']:,.0f} USD of support",
+        f"{buy['staff_usd']:,.0f} USD of staff",
+        f"less the {buy['resale_usd']:,.0f} USD the node fetches",
+        f"in {head['wall_clock_hours']:,.0f} h for {head['total_usd']:,.0f} USD "
+        f"({head['present_usd']:,.0f} USD today)",
+        f"by {a['savings_usd']:,.0f} USD",
+        f"only after {a['breakeven']['crossing_hours']:,.0f} h",
+        f"{spot['product']} spot instance in {spot['region']}",
+        f"Spot Advisor band {band['band'].replace('%', ' %')}",
+        f"a {band['overhead']:.2%} allowance".replace("%", " %"),
+        f"finishes in {spot['wall_clock_hours']:,.0f} h for {spot['total_usd']:,.0f} USD",
+    ]
+    assert a["verdict"] == "rent" and "**rent**" in text
+    assert spot["instances"] == 1 and "one 8 x H200 141GB" in text
+    assert missing(text, quoted) == []
+
+
 def test_the_team_figures() -> None:
     text = section("Running it for a team")
     image = re.search(r"^FROM (\S+)$", (ROOT / "Dockerfile").read_text(), flags=re.MULTILINE)

@@ -121,8 +121,9 @@ def _answer(
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
     document = _quote_document(result, runtime.colab)
     _name_rentals(document, runtime.hardware.registry)
-    names = [line["name"] for line in document["rent"]]
-    document["curves"] = _curves(cost_curves(result, names))
+    if query.detail == "full":  # the compact answer draws no chart: its curves are not sampled
+        names = [line["name"] for line in document["rent"]]
+        document["curves"] = _curves(cost_curves(result, names))
     document["throughput"] = _throughput_used(runtime, request, measured)
     if question.owned is not None:
         try:

@@ -8,6 +8,7 @@ process dies, so a standby that polls for it takes over after a crash or a SIGKI
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -87,6 +88,7 @@ def leadership_for(settings: Settings, store: Store) -> Leadership:
     return FileLeadership(lock_file(settings, store.database, ".scheduler.lock"))
 
 
+@functools.lru_cache(maxsize=8)  # a web worker asks it of every cached answer's max-age
 def cron_trigger(expression: str, jitter_seconds: int) -> CronTrigger:
     """5 crontab fields (minute hour day month day_of_week), or 6 with seconds first."""
     fields = expression.split()
