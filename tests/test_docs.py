@@ -336,8 +336,16 @@ def test_the_intro_figures_the_platform_test_leaves_out(client, hardware) -> Non
         f"{a['breakeven']['life_years']:g}-year life",
         f"in {D.lifetime_years:g} years at {D.utilization:.0%} utilization".replace("%", " %"),
         f"an {cheapest['throughput']['method']} RTX 5090 speed",
+        f"{spot['product']} spot VM in {spot['region']} at {spot['total_usd']:,.0f} USD",
+        f"which does the work in {cheapest['wall_clock_hours']:,.0f} hours for "
+        f"{cheapest['total_usd']:,.0f} USD",
+        f"only after {a['breakeven']['crossing_hours']:,.0f} hours",
     ]
     assert missing(intro, quoted) == []
+    # "costs more here": the spot VM against the headline, and `pricing=any` keeps the host
+    assert spot["present_usd"] > cheapest["present_usd"] and "costs more here" in intro
+    anything = client.get("/breakeven?gpu=rtx3090&hours=500&pricing=any").get_json()
+    assert anything["rent"][0]["name"] == cheapest["name"] and "here still the Vast.ai" in intro
     # issue 55: the headline is the catalog's undated median ask; the dated rate of one host,
     # within 10 % of it, does not outrank it, and the summary names it beside the headline
     assert cheapest["price_as_of"].startswith("before ") and dated["confidence"] == "medium"
