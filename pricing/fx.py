@@ -22,7 +22,7 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from importlib import resources
 from typing import Literal, get_args
 from xml.etree import ElementTree
@@ -35,6 +35,11 @@ Currency = Literal[
 ]
 CURRENCIES: tuple[str, ...] = get_args(Currency)
 ECB_SOURCE = "European Central Bank euro foreign exchange reference rates"
+FETCHED_SOURCE = f"{ECB_SOURCE} (fetched from its feed, BREAKEVEN_ECB_RATES_URL)"
+# A figure per euro outside this is no currency's the ECB lists (0.3 to about 20,000 per euro,
+# the Kuwaiti dinar to the Indonesian rupiah): it is refused with the feed, so every cross rate
+# a dollar is worth stays finite and sane.
+PER_EUR_RANGE = (1e-3, 1e6)
 CODE = re.compile(r"^[A-Z]{3}$")  # ISO 4217
 _CUBE = "{http://www.ecb.int/vocabulary/2002-08-01/eurofxref}Cube"
 
@@ -69,10 +74,14 @@ USD = Rate(BASE, 1.0, date.min, "no conversion: every price is kept in US dollar
 
 
 class ExchangeRates:
-    """Every published rate known, by currency and day."""
+    """Every published rate known, by currency and day; ``fetched``: the days a refresh
+    brought (their rates name the ECB's feed as their source, the others the bundled copy)."""
 
-    def __init__(self, rates: Iterable[EuroRate], source: str = ECB_SOURCE) -> None:
+    def __init__(
+        self, rates: Iterable[EuroRate], source: str = ECB_SOURCE, fetched: Iterable[date] = ()
+    ) -> None:
         self.source = source
+        self.fetched = frozenset(fetched)
         series: dict[str, dict[date, float]] = {}
         for rate in rates:
             if rate.per_eur <= 0 or rate.per_eur != rate.per_eur:
@@ -110,11 +119,19 @@ class ExchangeRates:
         if day is None:
             raise FxError(f"no {currency} rate published on or before {on}")
         per_usd = self._value(currency, day) / self._value(BASE, day)
-        return Rate(currency, per_usd, day, self.source)
+        return Rate(currency, per_usd, day, FETCHED_SOURCE if day in self.fetched else self.source)
+
+    def latest(self, currency: str) -> float | None:
+        """``currency``'s newest figure per euro: what a fetched one is held against."""
+        values = self._values.get(currency)
+        return values[-1] if values else None
 
     def merged(self, newer: Iterable[EuroRate]) -> ExchangeRates:
-        """These rates with ``newer`` laid over them (a refreshed day replaces its figure)."""
-        return ExchangeRates([*self.rows(), *newer], self.source)
+        """These rates with ``newer``, fetched, laid over them (a refreshed day replaces its
+        figure)."""
+        newer = list(newer)
+        days = self.fetched | {rate.day for rate in newer}
+        return ExchangeRates([*self.rows(), *newer], self.source, days)
 
     def rows(self) -> Iterator[EuroRate]:
         for currency, days in self._days.items():
@@ -131,6 +148,50 @@ class ExchangeRates:
     def _value(self, currency: str, day: date) -> float:
         days = self._days[currency]
         return self._values[currency][bisect.bisect_left(days, day)]
+
+
+@dataclass(frozen=True)
+class CheckedRates:
+    """A fetched feed after :func:`check_fetched`: the rates to store, and the currencies
+    held back, each with why."""
+
+    kept: list[EuroRate]
+    held: list[str]
+
+
+def check_fetched(
+    rates: Iterable[EuroRate], known: ExchangeRates, today: date, jump_factor: float
+) -> CheckedRates:
+    """A fetched feed checked as prices are (pricing/sanity.py) before anything is stored: a
+    day after tomorrow (UTC) or a figure outside PER_EUR_RANGE refuses the whole feed (a
+    FxError: the rates before stay); a currency whose newest figure moved more than
+    ``jump_factor`` x either way from the newest one known is held back, and said."""
+    rates = list(rates)
+    for rate in rates:
+        if rate.day > today + timedelta(days=1):
+            raise FxError(f"{rate.currency} on {rate.day}: a rate dated in the future")
+        low, high = PER_EUR_RANGE
+        if not low <= rate.per_eur <= high:
+            raise FxError(
+                f"{rate.currency} on {rate.day}: {rate.per_eur:g} per euro, outside "
+                f"{low:g}-{high:g}"
+            )
+    newest: dict[str, EuroRate] = {}
+    for rate in rates:
+        if rate.currency not in newest or rate.day > newest[rate.currency].day:
+            newest[rate.currency] = rate
+    held = {}
+    for currency, rate in sorted(newest.items()):
+        before = known.latest(currency)
+        if before is not None and max(rate.per_eur / before, before / rate.per_eur) > jump_factor:
+            held[currency] = (
+                f"{currency}: {rate.per_eur:g} per euro on {rate.day} against {before:g} "
+                f"before, more than {jump_factor:g} x: held back"
+            )
+    if BASE in held:  # every cross rate goes through the dollar: none can be trusted
+        raise FxError(held[BASE])
+    kept = [rate for rate in rates if rate.currency not in held]
+    return CheckedRates(kept, list(held.values()))
 
 
 def parse_history_csv(text: str) -> list[EuroRate]:

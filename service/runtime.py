@@ -53,6 +53,10 @@ class Reread(Generic[T]):
             self.health.recovered(self._what)
         return self._value
 
+    def reread(self) -> None:
+        """Read the store again at the next use: this process has just written to it."""
+        self._read_at = float("-inf")
+
 
 class Measured(Reread[dict[tuple[str, str], Measurement]]):
     """The newest calibrated measurement per (card, workload)."""

@@ -183,6 +183,12 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     price_jump_factor: float = Field(
         default=2.0, gt=1, description="A price that moved more than this x either way is suspect."
     )
+    fx_jump_factor: float = Field(
+        default=1.5,
+        gt=1,
+        description="A fetched exchange rate that moved more than this x either way from the "
+        "newest known is held back (the fetch says so); the rate before keeps serving.",
+    )
     max_drop_share: float = Field(
         default=0.5,
         ge=0,

@@ -380,12 +380,14 @@ refresh_command.name = "refresh"
 def fx_refresh_command(ctx: click.Context) -> None:
     runtime = _runtime(ctx)
     try:
-        written = refresh_rates(runtime)
+        fetched = refresh_rates(runtime)
     except (AdapterError, StoreError) as exc:
         click.echo(escape_lines(f"exchange rates: {exc}; the rates stored before stay"), err=True)
         ctx.exit(1)
+    for note in fetched.held:
+        click.echo(escape_lines(f"exchange rates: {note}"), err=True)
     newest = runtime.fx.current().latest_day
-    click.echo(f"exchange rates: {written} stored; newest {newest}", err=True)
+    click.echo(f"exchange rates: {fetched.written} stored; newest {newest}", err=True)
 
 
 @cli.group(help="Offers you bring: negotiated rates, quotes.")
