@@ -13,9 +13,15 @@ from __future__ import annotations
 import re
 
 # C0 controls but tab (a table cell's tab is harmless and spreadsheets write it), DEL, C1
-# controls (0x9b is a one-byte CSI to some terminals), and Unicode's bidi controls: the
-# embeddings and overrides, the isolates and the marks (left-to-right, right-to-left, Arabic).
-FORBIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# controls (0x9b is a one-byte CSI to some terminals), Unicode's bidi controls (the
+# embeddings and overrides, the isolates and the marks: left-to-right, right-to-left,
+# Arabic), its line and paragraph separators (a line break to a browser and some terminals)
+# and its invisible format characters (zero-width space, non-joiner and joiner, word joiner,
+# the byte-order mark): "cheap\u200bx" shows as "cheapx" and matches no search for it.
+FORBIDDEN = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e"
+    "\u2060\u2066-\u2069\ufeff]"
+)
 
 
 def forbidden_character(text: str) -> str | None:
@@ -29,8 +35,10 @@ def describe_character(character: str) -> str:
     if character == "\x00":
         return "a NUL byte"
     code = f"U+{ord(character):04X}"
-    if character in "\n\r":
+    if character in "\n\r\u2028\u2029":
         return f"the line break {code}: a cell is one line of text"
+    if character in "\u200b\u200c\u200d\u2060\ufeff":
+        return f"the invisible character {code}, which shows as nothing and hides in a search"
     if ord(character) > 0x9F:
         return f"the bidi control {code}, which reorders the text around it on screen"
     return f"the control character {code}, which a terminal acts on instead of showing"

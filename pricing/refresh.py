@@ -17,6 +17,7 @@ from datetime import timedelta
 
 from pricing.adapters import Adapter, Batch
 from pricing.errors import AdapterError, AdapterNotConfigured, StoreError
+from pricing.redact import redact
 from pricing.sanity import SanityPolicy, check
 from pricing.store import Store, utcnow
 
@@ -84,7 +85,7 @@ def run_adapter(
         return RunResult(adapter.name, "skipped", error=str(exc))
     except Exception as exc:  # a provider's failure is data, not a crash
         kind = exc.kind if isinstance(exc, StoreError) else type(exc).__name__
-        message = f"{kind}: {exc}"
+        message = redact(f"{kind}: {exc}")  # credentials in a source URL masked everywhere
         log.warning("refresh of %s failed: %s", adapter.name, message)
         if isinstance(exc, StoreError):  # the run's error is public (/providers); the
             # driver's message (server, port, role) is for the log above

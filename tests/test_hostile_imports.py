@@ -347,6 +347,13 @@ TERMINAL_CONTROLS = {
     "first-strong isolate": "a\u2068b",
     "right-to-left mark": "a\u200fb",
     "Arabic letter mark": "a\u061cb",
+    # 2026-12-06 (issue 58, N7): separators a browser breaks a line at, and invisible ones
+    "line separator": "cheap\u2028dear",
+    "paragraph separator": "a\u2029b",
+    "zero-width space": "cheap\u200bx",
+    "zero-width joiner": "a\u200db",
+    "word joiner": "a\u2060b",
+    "byte-order mark": "a\ufeffb",
 }
 
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pricing.offer import StoredOffer
+from pricing.redact import public_error
 from pricing.refresh import RunResult
 from pricing.store import ProviderStatus, Run
 from service.documents.freshness import iso, price_span
@@ -32,7 +33,7 @@ def provider_document(
         "stale": loaded_stale or prices["stale"],
         "prices": prices,
         "last_attempt_at": iso(status.last_attempt.finished_at),
-        "last_error": status.last_error,
+        "last_error": public_error(status.last_error),  # the detail is in the server's log
     }
 
 

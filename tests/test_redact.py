@@ -1,0 +1,65 @@
+"""A source's failure, shown: no credentials and no query values anywhere, and for callers
+with no token only its kind (issue 58, the fault round's H2-2: a password in a source URL was
+on the public /providers and in the CLI's output)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from click.testing import CliRunner
+
+from pricing.redact import public_error, redact
+from service.cli import cli
+from service.http.app import create_app
+from service.settings import Settings
+
+SECRET = "PWINURL_hostile"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "hidden"),
+    [
+        ("GET http://u:pw1@10.0.0.7:9/a?key=k1&x=1: ConnectionError", "http://…@10.0.0.7", "pw1"),
+        ("url: /v1/prices?api_key=k2 (Caused by ...)", "?api_key=…", "k2"),
+        ("GET https://tok3@host/x: HTTP 503", "https://…@host", "tok3"),
+        ("refused: a run losing 60 % of its offers", "60 %", "…"),
+    ],
+)
+def test_redact_masks_userinfo_and_query_values(text: str, shown: str, hidden: str) -> None:
+    masked = redact(text)
+    assert shown in masked and hidden not in masked
+
+
+def test_the_public_error_is_a_kind_and_a_class() -> None:
+    said = public_error("AdapterError: GET http://10.0.0.7:9/a: HTTP 503 Service Unavailable")
+    assert said == "AdapterError: HTTP 503 (details in the server's log)"
+    gone = "AdapterError: GET http://db.internal:5432/x: ConnectionError: refused"
+    assert public_error(gone) == "AdapterError: could not connect (details in the server's log)"
+    assert public_error("") == ""
+
+
+def test_a_password_in_a_source_url_is_never_shown(settings: Settings, caplog) -> None:  # type: ignore[no-untyped-def]
+    """`BREAKEVEN_LAMBDA_URL=http://u:<password>@127.0.0.1:9` (a closed port): the refresh
+    fails, and the password is in none of the CLI's output, the log and /providers, which
+    names no host either."""
+    env = {
+        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
+        "BREAKEVEN_LAMBDA_URL": f"http://u:{SECRET}@127.0.0.1:9",
+        "BREAKEVEN_LAMBDA_API_KEY": "lambda-key-not-shown",
+        "BREAKEVEN_HTTP_RETRIES": "0",
+    }
+    with caplog.at_level(logging.INFO):
+        result = CliRunner().invoke(cli, ["refresh", "--provider", "lambda", "--wide"], env=env)
+    assert result.exit_code == 1 and "lambda: failed" in result.output
+    assert SECRET not in result.output and "…@127.0.0.1" in result.output
+    assert all(SECRET not in record.getMessage() for record in caplog.records)
+    app = create_app(settings)
+    (lam,) = [
+        p
+        for p in app.test_client().get("/providers").get_json()["providers"]
+        if p["name"] == "lambda"
+    ]
+    assert lam["status"] == "failed" and SECRET not in lam["last_error"]
+    assert "127.0.0.1" not in lam["last_error"] and "could not connect" in lam["last_error"]
+    app.extensions["breakeven"].store.dispose()
