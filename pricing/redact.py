@@ -33,6 +33,21 @@ _KINDS = (
 )
 
 
+# A query parameter whose name says it carries a secret: its value stays out of access logs
+# (a token sent as ?token= is refused, and was written to the log whole).
+_SECRET_PARAMETER = re.compile(
+    r"(?P<name>[?&][A-Za-z0-9_.-]*(?:token|key|secret|passw|auth|signature)[A-Za-z0-9_.-]*=)"
+    r"[^&#\s]*",
+    re.IGNORECASE,
+)
+
+
+def redact_secret_parameters(text: str) -> str:
+    """``text`` (a request line, a query string) with the values of parameters named like
+    secrets masked; the rest of the query kept, for the log to say what was asked."""
+    return _SECRET_PARAMETER.sub(lambda m: f"{m['name']}{MASK}", text)
+
+
 def redact(text: str) -> str:
     """``text`` with every URL's userinfo and every query value masked."""
     text = _USERINFO.sub(lambda m: f"{m['scheme']}{MASK}@", text)

@@ -63,3 +63,26 @@ def test_a_password_in_a_source_url_is_never_shown(settings: Settings, caplog) -
     assert lam["status"] == "failed" and SECRET not in lam["last_error"]
     assert "127.0.0.1" not in lam["last_error"] and "could not connect" in lam["last_error"]
     app.extensions["breakeven"].store.dispose()
+
+
+@pytest.mark.system  # a real server's access log
+def test_a_token_in_the_query_string_never_reaches_the_access_log(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The fault round's H2-3: `POST /refresh?token=...` is refused, and was written to the
+    access log whole. Now its value is masked; the rest of a request line stays readable."""
+    import requests
+
+    from tests.servers import start_server, stop_server
+
+    server = start_server(tmp_path, workers=1, BREAKEVEN_ADMIN_TOKEN="the-real-admin-token")
+    try:
+        refused = requests.post(f"{server.base}/refresh?token=AdminTok_hostile_0123", timeout=10)
+        asked = requests.get(
+            f"{server.base}/breakeven?gpu=rtx3090&hours=5&api_key=ApiKeyValue42", timeout=10
+        )
+        assert refused.status_code in (401, 403) and asked.status_code in (200, 400)
+    finally:
+        stop_server(server)
+    log = server.log_text()
+    assert "AdminTok_hostile_0123" not in log and "ApiKeyValue42" not in log
+    assert "/refresh?token=\N{HORIZONTAL ELLIPSIS}" in log
+    assert "/breakeven?gpu=rtx3090&hours=5&api_key=\N{HORIZONTAL ELLIPSIS}" in log

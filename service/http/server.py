@@ -25,10 +25,12 @@ from typing import Any
 
 import gevent
 import gunicorn.util
+from gunicorn import glogging
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers.ggevent import GeventWorker
 
 from pricing.errors import StoreError
+from pricing.redact import redact_secret_parameters
 from service.catalog import describe
 from service.http import EXTENSION
 from service.http.app import create_app
@@ -193,6 +195,18 @@ def _repatch_urllib3() -> None:
             module.SSLContext = ssl.SSLContext
 
 
+class _AccessLog(glogging.Logger):  # type: ignore[misc]
+    """gunicorn's logger, with the values of secret-named query parameters masked in the
+    access log's request line and query (pricing/redact.py): ?token=... is never written."""
+
+    def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> Any:
+        atoms = super().atoms(resp, req, environ, request_time)
+        for key in ("r", "q"):
+            if atoms.get(key):
+                atoms[key] = redact_secret_parameters(atoms[key])
+        return atoms
+
+
 class _Gunicorn(BaseApplication):  # type: ignore[misc]
     def __init__(self, settings: Settings, options: dict[str, Any]) -> None:
         self.settings = settings  # the workers read theirs here (per-client cap)
@@ -265,6 +279,7 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "limit_request_line": REQUEST_LINE_LIMIT,
         "child_exit": _child_exit,
         "accesslog": "-",
+        "logger_class": _AccessLog,
         "errorlog": "-",
         # gunicorn's control socket would sit in ~/.gunicorn, one path for every instance on
         # the host; nothing here drives it (a signal or the orchestrator restarts workers).
