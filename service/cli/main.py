@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 import types
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -431,6 +432,11 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
 def scheduler(ctx: click.Context) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     scheduling.run(_runtime(ctx))
+    # a refresh still stuck in its thread past the stop's grace must not keep the process
+    # alive (a supervisor restarts only a process that ends)
+    if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        logging.shutdown()
+        os._exit(0)
 
 
 @cli.command(help="Measure this machine's card on the standard training loops (PyTorch).")

@@ -4,10 +4,18 @@ Exactly one scheduler acts per database. On PostgreSQL the active one holds a se
 advisory lock on a connection of its own; on SQLite, an exclusive ``flock`` on a file next
 to the database. Either is released by the operating system or the server the moment the
 process dies, so a standby that polls for it takes over after a crash or a SIGKILL.
+
+The active one survives its database (issue 58): it asks its leadership each poll (a
+``SELECT 1`` on the lock's connection, which also keeps that session from idling out) and,
+where the lock is gone (a restart, a terminated backend, an idle timeout), goes back to
+standby and polls to take it again, rather than exiting; a store that does not answer a
+standby's poll is waited out the same way. A signal only sets an event: the main thread,
+never the handler, stops the jobs, and a stop ends within a bounded time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -18,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MISSED, JobExecutionEvent
-from apscheduler.schedulers.blocking import BlockingScheduler
+from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from pricing.adapters import Adapter
@@ -39,10 +47,15 @@ SCHEDULER_LOCK = 7_260_002
 _CRON_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
 
 
+STOP_GRACE_S = 30.0  # what a stop waits for a refresh in flight before the process ends
+
+
 class Leadership(Protocol):
     def try_acquire(self) -> bool: ...
 
     def still_held(self) -> bool: ...
+
+    def release(self) -> None: ...
 
 
 class PostgresLeadership:
@@ -51,13 +64,23 @@ class PostgresLeadership:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock: SessionLock | None = None
+        self._asking = threading.Lock()  # one connection: the poll and a job ask in turn
 
     def try_acquire(self) -> bool:
         self._lock = self._store.try_session_lock(SCHEDULER_LOCK)
         return self._lock is not None
 
     def still_held(self) -> bool:
-        return self._lock is not None and self._lock.still_held()
+        with self._asking:
+            return self._lock is not None and self._lock.still_held()
+
+    def release(self) -> None:
+        """Let the lock go (its connection closed): after a loss, before polling anew."""
+        with self._asking:
+            lock, self._lock = self._lock, None
+        if lock is not None:
+            with contextlib.suppress(StoreError):  # the session is gone, and its lock with it
+                lock.release()
 
 
 class FileLeadership:
@@ -81,6 +104,11 @@ class FileLeadership:
     def still_held(self) -> bool:
         return self._handle is not None and not self._handle.closed
 
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
 
 def leadership_for(settings: Settings, store: Store) -> Leadership:
     if store.backend == "postgresql":
@@ -101,13 +129,23 @@ def cron_trigger(expression: str, jitter_seconds: int) -> CronTrigger:
 
 
 def wait_for_leadership(leadership: Leadership, poll_seconds: float, stop: threading.Event) -> bool:
-    announced = False
+    """Poll until this scheduler holds the leadership (True) or is stopped (False); a store
+    that does not answer is polled again, said once per outage."""
+    announced, away = False, False
     while not stop.is_set():
-        if leadership.try_acquire():
-            return True
-        if not announced:
-            log.info("standby: another scheduler is active; polling every %gs", poll_seconds)
-            announced = True
+        try:
+            if leadership.try_acquire():
+                if away:
+                    log.info("the store answers again")
+                return True
+        except StoreError as error:
+            if not away:
+                log.warning("standby: the store does not answer (%s); polling", error)
+            away = True
+        else:
+            if not announced:
+                log.info("standby: another scheduler is active; polling every %gs", poll_seconds)
+                announced = True
         stop.wait(poll_seconds)
     return False
 
@@ -121,8 +159,8 @@ def refresh_job(
 ) -> None:
     if not leadership.still_held():
         # Lost the database connection that held the lock: another scheduler may be active.
-        log.error("leadership lost; exiting so a supervisor restarts this scheduler")
-        os.kill(os.getpid(), signal.SIGTERM)
+        # The run loop sees it too, and goes back to standby.
+        log.warning("refresh %s: skipped, leadership lost", adapter.name)
         return
     if lock is not None and not lock.try_acquire():
         # One refresh per provider per database: one started over HTTP is running now.
@@ -138,8 +176,7 @@ def refresh_job(
 def rates_job(runtime: Runtime, leadership: Leadership) -> None:
     """The day's exchange rates; a failure is logged and the stored rates keep serving."""
     if not leadership.still_held():
-        log.error("leadership lost; exiting so a supervisor restarts this scheduler")
-        os.kill(os.getpid(), signal.SIGTERM)
+        log.warning("exchange rates: skipped, leadership lost")
         return
     try:
         refresh_rates(runtime)
@@ -147,9 +184,9 @@ def rates_job(runtime: Runtime, leadership: Leadership) -> None:
         log.error("exchange rates: %s", exc)
 
 
-def build_scheduler(runtime: Runtime, leadership: Leadership) -> BlockingScheduler:
+def build_scheduler(runtime: Runtime, leadership: Leadership) -> BackgroundScheduler:
     settings = runtime.settings
-    scheduler = BlockingScheduler(
+    scheduler = BackgroundScheduler(
         timezone="UTC",
         job_defaults={
             "coalesce": True,  # after downtime, one catch-up run, not one per missed tick
@@ -192,24 +229,43 @@ def build_scheduler(runtime: Runtime, leadership: Leadership) -> BlockingSchedul
 
 
 def run(runtime: Runtime) -> None:
-    """Wait to become the active scheduler, then run jobs until SIGTERM or SIGINT."""
+    """Run jobs while this scheduler leads, stand by while it does not, until SIGTERM or
+    SIGINT; returns within STOP_GRACE_S of the signal."""
     stop = threading.Event()
-    scheduler: BlockingScheduler | None = None
 
-    def shutdown(signum: int, _frame: Any) -> None:
+    def on_signal(signum: int, _frame: Any) -> None:
+        # only an event: stopping the jobs from a handler can deadlock on a lock the
+        # interrupted main thread holds (a scheduler once hung so, ignoring SIGTERM)
         log.info("signal %d: stopping", signum)
         stop.set()
-        if scheduler is not None and scheduler.running:
-            scheduler.shutdown(wait=False)
 
-    signal.signal(signal.SIGTERM, shutdown)
-    signal.signal(signal.SIGINT, shutdown)
-    leadership = leadership_for(runtime.settings, runtime.store)
-    if not wait_for_leadership(leadership, runtime.settings.scheduler_poll_seconds, stop):
-        return
-    scheduler = build_scheduler(runtime, leadership)
-    names = ", ".join(job.name for job in scheduler.get_jobs())
-    log.info("active (pid %d): %s on %r", os.getpid(), names, runtime.settings.refresh_cron)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    settings = runtime.settings
+    leadership = leadership_for(settings, runtime.store)
     started = time.monotonic()
-    scheduler.start()
+    while wait_for_leadership(leadership, settings.scheduler_poll_seconds, stop):
+        scheduler = build_scheduler(runtime, leadership)
+        names = ", ".join(job.name for job in scheduler.get_jobs())
+        log.info("active (pid %d): %s on %r", os.getpid(), names, settings.refresh_cron)
+        scheduler.start()
+        # each poll asks the lock's connection, which keeps its session from idling out
+        while not stop.wait(settings.scheduler_poll_seconds) and leadership.still_held():
+            pass
+        _stop_jobs(scheduler)
+        if stop.is_set():
+            break
+        log.warning("leadership lost (the store restarted or closed the session): standby")
+        leadership.release()
+    leadership.release()
     log.info("stopped after %.0fs", time.monotonic() - started)
+
+
+def _stop_jobs(scheduler: BackgroundScheduler) -> None:
+    """Stop the jobs, waiting at most STOP_GRACE_S for a refresh in flight (its run is one
+    transaction: cut off, it leaves nothing half-written)."""
+    stopping = threading.Thread(target=scheduler.shutdown, kwargs={"wait": True}, daemon=True)
+    stopping.start()
+    stopping.join(STOP_GRACE_S)
+    if stopping.is_alive():
+        log.warning("a job still runs after %gs; stopping without it", STOP_GRACE_S)
