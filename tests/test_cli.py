@@ -314,3 +314,29 @@ def test_quote_in_yuan_says_the_amounts_and_the_rate(invoke, client) -> None:  #
     assert f"BUY   {rest['buy']['total_cny']:>12,.2f} CNY  = cards" in result.output
     assert f"saving {rest['savings_cny']:,.2f} CNY in today's money" in result.output
     assert "CNY/h" in result.output and "total CNY" in result.output
+
+
+def test_a_refresh_waits_for_no_one_and_never_runs_beside_another(settings: Settings) -> None:
+    """Issue 58, the fault round's H2-1: `breakeven refresh` took no lock, so it ran beside
+    the scheduler, POST /refresh or another CLI refresh of the same source, and the slower
+    run, with older prices, became current. Now a source another refresh holds is skipped
+    and said; released, it refreshes."""
+    from service.jobs.locks import ProviderLock
+    from service.runtime import open_runtime
+
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    runtime = open_runtime(settings)
+    before = runtime.store.current_runs().get("colab")
+    holder = ProviderLock(settings, runtime.store, "colab")
+    assert holder.try_acquire()
+    try:
+        busy = CliRunner().invoke(cli, ["refresh", "--provider", "colab", "--wide"], env=env)
+    finally:
+        holder.release()
+    assert busy.exit_code == 0 and "colab: skipped" in busy.output
+    assert "already refreshing elsewhere" in busy.output
+    assert runtime.store.current_runs().get("colab") == before  # nothing ran
+    done = CliRunner().invoke(cli, ["refresh", "--provider", "colab"], env=env)
+    assert done.exit_code == 0 and "colab: ok" in done.output
+    assert runtime.store.current_runs()["colab"] != before
+    runtime.store.dispose()

@@ -50,6 +50,7 @@ from service.documents.rank import rank_document
 from service.i18n import LANGUAGES, Translator, from_locale, translator
 from service.jobs import scheduler as scheduling
 from service.jobs.fx import refresh_rates
+from service.jobs.locks import ProviderLock
 from service.jobs.measure_card import CannotMeasure, measure_card
 from service.jobs.refresh import build_adapters, refresh_policy, scheduled_adapters
 from service.runtime import Runtime, open_runtime
@@ -355,15 +356,31 @@ def refresh_command(ctx: click.Context, names: Sequence[str], force: bool, wide:
     # scheduler's log) would print it a second time through logging's last resort.
     quiet = logging.NullHandler()
     logging.getLogger("pricing").addHandler(quiet)
+    results: list[RunResult] = []
     try:
         with click.progressbar(length=len(chosen), label="refreshing", file=sys.stderr) as bar:
             policy = refresh_policy(runtime.settings)
-            results = refresh(runtime.store, chosen, policy, on_result=report, force=force)
+            for adapter in chosen:  # each under its provider's lock, whoever else refreshes
+                lock = ProviderLock(runtime.settings, runtime.store, adapter.name)
+                if not lock.try_acquire():
+                    busy = RunResult(adapter.name, "skipped", error=ALREADY_REFRESHING)
+                    report(busy)
+                    results.append(busy)
+                    continue
+                try:
+                    results += refresh(runtime.store, [adapter], policy, report, force)
+                finally:
+                    lock.release()
     finally:
         logging.getLogger("pricing").removeHandler(quiet)
     click.echo(describe_outcome(results), err=True)
     if any(r.status == "failed" for r in results):
         ctx.exit(1)
+
+
+# Why a source was not refreshed: another refresh of it holds its lock (the scheduler, POST
+# /refresh or another `breakeven refresh`); two at once could make the older prices current.
+ALREADY_REFRESHING = "already refreshing elsewhere (the scheduler, POST /refresh or another CLI)"
 
 
 def _one_line(text: str, width: int | None) -> str:
