@@ -124,7 +124,7 @@ def test_rank_in_yuan_converts_the_budget_and_the_work_per_yuan(client, app) -> 
     assert card["purchase_cny"] == pytest.approx(card["purchase_usd"] * per_usd)
 
 
-@pytest.mark.parametrize("value", ["cny", "US", "CNYY", "XYZ", "BRL"])
+@pytest.mark.parametrize("value", ["US", "CNYY", "XYZ", "BRL", "brl"])
 def test_a_bad_currency_is_a_400_naming_it(client, value: str) -> None:  # type: ignore[no-untyped-def]
     for path in ("/breakeven?detail=full&gpu=rtx4090&hours=500", "/rank?hours=100"):
         response = client.get(f"{path}&currency={value}")
@@ -155,3 +155,13 @@ def test_a_server_priced_in_won_passes_and_a_dollar_price_past_the_bound_does_no
     assert too_much.status_code == 400
     assert too_much.get_json()["errors"][0]["parameter"] == "price"
     assert "2e+08 USD past its bound in dollars (<= 100,000,000)" in too_much.get_json()["detail"]
+
+
+def test_a_currency_code_is_read_in_either_case_as_imports_read_it(client) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58, N6: an import took `eur`, the API refused it; one rule now, either case."""
+    upper = client.get("/breakeven?gpu=rtx3090&hours=500&currency=EUR").get_json()
+    lower = client.get("/breakeven?gpu=rtx3090&hours=500&currency=eur").get_json()
+    assert lower["fx"]["currency"] == "EUR" and lower["buy"] == upper["buy"]
+    assert client.get("/offers?limit=1&currency=jpy").get_json()["fx"]["currency"] == "JPY"
+    bad = client.get("/breakeven?gpu=rtx3090&hours=500&currency=xyz")
+    assert bad.status_code == 400 and bad.get_json()["errors"][0]["parameter"] == "currency"

@@ -210,11 +210,14 @@ State = Annotated[
 # ISO 4217, of the currencies the bundled rates carry (pricing.fx.CURRENCIES).
 Currency = Annotated[
     FxCurrency | None,
+    # one rule with imports (pricing/adapters/tabular.py): a code in any case, read upper
+    BeforeValidator(lambda code: code.upper() if isinstance(code, str) else code),
     Field(
-        description="ISO 4217 currency of the amounts you state (price, budget, electricity, "
-        "host and site costs) and of a sibling of every amount in the answer (`total_usd` -> "
-        "`total_cny`), at the ECB's reference rate; the answer's `fx` block gives the rate, "
-        "its date and age (default: USD, nothing converted).",
+        description="ISO 4217 currency (in any case: `eur` is EUR) of the amounts you state "
+        "(price, budget, electricity, host and site costs) and of a sibling of every amount "
+        "in the answer (`total_usd` -> `total_cny`), at the ECB's reference rate; the "
+        "answer's `fx` block gives the rate, its date and age (default: USD, nothing "
+        "converted).",
     ),
 ]
 
