@@ -165,3 +165,16 @@ def test_a_currency_code_is_read_in_either_case_as_imports_read_it(client) -> No
     assert client.get("/offers?limit=1&currency=jpy").get_json()["fx"]["currency"] == "JPY"
     bad = client.get("/breakeven?gpu=rtx3090&hours=500&currency=xyz")
     assert bad.status_code == 400 and bad.get_json()["errors"][0]["parameter"] == "currency"
+
+
+def test_each_sentence_speaks_the_currency_it_uses(client) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58, N8: /rank's summary said "per USD" and "EUR per hour" in one sentence, and
+    the fx note said the sentences stay in dollars beside a summary in euros."""
+    ranked = client.get("/rank?hours=500&currency=EUR&top=1").get_json()
+    assert "USD" not in ranked["summary"] and "per EUR of owning it" in ranked["summary"]
+    per = ranked["cards"][0]["reference_hours_per_eur"]
+    assert f"{per:.3g} h of rtx3090 work per EUR" in ranked["summary"]
+    answer = client.get("/breakeven?gpu=rtx3090&hours=500&currency=EUR&detail=full").get_json()
+    assert "EUR" in answer["summary"] and "USD" not in answer["summary"]
+    assert "the summary is in EUR" in answer["fx"]["note"]
+    assert "sentences stay in dollars" not in answer["fx"]["note"]

@@ -7,7 +7,8 @@ dollars. Coming out, every amount of the answer whose name says ``usd`` gets a s
 named for the currency (``total_usd`` -> ``total_cny``, ``usd_per_hour`` ->
 ``cny_per_hour``, ``reference_hours_per_usd`` -> ``reference_hours_per_cny``): the dollar
 figures stay, so no client that reads them is misled. The ``fx`` block says which rate,
-from which day and source, and how old it is; the sentences stay in dollars and say so.
+from which day and source, and how old it is; the summary is in it, the other sentences
+stay in dollars, and the note says so.
 """
 
 from __future__ import annotations
@@ -125,8 +126,9 @@ def fx_document(
         "inputs": inputs,
         "note": (
             f"1 USD = {rate.per_usd:.6g} {rate.currency} ({rate.day}); amounts you stated in "
-            f"{rate.currency} were turned into dollars at it, and every amount named usd has "
-            f"a {code} sibling; sentences stay in dollars{old}"
+            f"{rate.currency} were turned into dollars at it, every amount named usd has a "
+            f"{code} sibling, and the summary is in {rate.currency}; the other sentences "
+            f"(sensitivity, notes) stay in dollars{old}"
         ),
     }
 

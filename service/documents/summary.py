@@ -135,22 +135,25 @@ def rank_summary(d: dict[str, Any]) -> str:
     card = first["id"] if first["cards"] == 1 else f"{first['cards']} x {first['id']}"
     work = d.get("work")
     reading = "" if work is None else f" The work: {work['reading']}."
+    money = Asked(d)  # one currency in the sentence: the one asked
     if d["ranked_by"] == "reference_hours_per_usd":
-        per_usd = first["reference_hours_per_usd"]
+        per = money(first, "reference_hours_per_usd")
         figure = (
             "owning it costs nothing over the work"
-            if per_usd is None
-            else f"{per_usd:.3g} h of {d['gpu']} work per USD"
+            if per is None
+            else f"{per:.3g} h of {d['gpu']} work per {money.code}"
         )
-        best = f"{card} ({first['platform']}) gives the most work per dollar of owning it: {figure}"
+        best = (
+            f"{card} ({first['platform']}) gives the most work per {money.code} of owning it: "
+            f"{figure}"
+        )
     else:
         best = (
             f"{card} ({first['platform']}) gives the most {d['workload']} throughput "
-            f"per purchase dollar"
+            f"per {money.code} of its price"
         )
     if not d["rent"]:
         return f"{best}; no rental does the same work.{reading}"
-    money = Asked(d)
 
     def per_hour(line: dict[str, Any]) -> str:
         cost = _amount(money, line, "usd_per_reference_hour", digits=4)
