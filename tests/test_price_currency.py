@@ -143,3 +143,25 @@ def test_alibaba_competes_only_from_china(client) -> None:  # type: ignore[no-un
     from_china = client.get(url + "&country=CN&region=cn-").get_json()
     assert {line["provider"] for line in from_china["rent"]} == {"alibaba"}
     assert client.get(url + "&region=cn-").status_code >= 400
+
+
+def test_an_import_says_the_rate_it_converted_at_and_warns_when_it_is_old(
+    tmp_path: Path, settings: Settings
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58, N5: a price dated today converted at the bundled April rate, and the import
+    said only "imported 1 offers". It says the rate's day and age, and warns past
+    BREAKEVEN_FX_STALE_AFTER_DAYS."""
+    from datetime import date
+
+    path = tmp_path / "quotes.csv"
+    today = date.today().isoformat()
+    path.write_text(HEADER + f"c1,us-east-1,rtx3090,1,on_demand,2,EUR,{today}\n")
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    result = CliRunner().invoke(cli, ["offers", "import", str(path)], env=env)
+    assert result.exit_code == 0, result.output
+    (stored,) = open_runtime(settings).store.current_offers(CUSTOM)
+    age = (date.today() - date.fromisoformat(stored.offer.fx_day)).days
+    said = f"1 EUR price(s) converted at the rate of {stored.offer.fx_day} ({age} days old)"
+    assert said in result.stderr
+    stale = age > settings.fx_stale_after_days
+    assert ("WARNING" in result.stderr) == stale and stale  # the bundled rate is months old

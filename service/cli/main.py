@@ -442,6 +442,30 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
             f"still holds its lock; try again ({type(exc.orig).__name__})"
         ) from exc
     click.echo(f"imported {len(imported)} offers; custom now has {run.row_count} (run {run.id})")
+    for line in _conversions(imported, today, runtime.settings.fx_stale_after_days):
+        click.echo(line, err=True)
+
+
+def _conversions(imported: Sequence[Offer], today: Any, stale_after_days: float) -> list[str]:
+    """What each currency an import converted was converted at: the rate's day and age, and
+    a warning where the rate is older than BREAKEVEN_FX_STALE_AFTER_DAYS (issue 58, N5: a
+    price dated today was converted at a 236-day-old rate without a word)."""
+    used: dict[tuple[str, str], int] = {}
+    for offer in imported:
+        if offer.currency and offer.currency != "USD" and offer.fx_day:
+            key = (offer.currency, offer.fx_day)
+            used[key] = used.get(key, 0) + 1
+    lines = []
+    for (currency, day), rows in sorted(used.items()):
+        age = (today - datetime.fromisoformat(day).date()).days
+        line = f"{rows} {currency} price(s) converted at the rate of {day} ({age} days old)"
+        if age > stale_after_days:
+            line = (
+                f"WARNING: {line}, past BREAKEVEN_FX_STALE_AFTER_DAYS ({stale_after_days:g}): "
+                "run `breakeven fx-refresh` and import again for today's rate"
+            )
+        lines.append(line)
+    return lines
 
 
 @cli.command(help="Refresh the scheduled sources on BREAKEVEN_REFRESH_CRON (one per database).")
