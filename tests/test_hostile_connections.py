@@ -96,6 +96,40 @@ def test_a_half_sent_chunked_body_is_answered_408_and_closed(server: Server) -> 
     assert KEEPALIVE_S - 0.5 <= took <= KEEPALIVE_S + 2
 
 
+def test_timed_out_bodies_are_one_log_line_per_client_and_all_counted(server: Server) -> None:
+    """Issue 58, N10: a WARNING line per 408 let one client machine write 1.27 MB of log in
+    30 s. Six half-sent bodies from one address at once: one line for them (per worker, per
+    minute), and /metrics counts all six."""
+    import concurrent.futures
+    import re
+
+    import requests
+
+    def count() -> float:
+        text = requests.get(f"{server.base}/metrics", timeout=10).text
+        found = re.search(r"^breakeven_http_body_timeouts_total (\S+)$", text, re.MULTILINE)
+        return float(found[1]) if found else 0.0
+
+    before_lines = server.log_text().count("not received within")
+    before = count()
+
+    def half_sent(_: int) -> bytes:  # from an address of its own: no earlier test's line
+        address = ("127.0.0.1", _port(server))
+        with socket.create_connection(address, KEEPALIVE_S + 10, ("127.0.0.3", 0)) as sock:
+            sock.sendall(HALF_CHUNKED)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        return answer
+
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(half_sent, range(6)))
+    assert all(answer.startswith(b"HTTP/1.1 408") for answer in answers)
+    lines = server.log_text().count("not received within") - before_lines
+    assert 1 <= lines <= 2  # one a worker at most (two workers), not one a body
+    assert count() - before == 6
+
+
 class Flood:
     """FLOOD_SOCKETS connections from ATTACKER, half sending a never-finished chunked body
     and half nothing; any the server closes (refused, timed out) is opened again."""

@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from functools import cache
@@ -45,6 +46,10 @@ WORKER_CLASS = "service.http.server.ProblemGeventWorker"
 # gunicorn's longest request line (its maximum; 0 would mean unlimited). Above the app's own
 # 4 KiB query limit, so the app answers a long query with its documented 414 first.
 REQUEST_LINE_LIMIT = 8190
+# A timed-out body is logged once per address per interval, the rest counted (in /metrics too),
+# for at most this many addresses at once.
+TIMEOUT_LOG_INTERVAL_S = 60.0
+TIMEOUT_LOG_ADDRESSES = 10_000
 GC_THRESHOLDS = (50_000, 20, 100)  # a worker's (gc.set_threshold): see _Gunicorn.load
 SWITCH_INTERVAL_S = 0.001  # a worker's (sys.setswitchinterval): see _Gunicorn.load
 PROBLEM_JSON = "application/problem+json"
@@ -113,6 +118,7 @@ class ProblemGeventWorker(GeventWorker):  # type: ignore[misc]
     def init_process(self) -> None:
         self._open_by_address: Counter[str] = Counter()
         self._per_client = self.app.settings.web_connections_per_client
+        self._timeouts_said: dict[str, tuple[float, int]] = {}  # address: (said at, since)
         super().init_process()
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
@@ -154,11 +160,8 @@ class ProblemGeventWorker(GeventWorker):  # type: ignore[misc]
                 with gevent.Timeout(self.cfg.keepalive, _BodyTimeout):
                     data = req.body.read(MAX_BODY_BYTES + 1)
             except _BodyTimeout:
-                self.log.warning(
-                    "request body from %s not received within %ss: closed",
-                    addr[0],
-                    self.cfg.keepalive,
-                )
+                body_timeouts().inc()
+                self._say_timeout(addr[0])
                 write_problem(
                     sock,
                     408,
@@ -172,6 +175,30 @@ class ProblemGeventWorker(GeventWorker):  # type: ignore[misc]
         if not whole:  # the rest of the body is still on the socket: never parse it as a request
             raise StopIteration
         return served
+
+    def _say_timeout(self, address: str) -> None:
+        """One WARNING line per address per TIMEOUT_LOG_INTERVAL_S, with how many bodies timed
+        out since the last: a client reconnecting half-sent bodies wrote 12,000 lines (1.27
+        MB) in 30 s. /metrics counts every one (breakeven_http_body_timeouts_total)."""
+        now = time.monotonic()
+        said_at, since = self._timeouts_said.get(address, (float("-inf"), 0))
+        if now - said_at < TIMEOUT_LOG_INTERVAL_S:
+            self._timeouts_said[address] = (said_at, since + 1)
+            return
+        if len(self._timeouts_said) > TIMEOUT_LOG_ADDRESSES:  # bounded: forget the quiet ones
+            self._timeouts_said = {
+                a: said
+                for a, said in self._timeouts_said.items()
+                if now - said[0] < TIMEOUT_LOG_INTERVAL_S
+            }
+        self._timeouts_said[address] = (now, 0)
+        more = f" (and {since} more since the last line)" if since else ""
+        self.log.warning(
+            "request body from %s not received within %ss: closed%s",
+            address,
+            self.cfg.keepalive,
+            more,
+        )
 
     def patch(self) -> None:
         super().patch()
@@ -235,6 +262,16 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         else:
             log.info("%s %d offers", WORKER_READY, len(table))
         return app
+
+
+@cache  # one per worker process, created after the fork (prometheus multiprocess mode)
+def body_timeouts() -> Any:
+    from prometheus_client import Counter as Metric
+
+    return Metric(
+        "breakeven_http_body_timeouts_total",
+        "Requests closed with a 408: their body did not arrive within the keep-alive timeout.",
+    )
 
 
 @cache  # one per worker process, created after the fork (prometheus multiprocess mode)
