@@ -38,6 +38,15 @@ def page(browser: Browser) -> Iterator[Page]:
     assert errors == [], f"errors in the page: {errors}"
 
 
+def _open_view(page: Page, base_url: str, view: str, lang: str = "en") -> None:
+    """A view as a reader finds it, its answer drawn: the ranking asked for (its form)."""
+    page.goto(f"{base_url}/?view={view}&lang={lang}")
+    page.wait_for_load_state("networkidle")
+    if view == "rank":
+        page.click("#rank-form button[type=submit]")
+        page.wait_for_load_state("networkidle")
+
+
 def _table_rows(page: Page) -> list[list[str]]:
     return page.eval_on_selector_all(
         "#prices-table tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
@@ -682,11 +691,7 @@ def test_the_chinese_page_has_no_english_words_outside_names(page: Page, base_ur
         names |= _latin_words(model["id"])
     found: dict[str, set[str]] = {}
     for view in VIEWS:
-        page.goto(f"{base_url}/?view={view}&lang=zh-CN")
-        page.wait_for_load_state("networkidle")
-        if view == "rank":
-            page.click("#rank-form button[type=submit]")
-            page.wait_for_load_state("networkidle")
+        _open_view(page, base_url, view, "zh-CN")
         shown = page.evaluate("document.querySelector('main').innerText")
         english = _latin_words(shown) - names
         if english:
@@ -758,11 +763,7 @@ def test_every_view_passes_an_accessibility_check(
     page = context.new_page()
     found = {}
     for view in VIEWS:
-        page.goto(f"{base_url}/?view={view}&lang={lang}")
-        page.wait_for_load_state("networkidle")
-        if view == "rank":
-            page.click("#rank-form button[type=submit]")
-            page.wait_for_load_state("networkidle")
+        _open_view(page, base_url, view, lang)
         found[view] = _violations(page)
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 1, f"{view} at {w}px is {overflow}px too wide"
