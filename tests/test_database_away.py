@@ -174,6 +174,9 @@ def test_outage_serves_from_memory_refuses_the_rest_and_recovers(
     recovery = time.monotonic() - restored
     print(f"outage: {dict(tally)}; recovered in {recovery:.2f} s")
     assert _get(server, "/ready").status_code == 200
+    # issue 58, H2-4: a WARNING line per 503, never a chained traceback (4.5 KB a request)
+    log = server.log_text()
+    assert "Traceback" not in log, log[log.find("Traceback") - 300 : log.find("Traceback") + 3000]
 
 
 def test_held_table_lock_answers_within_the_statement_timeout(

@@ -46,9 +46,21 @@ def heavy_read(read: Callable[[], T], needed: bool = True) -> T:
 
 def _off_the_loop(read: Callable[[], T]) -> T:
     """In a gevent worker, in a thread of the hub's pool (the greenlet waits, the loop goes
-    on serving); anywhere else, here."""
+    on serving); anywhere else, here. A failure comes back as a value and is raised here,
+    in the request's greenlet: raised in the pool's thread, gevent's hub printed each one's
+    chained traceback besides (4.5 KB a request while the database was away)."""
     from gevent import get_hub, monkey
 
     if not monkey.is_module_patched("threading"):
         return read()
-    return get_hub().threadpool.apply(read)
+
+    def caught() -> tuple[T | None, BaseException | None]:
+        try:
+            return read(), None
+        except Exception as error:  # handed to the caller, who answers it
+            return None, error
+
+    value, error = get_hub().threadpool.apply(caught)
+    if error is not None:
+        raise error
+    return value  # type: ignore[return-value]
