@@ -359,3 +359,29 @@ def test_migration_0007_keeps_the_keys_of_listed_offers_so_the_next_run_writes_n
     assert (stored.offer.purchase_option, stored.offer.upfront_share) == ("no_upfront", 0.0)
     store.dispose()
     engine.dispose()
+
+
+def test_one_client_holds_one_heavy_read_slot_and_leaves_the_other(app) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58, N1: one client looping on new `at=` moments took both of a worker's slots,
+    and 99.5 % of everyone else's past reads got 503s. A client holds one at a time: its
+    second is refused, another client's is served beside it."""
+    from service.http.budget import heavy_read
+    from service.http.problems import Problem
+
+    said = {}
+
+    def as_client(address: str, read):  # type: ignore[no-untyped-def]
+        with app.test_request_context(environ_base={"REMOTE_ADDR": address}):
+            return heavy_read(read)
+
+    def first_read() -> str:
+        try:
+            as_client("10.0.0.1", lambda: "never")
+        except Problem as refused:
+            said["same client"] = (refused.status_code, refused.headers["Retry-After"])
+        said["another client"] = as_client("10.0.0.2", lambda: "served")
+        return "first"
+
+    assert as_client("10.0.0.1", first_read) == "first"
+    assert said == {"same client": (503, "1"), "another client": "served"}
+    assert as_client("10.0.0.1", lambda: "again") == "again"  # its slot came back

@@ -5,43 +5,66 @@ worker's event loop, in a thread of gevent's pool: SQLite's statements and the P
 builds a catalog would otherwise hold the loop, and /health with it, for their whole time.
 Four clients looping on them would still hold four such reads, and their memory, in one
 worker: past HEAVY_READS_PER_WORKER at once the next is refused with a 503 and Retry-After,
-at once, rather than queued.
+at once, rather than queued. The slots are shared: one client (an address) holds at most
+HEAVY_READS_PER_CLIENT of a worker's at once, so one looping on new `at=` moments leaves the
+others theirs (it took every slot, and 99.5 % of everyone else's past reads got 503s).
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
+
+from flask import has_request_context, request
 
 from service.http.problems import Problem
 
 HEAVY_READS_PER_WORKER = 2
+HEAVY_READS_PER_CLIENT = 1  # of one worker's slots, at once: the other stays another client's
 RETRY_AFTER_S = 1
 T = TypeVar("T")
 
 # One per process (a worker forks with it full); a non-blocking acquire never waits, so it
 # serves threads and greenlets alike.
 _SLOTS = threading.BoundedSemaphore(HEAVY_READS_PER_WORKER)
+_HELD: Counter[str] = Counter()  # slots held, by client address
+_HELD_LOCK = threading.Lock()
 
 
 def heavy_read(read: Callable[[], T], needed: bool = True) -> T:
     """``read()`` in one of the worker's heavy-read slots, off the event loop; a 503 when
-    every slot is taken. ``needed`` False: a quote's cost, read in place."""
+    every slot is taken, or the asking client holds its share. ``needed`` False: a quote's
+    cost, read in place."""
     if not needed:
         return read()
-    if not _SLOTS.acquire(blocking=False):
-        raise Problem(
-            503,
-            "busy",
-            f"this worker is already serving {HEAVY_READS_PER_WORKER} history or past-moment "
-            "reads; retry in a second",
-            headers={"Retry-After": str(RETRY_AFTER_S)},
-        )
+    client = request.remote_addr or "" if has_request_context() else None
+    with _HELD_LOCK:
+        if client is not None and _HELD[client] >= HEAVY_READS_PER_CLIENT:
+            raise _busy(f"you are already served {HEAVY_READS_PER_CLIENT} such read here")
+        if not _SLOTS.acquire(blocking=False):
+            raise _busy(f"this worker is already serving {HEAVY_READS_PER_WORKER} such reads")
+        if client is not None:
+            _HELD[client] += 1
     try:
         return _off_the_loop(read)
     finally:
         _SLOTS.release()
+        if client is not None:
+            with _HELD_LOCK:
+                _HELD[client] -= 1
+                if not _HELD[client]:
+                    del _HELD[client]
+
+
+def _busy(why: str) -> Problem:
+    return Problem(
+        503,
+        "busy",
+        f"{why} (history or past-moment reads); retry in a second",
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+    )
 
 
 def _off_the_loop(read: Callable[[], T]) -> T:
