@@ -385,3 +385,24 @@ def test_one_client_holds_one_heavy_read_slot_and_leaves_the_other(app) -> None:
     assert as_client("10.0.0.1", first_read) == "first"
     assert said == {"same client": (503, "1"), "another client": "served"}
     assert as_client("10.0.0.1", lambda: "again") == "again"  # its slot came back
+
+
+def test_a_page_of_thousands_of_offers_is_a_heavy_read(client) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58: four clients on 10,000-row /offers pages took /health to p50 407 ms: such a
+    page is encoded off the event loop, in a heavy-read slot (a 503 when none is free); a
+    page of a hundred stays a quote's cost."""
+    from service.http.budget import HEAVY_READS_PER_WORKER, heavy_read
+    from service.http.routes.offers import LARGE_PAGE
+
+    answers = []
+
+    def hold(depth: int) -> None:
+        if depth:
+            heavy_read(lambda: hold(depth - 1))
+            return
+        answers.append(client.get(f"/offers?limit={LARGE_PAGE + 1}").status_code)
+        answers.append(client.get(f"/offers?limit={LARGE_PAGE}").status_code)
+
+    hold(HEAVY_READS_PER_WORKER)
+    assert answers == [503, 200]
+    assert client.get(f"/offers?limit={LARGE_PAGE + 1}").status_code == 200

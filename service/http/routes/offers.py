@@ -16,6 +16,8 @@ from service.http import current_runtime, json_response
 from service.http.budget import heavy_read
 from service.http.schemas import History, OfferList, Series
 
+LARGE_PAGE = 1_000  # offers in a page past which it is read as a heavy read
+
 bp = APIBlueprint("offers", __name__)
 
 # `format=csv` answers text/csv; @bp.output documents the JSON form of the same 200.
@@ -37,7 +39,8 @@ CSV_TOO = {
         200: CSV_TOO,
         404: "Unknown accelerator",
         422: "With `at=`: no price was stored or recorded as holding then",
-        503: "With `at=`: the worker is busy with past reads (Retry-After)",
+        503: "With `at=`, or a page of more than 1,000 offers: the worker is busy with such "
+        "reads (Retry-After)",
     },
 )
 def list_offers(query: OffersQuery) -> Response:
@@ -50,7 +53,10 @@ def list_offers(query: OffersQuery) -> Response:
         # only the members the document has: an offer's `source` or, compact, its `source_ref`
         return _json(_validated(OfferList, document, only_given=True), document)
 
-    return heavy_read(respond, needed=query.at is not None)
+    # a past moment, or a page of thousands of offers (megabytes of JSON to encode): off the
+    # event loop, in a heavy-read slot, so four clients reading 10,000-row pages leave /health
+    # its loop and each client one slot
+    return heavy_read(respond, needed=query.at is not None or query.limit > LARGE_PAGE)
 
 
 @bp.get("/offers/history")
