@@ -269,3 +269,18 @@ def test_the_analysis_prices_a_committed_headline_as_the_answer_does() -> None:
     # rent_factor's flip is buy / rent: the answer's own figures
     ratio = result.buy.present_usd / headline.present_usd
     assert flips["rent_factor"].flip == pytest.approx(ratio)
+
+
+def test_a_flip_close_to_the_value_is_told_apart_from_it() -> None:
+    """Issue 57's review (D4): "Buying wins if rentals cost more than 1.00 x today's prices
+    (now 1.00 x today's prices)". A flip the usual digits cannot tell from the question's
+    value is shown with more, as is the value; one they can keep the usual ones."""
+    from service.engine.sensitivity import FINER, PARAMETERS, PHRASES, Flip, Swing, sentence
+
+    swing = Swing(1.0, "rent", 1.0, None)
+    close = Flip("rent_factor", 1.0, (0.01, 100.0), 1.003, "above", "/1.25 / x1.25", swing, swing)
+    said = sentence(close)
+    assert "more than 1.0030 x today's prices (now 1.0000 x today's prices)" in said
+    far = Flip("rent_factor", 1.0, (0.01, 100.0), 1.06, "above", "/1.25 / x1.25", swing, swing)
+    assert "more than 1.06 x today's prices (now 1.00 x today's prices)" in sentence(far)
+    assert set(PHRASES) == set(PARAMETERS) == set(FINER)

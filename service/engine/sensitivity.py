@@ -393,8 +393,25 @@ PHRASES: dict[str, tuple[str, Callable[[float], str]]] = {
 }
 
 
+# The same values to more digits, where the usual ones would show a flip and the question's
+# value alike ("more than 1.00 x today's prices (now 1.00 x today's prices)").
+FINER: dict[str, Callable[[float], str]] = {
+    "utilization": lambda v: f"{v:.2%} of the time",
+    "electricity": lambda v: f"{v:.5g} USD/kWh",
+    "price": lambda v: f"{v:,.2f} USD",
+    "rent_factor": lambda v: f"{v:.4f} x today's prices",
+    "hours": lambda v: f"{v:,.1f} h on one card",
+    "lifetime_years": lambda v: f"{v:.4g} years",
+    "resale": lambda v: f"{v:.2%} of their price",
+    "spot_overhead": lambda v: f"{v:.3%} more work on spot offers",
+    "pue": lambda v: f"{v:.4f}",
+}
+
+
 def sentence(flip: Flip) -> str:
     subject, show = PHRASES[flip.parameter]
+    if flip.flip is not None and show(flip.flip) == show(flip.value):
+        show = FINER[flip.parameter]  # a flip this close is told apart, or it says nothing
     now = f"now {show(flip.value)}"
     if flip.flip is not None:
         side = "more" if flip.buy_wins == "above" else "less"
