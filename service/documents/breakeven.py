@@ -390,7 +390,7 @@ def _never_because(result: Quote) -> dict[str, Any] | None:
         "explanation": NEVER_REASONS[reason],
         "rent_usd_per_hour": rate,
         "running_usd_per_hour": model.running_usd_per_hour,
-        "margin_usd_per_hour": rate - model.running_usd_per_hour,
+        "margin_usd_per_hour": model.margin(rate),
         "energy_usd_per_hour": model.energy_usd_per_hour,
         "site_usd_per_hour": model.site_usd_per_hour,
         "discount_rate": result.assumptions.discount_rate,

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from service.documents.money import sibling
+
 RENT_LINES = 3  # the cheapest rentals shown; detail=full lists the question's `top`
 HOURS = re.compile(r"(^|_)(hours|days)$")
 # The rental fields a person reads: the offer as its provider sells it (`name`: count x card,
@@ -136,10 +138,9 @@ def _fields(holder: dict[str, Any], names: tuple[str, ...], code: str) -> dict[s
     kept = {}
     for name in names:
         kept[name] = holder[name]
-        if code != "usd" and "usd" in name.split("_"):
-            local = "_".join(code if part == "usd" else part for part in name.split("_"))
-            if local in holder:
-                kept[local] = holder[local]
+        local = sibling(name, code)
+        if local != name and local in holder:
+            kept[local] = holder[local]
     return kept
 
 

@@ -447,6 +447,11 @@ class BuyModel:
         """Power and the site, per hour of work: what owning costs as it goes."""
         return self.energy_usd_per_hour + self.site_usd_per_hour
 
+    def margin(self, rent_per_hour: float) -> float:
+        """What an hour of work rented costs over owning's running costs: what each hour
+        owned saves, towards the purchase."""
+        return rent_per_hour - self.running_usd_per_hour
+
     @property
     def discount_per_hour(self) -> float:
         """kappa: the discount rate per hour of work, on the bought cards' calendar."""
@@ -781,7 +786,7 @@ def _crossing(model: BuyModel, rate: float) -> float:
     0 where no rental can do the work at all (an infinite rate: buying from the first hour)."""
     if math.isinf(rate):
         return 0.0
-    margin = rate - model.running_usd_per_hour
+    margin = model.margin(rate)
     capex, start = model.capex_usd, model.resale_start_usd
     decay = model.resale_decay_per_hour
     if _owning_runs_dearer(model, rate):
@@ -827,13 +832,13 @@ def never_reason(model: BuyModel, rate: float) -> str:
 def _owning_runs_dearer(model: BuyModel, rate: float) -> bool:
     """Owning's power and site cost at least the rental per hour of work: each hour owned
     adds to buying's lead, so it is never caught up."""
-    return rate - model.running_usd_per_hour <= 0
+    return model.margin(rate) <= 0
 
 
 def _renting_forever_worth_less(model: BuyModel, rate: float) -> bool:
     """What each hour saves against renting, summed over all time in today's money
     (margin / kappa), is less than the purchase: no crossing of present values."""
-    margin = rate - model.running_usd_per_hour
+    margin = model.margin(rate)
     return model.capex_usd - margin / model.discount_per_hour > 0
 
 
@@ -844,7 +849,7 @@ def _discounted_crossing(model: BuyModel, rate: float) -> float:
     zero at most once: Newton's method inside a bracket [low, high] with f(low) > 0 >=
     f(high), bisecting where a step would leave it (f need not be convex)."""
     kappa = model.discount_per_hour
-    margin = rate - model.running_usd_per_hour
+    margin = model.margin(rate)
     start, lost = model.resale_start_usd, model.resale_decay_per_hour + kappa
 
     def f(hours: float) -> tuple[float, float]:
