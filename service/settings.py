@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.engine.assumptions import defaults_model
@@ -175,6 +175,13 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     scheduler_poll_seconds: float = Field(
         default=5, gt=0, description="How often a standby scheduler tries to take over."
     )
+    scheduler_stale_after_seconds: float = Field(
+        default=60,
+        gt=0,
+        description="An active scheduler that has not polled its database for this long (a "
+        "frozen or hung process, PostgreSQL only) is ended and a standby takes over; at least "
+        "3 x BREAKEVEN_SCHEDULER_POLL_SECONDS.",
+    )
     history_days: float | None = Field(
         default=None,
         gt=0,
@@ -305,6 +312,17 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @model_validator(mode="after")
+    def _stale_after_polls(self) -> Settings:
+        # a leader polls each scheduler_poll_seconds: a bound closer than a few polls would
+        # end a live one that a busy machine made late
+        if self.scheduler_stale_after_seconds < 3 * self.scheduler_poll_seconds:
+            raise ValueError(
+                "scheduler_stale_after_seconds must be at least 3 x scheduler_poll_seconds "
+                f"({3 * self.scheduler_poll_seconds:g})"
+            )
+        return self
 
     def resolved_database_url(self) -> str:
         if self.database_url:

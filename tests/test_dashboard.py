@@ -321,6 +321,13 @@ def test_freshness_view_calls_old_prices_stale_and_shows_their_dates(
     expect(item).to_contain_text(f"priced {prices['oldest_as_of']} to {prices['newest_as_of']}")
     expect(item).to_contain_text(f"{prices['unknown_age']:,} of unknown age")
     assert "stale" in (item.get_attribute("class") or "")
+    # no `breakeven scheduler` runs beside this server: the view says refreshes wait for a
+    # person, as /providers does, before any source's line
+    line = page.locator("#freshness-scheduler")
+    expect(line).to_have_text(
+        "No scheduler is running: prices refresh only when someone asks for it."
+    )
+    assert "stale" in (line.get_attribute("class") or "")
 
 
 def test_csv_download_matches_the_visible_rows(page: Page, base_url: str) -> None:
@@ -617,6 +624,7 @@ def test_every_view_in_chinese(page: Page, base_url: str) -> None:
     expect(page.locator("#view-freshness h2")).to_have_text("价格来源")
     expect(page.locator("#freshness-list li").first).to_contain_text("已过期")
     expect(page.locator("#freshness-list li").first).to_contain_text("价格日期")
+    expect(page.locator("#freshness-scheduler")).to_contain_text("没有运行中的调度器")
 
     page.goto(f"{base_url}/?view=history&lang=zh-CN")
     expect(page.locator("#view-history h2")).to_have_text("价格历史")

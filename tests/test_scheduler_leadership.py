@@ -10,10 +10,13 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from pricing.errors import StoreUnavailable
+from pricing.store import Store
+from service.http.app import create_app
 from service.jobs import scheduler as scheduling
 from service.runtime import open_runtime
 from service.settings import Settings
@@ -95,3 +98,75 @@ def test_a_store_that_does_not_answer_is_waited_out(runtime, monkeypatch, caplog
     assert said.count("the store does not answer") == 1  # once an outage, not once a poll
     assert "the store answers again" in said and flaky.acquired == 1
     assert "stopped after" in said
+
+
+# -- a frozen leader (H2-6) and whether a scheduler runs at all ------------------------------
+
+
+def test_a_frozen_leader_is_ended_and_a_standby_takes_over(postgres_url: str, caplog) -> None:  # type: ignore[no-untyped-def]
+    store = Store(postgres_url)
+    frozen = store.try_session_lock(scheduling.SCHEDULER_LOCK)  # holds it, never polls again
+    live_store = Store(postgres_url)
+    live = scheduling.PostgresLeadership(live_store, stale_after_s=60)
+    standby = scheduling.PostgresLeadership(store, stale_after_s=0.6)
+    try:
+        assert frozen is not None
+        assert not standby.try_acquire()  # quiet for less than the bound: left alone
+        time.sleep(0.8)
+        with caplog.at_level(logging.WARNING, logger="breakeven.scheduler"):
+            assert standby.try_acquire()
+        assert "has not polled for 1s: ending its session and taking over" in caplog.text
+        assert not frozen.still_held()  # thawed, the old leader finds its session gone
+        # the new leader polls: a standby with the same bound never ends it
+        for _ in range(4):
+            time.sleep(0.25)
+            assert standby.still_held()
+        assert not live.try_acquire()
+    finally:
+        standby.release()
+        live.release()
+        live_store.dispose()
+        store.dispose()
+
+
+def test_providers_and_metrics_say_whether_a_scheduler_runs(
+    settings: Settings, database_url: str
+) -> None:
+    quick = settings.model_copy(
+        update={"database_url": database_url, "scheduler_stale_after_seconds": 1}
+    )
+    runtime = open_runtime(quick)
+    client = create_app(quick).test_client()
+    try:
+        nobody = client.get("/providers").get_json()["scheduler"]
+        assert nobody == {
+            "active": False,
+            "quiet_seconds": None,
+            "says": "no scheduler is active: prices refresh only when asked (POST /refresh, "
+            "breakeven refresh)",
+        }
+        assert "breakeven_scheduler_active 0.0" in client.get("/metrics").text
+        leader = scheduling.leadership_for(quick, runtime.store)
+        assert leader.try_acquire()
+        assert leader.still_held()
+        active = client.get("/providers").get_json()["scheduler"]
+        assert active["active"] and active["quiet_seconds"] < 1
+        assert active["says"].startswith("a scheduler is active (last poll ")
+        scraped = client.get("/metrics").text
+        assert "breakeven_scheduler_active 1.0" in scraped
+        assert "breakeven_scheduler_quiet_seconds " in scraped
+        time.sleep(1.3)  # the leader stops polling: frozen, as far as anyone can tell
+        frozen = client.get("/providers").get_json()["scheduler"]
+        assert not frozen["active"] and frozen["quiet_seconds"] >= 1
+        assert "has not polled for" in frozen["says"]
+        leader.still_held()  # a poll is a heartbeat
+        assert client.get("/providers").get_json()["scheduler"]["active"]
+        leader.release()
+        assert not client.get("/providers").get_json()["scheduler"]["active"]
+    finally:
+        runtime.store.dispose()
+
+
+def test_the_stale_bound_is_a_few_polls_at_least(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="at least 3 x scheduler_poll_seconds"):
+        Settings(data_dir=tmp_path, scheduler_poll_seconds=30)

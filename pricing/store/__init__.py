@@ -45,7 +45,14 @@ from pricing.store.connect import (
 )
 from pricing.store.fx import _read_rates, _write_rates
 from pricing.store.history import HistoryCursor, HistoryPage, RunTimes, _chosen, _page
-from pricing.store.locks import SessionLock, _lock_writes, try_session_lock
+from pricing.store.locks import (
+    LockHolder,
+    SessionLock,
+    _lock_writes,
+    end_session,
+    session_lock_holder,
+    try_session_lock,
+)
 from pricing.store.read import _current_runs, _listed
 from pricing.store.records import (
     ProviderStatus,
@@ -73,6 +80,7 @@ __all__ = [
     "HistoryCursor",
     "HistoryPage",
     "Listed",
+    "LockHolder",
     "NextRun",
     "ProviderStatus",
     "Run",
@@ -210,6 +218,15 @@ class Store:
         a connection of its own until released or its holder dies; None when another holds
         it (pricing/store/locks.py)."""
         return try_session_lock(self.engine, key, name)
+
+    def session_lock_holder(self, key: int) -> LockHolder | None:
+        """Who holds PostgreSQL's one-key session lock ``key``, and how long its session has
+        been quiet; None: nobody."""
+        return session_lock_holder(self.engine, key)
+
+    def end_session(self, pid: int) -> bool:
+        """Terminate another PostgreSQL session (a frozen holder's), freeing its locks."""
+        return end_session(self.engine, pid)
 
     # -- reading -------------------------------------------------------------------------
 

@@ -10,6 +10,8 @@ this module 7_260_004.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import Connection, Engine, TextClause, func, select, text
 
 from pricing.store.connect import store_errors
@@ -73,6 +75,50 @@ def try_session_lock(engine: Engine, key: int, name: str | None = None) -> Sessi
         conn.close()
         return None
 
+
+@dataclass(frozen=True)
+class LockHolder:
+    """The server session holding a session lock, as another session sees it."""
+
+    pid: int  # the holder's backend process on the server
+    # since the holder's session last ran a statement; None where the server does not show
+    # it (another role's session, without pg_read_all_stats)
+    quiet_seconds: float | None
+
+
+def session_lock_holder(engine: Engine, key: int) -> LockHolder | None:
+    """Who holds the one-key session lock ``key`` in this database; None: nobody.
+
+    A holder that polls keeps its session's ``state_change`` moving; one frozen (SIGSTOP, a
+    hung thread) keeps its connection and its lock, and only this age tells it apart."""
+    with store_errors(), engine.connect() as conn:
+        row = conn.execute(_HOLDER, {"k": key}).first()
+    if row is None:
+        return None
+    return LockHolder(int(row.pid), None if row.quiet is None else float(row.quiet))
+
+
+def end_session(engine: Engine, pid: int) -> bool:
+    """Terminate the server session ``pid`` (its locks go with it); False where the server
+    refused or it had already gone."""
+    with store_errors(), engine.connect() as conn:
+        ended = bool(conn.execute(_TERMINATE, {"pid": pid}).scalar())
+        conn.commit()
+    return ended
+
+
+# pg_locks numbers a one-key advisory lock by the key's high and low 32 bits (classid,
+# objid), objsubid 1
+_HOLDER = text(
+    "SELECT l.pid AS pid, EXTRACT(EPOCH FROM clock_timestamp() - a.state_change) AS quiet "
+    "FROM pg_locks AS l JOIN pg_stat_activity AS a ON a.pid = l.pid "
+    "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+    "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+    "AND l.classid = (CAST(:k AS bigint) >> 32)::oid "
+    "AND l.objid = (CAST(:k AS bigint) & 4294967295)::oid "
+    "LIMIT 1"
+)
+_TERMINATE = text("SELECT pg_terminate_backend(:pid)")
 
 # Every advisory-lock statement, written out whole: SQL is never built from strings at run
 # time (tests/test_security.py scans for it), only bound parameters vary.

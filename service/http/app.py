@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None, prepare_store: bool = True) -> 
     security.init_app(app)
     runtime = open_runtime(settings, prepare_store)
     init_runtime(app, runtime)
-    metrics.init_app(app, runtime.store)
+    metrics.init_app(app, runtime.settings, runtime.store)
     caching.init_app(app)
     compression.init_app(app)
     for module in (breakeven, gpus, models, offers, providers, health, admin, rank, dashboard):

@@ -916,8 +916,19 @@ class ProviderOut(_Out):
     prices: PriceSpan
 
 
+class SchedulerOut(_Out):
+    """Whether scheduled refreshes run: the dashboard is only as fresh as its scheduler."""
+
+    active: bool = Field(description="A scheduler leads and polled within its stale bound.")
+    quiet_seconds: Number | None = Field(
+        description="Since the leading scheduler last polled; null: no scheduler leads."
+    )
+    says: str
+
+
 class ProviderList(_Out):
     providers: list[ProviderOut]
+    scheduler: SchedulerOut
 
 
 class Health(_Out):

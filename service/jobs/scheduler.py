@@ -22,6 +22,7 @@ import os
 import signal
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -48,6 +49,7 @@ _CRON_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
 
 
 STOP_GRACE_S = 30.0  # what a stop waits for a refresh in flight before the process ends
+TAKEOVER_WAIT_S = 5.0  # for an ended leader's session to exit and free its lock
 
 
 class Leadership(Protocol):
@@ -61,14 +63,41 @@ class Leadership(Protocol):
 class PostgresLeadership:
     """A session advisory lock, held by keeping its connection open."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, stale_after_s: float) -> None:
         self._store = store
+        self._stale_after_s = stale_after_s
         self._lock: SessionLock | None = None
         self._asking = threading.Lock()  # one connection: the poll and a job ask in turn
 
     def try_acquire(self) -> bool:
         self._lock = self._store.try_session_lock(SCHEDULER_LOCK)
+        if self._lock is None and self._ended_stale_holder():
+            self._lock = self._store.try_session_lock(SCHEDULER_LOCK)
         return self._lock is not None
+
+    def _ended_stale_holder(self) -> bool:
+        """End the holder's session where it has not polled within the stale bound: a frozen
+        leader's lock would otherwise outlive every standby's patience."""
+        holder = self._store.session_lock_holder(SCHEDULER_LOCK)
+        if holder is None or holder.quiet_seconds is None:
+            return False
+        if holder.quiet_seconds < self._stale_after_s:
+            return False
+        log.warning(
+            "the active scheduler (server session %d) has not polled for %.0fs: ending its "
+            "session and taking over",
+            holder.pid,
+            holder.quiet_seconds,
+        )
+        if not self._store.end_session(holder.pid):
+            return False
+        # the server drops the lock as the ended session exits, a moment later
+        deadline = time.monotonic() + TAKEOVER_WAIT_S
+        while self._store.session_lock_holder(SCHEDULER_LOCK) is not None:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
 
     def still_held(self) -> bool:
         with self._asking:
@@ -102,7 +131,12 @@ class FileLeadership:
         return True
 
     def still_held(self) -> bool:
-        return self._handle is not None and not self._handle.closed
+        """Held while the file is open; each ask touches it, the heartbeat /providers reads."""
+        if self._handle is None or self._handle.closed:
+            return False
+        with contextlib.suppress(OSError):
+            os.utime(self._handle.fileno())
+        return True
 
     def release(self) -> None:
         if self._handle is not None:
@@ -112,8 +146,58 @@ class FileLeadership:
 
 def leadership_for(settings: Settings, store: Store) -> Leadership:
     if store.backend == "postgresql":
-        return PostgresLeadership(store)
-    return FileLeadership(lock_file(settings, store.database, ".scheduler.lock"))
+        return PostgresLeadership(store, settings.scheduler_stale_after_seconds)
+    return FileLeadership(_lock_path(settings, store))
+
+
+def _lock_path(settings: Settings, store: Store) -> Path:
+    return lock_file(settings, store.database, ".scheduler.lock")
+
+
+@dataclass(frozen=True)
+class SchedulerState:
+    """Whether a scheduler is refreshing this database, as /providers and /metrics say it."""
+
+    active: bool  # one holds the leadership and polled within the stale bound
+    quiet_seconds: float | None  # since the holder last polled; None: none holds it
+
+    @property
+    def says(self) -> str:
+        if self.quiet_seconds is None:
+            return (
+                "no scheduler is active: prices refresh only when asked (POST /refresh, "
+                "breakeven refresh)"
+            )
+        if self.active:
+            return f"a scheduler is active (last poll {self.quiet_seconds:,.0f} s ago)"
+        return (
+            f"the active scheduler has not polled for {self.quiet_seconds:,.0f} s (frozen or "
+            "hung): scheduled refreshes are not running"
+        )
+
+
+def scheduler_state(settings: Settings, store: Store) -> SchedulerState:
+    """Read without taking anything a scheduler needs: the lock's holder on PostgreSQL; on
+    SQLite whether the lock file's flock is held (taken and dropped at once where it is
+    free) and when its holder last touched it."""
+    stale_after = settings.scheduler_stale_after_seconds
+    if store.backend == "postgresql":
+        holder = store.session_lock_holder(SCHEDULER_LOCK)
+        if holder is None:
+            return SchedulerState(False, None)
+        quiet = holder.quiet_seconds
+        return SchedulerState(quiet is None or quiet < stale_after, quiet)
+    path = _lock_path(settings, store)
+    if not path.exists():
+        return SchedulerState(False, None)
+    free = try_flock(path)
+    if free is not None:
+        free.close()
+        return SchedulerState(False, None)
+    with contextlib.suppress(FileNotFoundError):
+        quiet = max(0.0, time.time() - path.stat().st_mtime)
+        return SchedulerState(quiet < stale_after, quiet)
+    return SchedulerState(False, None)
 
 
 @functools.lru_cache(maxsize=8)  # a web worker asks it of every cached answer's max-age

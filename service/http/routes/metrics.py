@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Flask, Response, g, request
@@ -25,6 +25,8 @@ from prometheus_client.registry import Collector
 
 from pricing.errors import StoreError
 from pricing.store import Store
+from service.jobs.scheduler import SchedulerState, scheduler_state
+from service.settings import Settings
 
 METRICS = "breakeven.metrics"
 MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's own variable
@@ -39,8 +41,9 @@ log = logging.getLogger(__name__)
 
 
 class StoreCollector(Collector):
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, scheduler: Callable[[], SchedulerState]) -> None:
         self._store = store
+        self._scheduler = scheduler
 
     def collect(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("breakeven_database_up", "1 when the price store answered.")
@@ -73,24 +76,38 @@ class StoreCollector(Collector):
         for adapter, run in sorted(self._store.current_runs().items()):
             last_success.add_metric([adapter], run.finished_at.timestamp())
             offers.add_metric([adapter], run.row_count)
-        yield from (runs, last_success, offers)
+        state = self._scheduler()
+        active = GaugeMetricFamily(
+            "breakeven_scheduler_active",
+            "1 while a scheduler leads and polls; 0: scheduled refreshes are not running.",
+        )
+        active.add_metric([], 1.0 if state.active else 0.0)
+        yield from (runs, last_success, offers, active)
+        if state.quiet_seconds is not None:
+            quiet = GaugeMetricFamily(
+                "breakeven_scheduler_quiet_seconds",
+                "Since the leading scheduler last polled its database.",
+            )
+            quiet.add_metric([], state.quiet_seconds)
+            yield quiet
 
 
-def _exposed(registry: CollectorRegistry, store: Store) -> CollectorRegistry:
+def _exposed(registry: CollectorRegistry, collector: StoreCollector) -> CollectorRegistry:
     """What a scrape reads: every worker's files in multiprocess mode, else this process."""
     directory = os.environ.get(MULTIPROC_DIR)
     if not directory:
-        registry.register(StoreCollector(store))
+        registry.register(collector)
         return registry
     exposed = CollectorRegistry()
     MultiProcessCollector(exposed, path=directory)
-    exposed.register(StoreCollector(store))
+    exposed.register(collector)
     return exposed
 
 
-def init_app(app: Flask, store: Store) -> None:
+def init_app(app: Flask, settings: Settings, store: Store) -> None:
     registry = CollectorRegistry()
-    exposed = _exposed(registry, store)
+    scheduler = functools.partial(scheduler_state, settings, store)
+    exposed = _exposed(registry, StoreCollector(store, scheduler))
     requests_total = Counter(
         "breakeven_http_requests",
         "HTTP requests by endpoint, method and status.",

@@ -10,6 +10,7 @@ from pricing.offer import StoredOffer
 from service.documents.providers import provider_document
 from service.http import current_runtime
 from service.http.schemas import ProviderList
+from service.jobs.scheduler import scheduler_state
 
 bp = APIBlueprint("providers", __name__)
 
@@ -28,9 +29,17 @@ def list_providers() -> dict[str, Any]:
     served: dict[int, list[StoredOffer]] = {}
     for stored in runtime.catalog.table().rows:
         served.setdefault(stored.run_id, []).append(stored)
+    scheduler = scheduler_state(runtime.settings, runtime.store)
     return {
         "providers": [
             provider_document(s, hours, served.get(s.current.id, []) if s.current else [])
             for s in statuses
-        ]
+        ],
+        "scheduler": {
+            "active": scheduler.active,
+            "quiet_seconds": None
+            if scheduler.quiet_seconds is None
+            else round(scheduler.quiet_seconds, 1),
+            "says": scheduler.says,
+        },
     }

@@ -362,8 +362,22 @@ function turnPage(step) {
 
 // -- freshness --------------------------------------------------------------------------
 
+// whether scheduled refreshes run at all: without a scheduler every source goes stale
+function schedulerSentence(scheduler) {
+  if (scheduler.quiet_seconds === null) {
+    return t("No scheduler is running: prices refresh only when someone asks for it.");
+  }
+  const age = ago(scheduler.quiet_seconds);
+  return scheduler.active
+    ? t("Scheduled refreshes are running (the scheduler last checked in {age}).", { age })
+    : t("The scheduler last checked in {age} and seems stuck: scheduled refreshes are not running.", { age });
+}
+
 async function loadFreshness() {
   const body = await getJSON("providers");
+  const line = $("#freshness-scheduler");
+  line.textContent = schedulerSentence(body.scheduler);
+  line.className = body.scheduler.active ? "fresh" : "stale";
   const list = $("#freshness-list");
   list.replaceChildren(
     ...body.providers.map((p) => {
