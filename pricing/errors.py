@@ -4,6 +4,7 @@ PricingError                 base of everything below
 ├── AdapterNotConfigured     no credentials or settings: the adapter is skipped, not failed
 ├── AdapterError             fetching or parsing a provider failed: the run is kept as failed
 ├── ImportRejected           a custom offers file has bad rows: nothing of it is imported
+├── RunSuperseded            a run fetched before the current one: its older prices are not kept
 └── StoreError               the price store's database failed a read or a write
     └── StoreUnavailable     it did not answer: down, refusing, or past a timeout or a lock
 
@@ -36,6 +37,12 @@ class RowError:
 
     def __str__(self) -> str:
         return f"line {self.line}, {self.column}: {self.message}"
+
+
+class RunSuperseded(PricingError):
+    """A run started before the adapter's current run finished after it (a frozen or slow
+    process, a refresh outside every lock): its prices are older, so it is not made current
+    and the run is kept as failed."""
 
 
 class ImportRejected(PricingError):

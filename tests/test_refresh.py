@@ -83,3 +83,27 @@ def test_db_upgrade_command(settings) -> None:  # type: ignore[no-untyped-def]
         cli, ["db", "upgrade"], env={"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
     )
     assert result.exit_code == 0 and f"schema at revision {HEAD}" in result.output
+
+
+class _Overtaken:
+    """A slow fetch: while it reads the provider, another refresh of the same source (a
+    frozen scheduler's, one outside every lock) starts later and lands first."""
+
+    name = "slow"
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def fetch(self) -> Batch:
+        self.store.record_run(self.name, [offer(provider="slow", usd_per_hour=2.0)], utcnow())
+        return Batch([offer(provider="slow", usd_per_hour=1.0)], "older")
+
+
+def test_a_run_started_before_the_current_one_is_never_made_current(store: Store) -> None:
+    result = run_adapter(store, _Overtaken(store))
+    assert result.status == "failed"
+    assert "RunSuperseded" in result.error and "older prices are not made current" in result.error
+    ok, failed = runs_of(store, "slow")
+    assert (ok.status, failed.status) == ("ok", "failed") and failed.started_at < ok.started_at
+    assert store.current_runs()["slow"].id == ok.id
+    assert [o.offer.usd_per_hour for o in store.current_offers("slow")] == [2.0]

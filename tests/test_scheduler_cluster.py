@@ -176,10 +176,12 @@ def test_two_schedulers_refresh_through_every_database_fault(
 
     # the leader's session terminated (pg_terminate_backend, an operator or a failover)
     store = Store(cluster.url)
-    holder = store.session_lock_holder(SCHEDULER_LOCK)
+    try:
+        holder = store.session_lock_holder(SCHEDULER_LOCK)
+    finally:
+        store.dispose()
     assert holder is not None
-    assert store.end_session(holder.pid)
-    store.dispose()
+    cluster.sql(f"SELECT pg_terminate_backend({holder.pid:d})")
     took["terminated"], _ = _first_run_after(cluster.url, utcnow())
 
     # an idle-session timeout shorter than the interval: the leader's poll keeps its session

@@ -5,6 +5,7 @@ with a leadership that loses its lock on cue (the PostgreSQL restart of the faul
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
@@ -15,11 +16,14 @@ from pathlib import Path
 import pytest
 
 from pricing.errors import StoreUnavailable
-from pricing.store import Store
+from pricing.store import Store, connect
 from service.http.app import create_app
 from service.jobs import scheduler as scheduling
+from service.jobs.locks import REFRESH_LOCK
+from service.jobs.refresh import build_adapters
 from service.runtime import open_runtime
 from service.settings import Settings
+from tests.helpers import runs_of
 
 
 class FlakyLeadership:
@@ -103,20 +107,30 @@ def test_a_store_that_does_not_answer_is_waited_out(runtime, monkeypatch, caplog
 # -- a frozen leader (H2-6) and whether a scheduler runs at all ------------------------------
 
 
-def test_a_frozen_leader_is_ended_and_a_standby_takes_over(postgres_url: str, caplog) -> None:  # type: ignore[no-untyped-def]
-    store = Store(postgres_url)
-    frozen = store.try_session_lock(scheduling.SCHEDULER_LOCK)  # holds it, never polls again
-    live_store = Store(postgres_url)
+def test_a_frozen_leader_is_ended_and_a_standby_takes_over(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    with monkeypatch.context() as other_process:  # the frozen one's sessions carry its name
+        other_process.setattr(connect, "session_name", lambda: "breakeven frozen-host:1")
+        frozen_store = Store(postgres_url)
+        frozen = frozen_store.try_session_lock(scheduling.SCHEDULER_LOCK)  # never polls again
+        refreshing = frozen_store.try_session_lock(REFRESH_LOCK, "aws")  # its refresh in flight
+    store, live_store = Store(postgres_url), Store(postgres_url)
     live = scheduling.PostgresLeadership(live_store, stale_after_s=60)
     standby = scheduling.PostgresLeadership(store, stale_after_s=0.6)
     try:
-        assert frozen is not None
+        assert frozen is not None and refreshing is not None
         assert not standby.try_acquire()  # quiet for less than the bound: left alone
         time.sleep(0.8)
         with caplog.at_level(logging.WARNING, logger="breakeven.scheduler"):
             assert standby.try_acquire()
-        assert "has not polled for 1s: ending its session and taking over" in caplog.text
-        assert not frozen.still_held()  # thawed, the old leader finds its session gone
+        assert "(breakeven frozen-host:1, server session" in caplog.text
+        assert "has not polled for 1s: ending its sessions and taking over" in caplog.text
+        # thawed, the old leader finds its sessions gone: its lock, and its refresh's lock
+        assert not frozen.still_held() and not refreshing.still_held()
+        aws = store.try_session_lock(REFRESH_LOCK, "aws")
+        assert aws is not None  # the new leader may refresh aws
+        aws.release()
         # the new leader polls: a standby with the same bound never ends it
         for _ in range(4):
             time.sleep(0.25)
@@ -125,8 +139,8 @@ def test_a_frozen_leader_is_ended_and_a_standby_takes_over(postgres_url: str, ca
     finally:
         standby.release()
         live.release()
-        live_store.dispose()
-        store.dispose()
+        for opened in (live_store, store, frozen_store):
+            opened.dispose()
 
 
 def test_providers_and_metrics_say_whether_a_scheduler_runs(
@@ -170,3 +184,42 @@ def test_providers_and_metrics_say_whether_a_scheduler_runs(
 def test_the_stale_bound_is_a_few_polls_at_least(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least 3 x scheduler_poll_seconds"):
         Settings(data_dir=tmp_path, scheduler_poll_seconds=30)
+
+
+class _Counting:
+    """An adapter that only counts its fetches."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.fetches = 0
+
+    def fetch(self):  # type: ignore[no-untyped-def]
+        from pricing.adapters import Batch
+        from tests.helpers import offer
+
+        self.fetches += 1
+        return Batch([offer(provider="counting")], "v1")
+
+
+def test_a_tick_missed_while_no_scheduler_led_runs_when_one_leads(
+    runtime, monkeypatch, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    """A source whose tick (each minute here) came while the store was away or this
+    scheduler stood by, with no attempt since, is refreshed as soon as it leads; one tried
+    since that tick (bundled, loaded as the runtime opened) waits for its next tick."""
+    runtime = dataclasses.replace(
+        runtime, settings=runtime.settings.model_copy(update={"refresh_cron": "* * * * *"})
+    )
+    counting = _Counting()
+    bundled = runs_of(runtime.store, "bundled")
+    monkeypatch.setattr(
+        scheduling, "scheduled_adapters", lambda rt: [counting, build_adapters(rt)["bundled"]]
+    )
+    while not 2 <= time.localtime().tm_sec <= 50:  # no tick of its own during the test
+        time.sleep(0.5)
+    with caplog.at_level(logging.INFO, logger="breakeven.scheduler"):
+        _run_until_stopped(runtime, FlakyLeadership(held_polls=1000), monkeypatch, after_s=1.5)
+    assert counting.fetches == 1, caplog.text
+    assert "refresh counting: its tick passed while no scheduler led" in caplog.text
+    assert runs_of(runtime.store, "bundled") == bundled  # tried after the tick: not again

@@ -33,6 +33,7 @@ from datetime import date, datetime
 from sqlalchemy import Connection, Engine, func, select
 
 from pricing import schema
+from pricing.errors import RunSuperseded
 from pricing.fx import EuroRate
 from pricing.listed import Listed, listed_offer
 from pricing.offer import BUNDLED, Offer, PriceLine, StoredOffer
@@ -49,7 +50,7 @@ from pricing.store.locks import (
     LockHolder,
     SessionLock,
     _lock_writes,
-    end_session,
+    end_sessions,
     session_lock_holder,
     try_session_lock,
 )
@@ -156,9 +157,17 @@ class Store:
         source_version: str = "",
     ) -> Run:
         """Write a complete run in one transaction; it is current from the commit on. Only
-        the prices it changes are written (pricing/changes.py)."""
+        the prices it changes are written (pricing/changes.py). A run started before the
+        current one is refused (RunSuperseded): its prices would replace newer ones."""
         with self.connect() as conn:
             _lock_writes(conn)
+            current = _current_runs(conn, None).get(adapter)
+            if current is not None and current.started_at > _utc(started_at):
+                later, this = f"{current.started_at:%Y-%m-%d %H:%M:%S}", f"{started_at:%H:%M:%S}"
+                raise RunSuperseded(
+                    f"run {current.id} of {adapter}, started {later} UTC, after this one "
+                    f"({this}), is current: this run's older prices are not made current"
+                )
             run = _insert_run(conn, adapter, started_at, "ok", len(batch), "", source_version)
             _write_changes(conn, adapter, run, batch)
             _write_series(conn, adapter, run, batch)
@@ -224,9 +233,9 @@ class Store:
         been quiet; None: nobody."""
         return session_lock_holder(self.engine, key)
 
-    def end_session(self, pid: int) -> bool:
-        """Terminate another PostgreSQL session (a frozen holder's), freeing its locks."""
-        return end_session(self.engine, pid)
+    def end_sessions(self, holder: LockHolder) -> bool:
+        """Terminate a lock holder's sessions (a frozen process's), freeing their locks."""
+        return end_sessions(self.engine, holder)
 
     # -- reading -------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from pricing.errors import StoreError, StoreUnavailable
+from pricing.store.records import this_worker
 
 # Without a statement timeout: how long SQLite waits for another writer's lock (as before).
 SQLITE_BUSY_TIMEOUT_S = 30.0
@@ -28,13 +29,22 @@ POOL_TIMEOUT_S = 10.0
 def _make_engine(url: str, statement_timeout_seconds: float | None = None) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(
+        engine = create_engine(
             url,
             pool_pre_ping=True,
             pool_timeout=POOL_TIMEOUT_S,
             hide_parameters=True,
             connect_args=_postgres_options(parsed.get_backend_name(), statement_timeout_seconds),
         )
+        if parsed.get_backend_name() == "postgresql":
+
+            @event.listens_for(engine, "do_connect")
+            def _named(_dialect, _record, _args, params) -> None:  # type: ignore[no-untyped-def]
+                # every session names its process (at connect: a forked worker is its own),
+                # so a standby that ends a frozen scheduler ends all of its sessions
+                params["application_name"] = session_name()
+
+        return engine
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     busy = SQLITE_BUSY_TIMEOUT_S if statement_timeout_seconds is None else statement_timeout_seconds
@@ -49,6 +59,11 @@ def _make_engine(url: str, statement_timeout_seconds: float | None = None) -> En
         cursor.close()
 
     return engine
+
+
+def session_name() -> str:
+    """The application_name of this process's PostgreSQL sessions (63 bytes at most)."""
+    return f"breakeven {this_worker()}"[:63]
 
 
 def _postgres_options(backend: str, statement_timeout_seconds: float | None) -> dict[str, Any]:

@@ -81,6 +81,7 @@ class LockHolder:
     """The server session holding a session lock, as another session sees it."""
 
     pid: int  # the holder's backend process on the server
+    process: str  # its client's application_name: every session of that process has it
     # since the holder's session last ran a statement; None where the server does not show
     # it (another role's session, without pg_read_all_stats)
     quiet_seconds: float | None
@@ -95,14 +96,18 @@ def session_lock_holder(engine: Engine, key: int) -> LockHolder | None:
         row = conn.execute(_HOLDER, {"k": key}).first()
     if row is None:
         return None
-    return LockHolder(int(row.pid), None if row.quiet is None else float(row.quiet))
+    quiet = None if row.quiet is None else float(row.quiet)
+    return LockHolder(int(row.pid), row.process or "", quiet)
 
 
-def end_session(engine: Engine, pid: int) -> bool:
-    """Terminate the server session ``pid`` (its locks go with it); False where the server
-    refused or it had already gone."""
+def end_sessions(engine: Engine, holder: LockHolder) -> bool:
+    """Terminate the holder's session and every other session of its process in this
+    database (a frozen process's refresh, its write transaction: their locks go with them);
+    False where the server refused the holder's or it had already gone."""
     with store_errors(), engine.connect() as conn:
-        ended = bool(conn.execute(_TERMINATE, {"pid": pid}).scalar())
+        ended = bool(conn.execute(_TERMINATE, {"pid": holder.pid}).scalar())
+        if holder.process:
+            conn.execute(_TERMINATE_PROCESS, {"process": holder.process})
         conn.commit()
     return ended
 
@@ -110,7 +115,8 @@ def end_session(engine: Engine, pid: int) -> bool:
 # pg_locks numbers a one-key advisory lock by the key's high and low 32 bits (classid,
 # objid), objsubid 1
 _HOLDER = text(
-    "SELECT l.pid AS pid, EXTRACT(EPOCH FROM clock_timestamp() - a.state_change) AS quiet "
+    "SELECT l.pid AS pid, a.application_name AS process, "
+    "EXTRACT(EPOCH FROM clock_timestamp() - a.state_change) AS quiet "
     "FROM pg_locks AS l JOIN pg_stat_activity AS a ON a.pid = l.pid "
     "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
     "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
@@ -119,6 +125,11 @@ _HOLDER = text(
     "LIMIT 1"
 )
 _TERMINATE = text("SELECT pg_terminate_backend(:pid)")
+_TERMINATE_PROCESS = text(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+    "WHERE application_name = :process AND datname = current_database() "
+    "AND pid <> pg_backend_pid()"
+)
 
 # Every advisory-lock statement, written out whole: SQL is never built from strings at run
 # time (tests/test_security.py scans for it), only bound parameters vary.

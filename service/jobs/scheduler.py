@@ -23,6 +23,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -33,7 +34,7 @@ from apscheduler.triggers.cron import CronTrigger
 from pricing.adapters import Adapter
 from pricing.errors import AdapterError, StoreError
 from pricing.refresh import RefreshPolicy, run_adapter
-from pricing.store import SessionLock, Store
+from pricing.store import SessionLock, Store, utcnow
 from service.documents.providers import describe_result
 from service.jobs.fx import refresh_rates
 from service.jobs.locks import ProviderLock, lock_file, try_flock
@@ -84,12 +85,13 @@ class PostgresLeadership:
         if holder.quiet_seconds < self._stale_after_s:
             return False
         log.warning(
-            "the active scheduler (server session %d) has not polled for %.0fs: ending its "
-            "session and taking over",
+            "the active scheduler (%s, server session %d) has not polled for %.0fs: ending "
+            "its sessions and taking over",
+            holder.process or "unnamed",
             holder.pid,
             holder.quiet_seconds,
         )
-        if not self._store.end_session(holder.pid):
+        if not self._store.end_sessions(holder):
             return False
         # the server drops the lock as the ended session exits, a moment later
         deadline = time.monotonic() + TAKEOVER_WAIT_S
@@ -268,6 +270,27 @@ def rates_job(runtime: Runtime, leadership: Leadership) -> None:
         log.error("exchange rates: %s", exc)
 
 
+def _missed_while_away(runtime: Runtime, names: list[str]) -> set[str]:
+    """Sources whose latest tick within the misfire grace came while no scheduler led (a
+    standby's wait, a database outage, a frozen leader) and that no run has tried since:
+    APScheduler knows only the ticks of its own lifetime, the store knows the attempts."""
+    settings = runtime.settings
+    grace = timedelta(minutes=settings.refresh_misfire_grace_minutes)
+    now = utcnow()
+    trigger = cron_trigger(settings.refresh_cron, 0)
+    tick, latest = trigger.get_next_fire_time(None, now - grace), None
+    while tick is not None and tick <= now:  # the last tick at or before now, in the grace
+        latest = tick
+        tick = trigger.get_next_fire_time(tick, tick + timedelta(microseconds=1))
+    if latest is None:
+        return set()
+    try:
+        attempts = {s.adapter: s.last_attempt.started_at for s in runtime.store.provider_status()}
+    except StoreError:
+        return set()  # the store went away again: the loop's next poll sees it
+    return {name for name in names if name not in attempts or attempts[name] < latest}
+
+
 def build_scheduler(runtime: Runtime, leadership: Leadership) -> BackgroundScheduler:
     settings = runtime.settings
     scheduler = BackgroundScheduler(
@@ -279,10 +302,18 @@ def build_scheduler(runtime: Runtime, leadership: Leadership) -> BackgroundSched
         },
     )
     policy = refresh_policy(settings)
-    for adapter in scheduled_adapters(runtime):
+    adapters = scheduled_adapters(runtime)
+    missed = _missed_while_away(runtime, [adapter.name for adapter in adapters])
+    for adapter in adapters:
+        if adapter.name in missed:
+            log.info(
+                "refresh %s: its tick passed while no scheduler led; running it now", adapter.name
+            )
         scheduler.add_job(
             refresh_job,
             cron_trigger(settings.refresh_cron, settings.refresh_jitter_seconds),
+            # a tick missed in standby or an outage runs now, not at the next tick
+            **({"next_run_time": utcnow()} if adapter.name in missed else {}),
             args=(
                 runtime.store,
                 adapter,
