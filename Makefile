@@ -16,6 +16,8 @@ AXE := tests/.axe/node_modules/axe-core/axe.min.js
 AXE_VERSION := 4.14.1
 # The HTTP benchmark's load generator (Debian's wrk); without it a slower Python client runs.
 WRK ?= /usr/bin/wrk
+# The compose stack's proxy, run by tests/test_proxy.py on its shipped config (deploy/).
+NGINX ?= /usr/sbin/nginx
 
 .PHONY: run test check lint bench clean
 
@@ -32,11 +34,11 @@ $(INSTALLED): $(RUNTIME)
 run: $(RUNTIME)  ## start the service on http://127.0.0.1:8000 (SQLite, bundled prices)
 	$(BIN)/breakeven serve
 
-test: $(INSTALLED) $(CHROMIUM) $(AXE)  ## lint, check the import rules, run every test (PostgreSQL on 127.0.0.1:5432)
+test: $(INSTALLED) $(CHROMIUM) $(AXE) $(NGINX)  ## lint, check the import rules, run every test (PostgreSQL on 127.0.0.1:5432)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
-	BREAKEVEN_CHROMIUM=$(CHROMIUM) BREAKEVEN_AXE=$(AXE) $(BIN)/pytest
+	BREAKEVEN_CHROMIUM=$(CHROMIUM) BREAKEVEN_AXE=$(AXE) BREAKEVEN_NGINX=$(NGINX) $(BIN)/pytest
 
 # The tests marked `system` (real servers, browsers, SIGKILLs, long loads: tests/README.md)
 # are left out; CI runs `make test`, which runs them all.
@@ -55,8 +57,9 @@ bench: $(INSTALLED) $(WRK)  ## run the benchmarks and rewrite bench/results.md
 # CJK font (WenQuanYi Zen Hei, 10 MB), else every Chinese character is an empty box.
 PACKAGES.chromium := chromium fonts-wqy-zenhei
 PACKAGES.wrk := wrk
+PACKAGES.nginx := nginx-light
 
-$(CHROMIUM) $(WRK):
+$(CHROMIUM) $(WRK) $(NGINX):
 	@echo "installing Debian's $(PACKAGES.$(notdir $@)) (apt-get)"
 	@if [ "$$(id -u)" -ne 0 ]; then \
 		echo "run 'sudo apt-get install $(PACKAGES.$(notdir $@))'"; exit 1; \

@@ -91,9 +91,11 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         description="On stop or restart, how long a worker may finish requests in flight.",
     )
     web_worker_connections: int = Field(
-        default=1000,
+        default=10_000,
         ge=10,
-        description="Connections one gunicorn worker holds at once (idle ones included).",
+        description="Connections one gunicorn worker holds at once (idle and slow ones "
+        "included: a gevent worker holds tens of thousands; the open-file limit is raised "
+        "to match where the hard limit allows).",
     )
     web_connections_per_client: int = Field(
         default=200,
@@ -102,6 +104,16 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
             "Connections one client address may hold in one worker; more are answered 503 "
             "and closed, so one client cannot fill the worker. 0: no cap (behind a reverse "
             "proxy every client shares its address: raise it or set 0)."
+        ),
+    )
+    web_trusted_proxies: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        description=(
+            "Reverse proxies in front whose X-Forwarded-For and X-Forwarded-Proto are "
+            "believed (docker-compose.yml's nginx: 1); 0 believes none, so a client cannot "
+            "name its own address."
         ),
     )
     database_timeout_seconds: float = Field(

@@ -74,15 +74,3 @@ def stop_server(server: Server) -> None:
     except subprocess.TimeoutExpired:
         server.process.kill()
         server.process.wait()
-
-
-def let_go(sock: socket.socket) -> bool:
-    """Whether the server has let go of a client's non-blocking socket: it answered (an
-    error, a 503, a 408) or closed it. Slow-client tests reopen such sockets."""
-    try:
-        sock.recv(4096)
-        return True  # an answer or EOF
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True

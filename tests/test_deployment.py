@@ -37,7 +37,7 @@ def _setting_names() -> set[str]:
 def test_compose_services_commands_and_healthchecks() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"postgres", "migrate", "web", "scheduler"}
+    assert set(services) == {"postgres", "migrate", "web", "proxy", "scheduler"}
     assert services["migrate"]["command"] == ["breakeven", "db", "upgrade"]
     assert services["web"]["command"] == ["breakeven", "serve"]
     assert services["scheduler"]["command"] == ["breakeven", "scheduler"]
@@ -50,6 +50,14 @@ def test_compose_services_commands_and_healthchecks() -> None:
         )
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert "pgdata" in compose["volumes"]
+    # the buffering proxy in front, with the config tests/test_proxy.py runs
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    assert proxy["volumes"] == ["./deploy/nginx.conf:/etc/nginx/nginx.conf:ro"]
+    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+    web = services["web"]["environment"]
+    assert web["BREAKEVEN_WEB_TRUSTED_PROXIES"] == "1"
+    assert web["BREAKEVEN_WEB_CONNECTIONS_PER_CLIENT"] == "0"  # nginx caps each client
 
 
 def test_every_environment_name_is_a_setting_the_code_reads() -> None:

@@ -23,6 +23,7 @@ from typing import Any, get_args
 
 import click
 import pytest
+import yaml
 from click.testing import CliRunner
 from pydantic import SecretStr
 
@@ -676,6 +677,9 @@ def test_the_team_figures() -> None:
     image = re.search(r"^FROM (\S+)$", (ROOT / "Dockerfile").read_text(), flags=re.MULTILINE)
     assert image and f"`{image[1]}`" in text
     assert f"port {Settings.model_fields['port'].default}" in text
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    published = compose["services"]["proxy"]["ports"][0].split(":")[0]
+    assert f"published on port {published}" in " ".join(text.split())
     conftest = (ROOT / "tests" / "conftest.py").read_text()
     assert "@127.0.0.1:5432/" in conftest and "server at 127.0.0.1:5432" in " ".join(
         readme().split()

@@ -10,7 +10,6 @@ two clients, as the per-client cap sees them. Everything stays on the loopback.
 from __future__ import annotations
 
 import json
-import resource
 import socket
 import time
 from collections.abc import Iterator
@@ -18,7 +17,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from tests.servers import Server, let_go, start_server, stop_server
+from bench.flood import HALF_CHUNKED, Flood, addresses, health_under
+from tests.servers import Server, start_server, stop_server
 
 pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
 
@@ -27,10 +27,7 @@ FLOOD_SOCKETS = 2_100
 FLOOD_SECONDS = 30
 P99_BUDGET_S = 0.25
 ATTACKER = "127.0.0.2"
-HALF_CHUNKED = (
-    b"GET /breakeven?detail=full&gpu=rtx3090&hours=5 HTTP/1.1\r\nHost: x\r\n"
-    b"Transfer-Encoding: chunked\r\n\r\n10\r\nab"
-)
+MANY_IDLE = MANY_HALF_SENT = 4_000
 
 
 @pytest.fixture(scope="module")
@@ -130,82 +127,48 @@ def test_timed_out_bodies_are_one_log_line_per_client_and_all_counted(server: Se
     assert count() - before == 6
 
 
-class Flood:
-    """FLOOD_SOCKETS connections from ATTACKER, half sending a never-finished chunked body
-    and half nothing; any the server closes (refused, timed out) is opened again."""
-
-    def __init__(self, port: int) -> None:
-        self._port = port
-        self.sockets: list[tuple[socket.socket | None, bool]] = []
-        self.opened = 0
-
-    def _open(self, half: bool) -> socket.socket | None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind((ATTACKER, 0))
-        sock.settimeout(2)
-        try:
-            sock.connect(("127.0.0.1", self._port))
-            if half:
-                sock.sendall(HALF_CHUNKED)
-        except OSError:
-            sock.close()
-            return None
-        sock.setblocking(False)
-        self.opened += 1
-        return sock
-
-    def fill(self) -> None:
-        self.sockets = [(self._open(i % 2 == 0), i % 2 == 0) for i in range(FLOOD_SOCKETS)]
-
-    def keep_up(self) -> None:
-        for index, (sock, half) in enumerate(self.sockets):
-            if sock is None or let_go(sock):
-                if sock is not None:
-                    sock.close()
-                self.sockets[index] = (self._open(half), half)
-
-    def close(self) -> None:
-        for sock, _ in self.sockets:
-            if sock is not None:
-                sock.close()
-
-
 def test_health_keeps_answering_while_one_client_holds_2100_sockets(server: Server) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < FLOOD_SOCKETS + 1024:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(FLOOD_SOCKETS + 1024, hard), hard))
-    flood = Flood(_port(server))
+    flood = Flood(_port(server), [ATTACKER], idle=FLOOD_SOCKETS // 2, half_sent=FLOOD_SOCKETS // 2)
     flood.fill()
-    latencies: list[float] = []
-    failures: list[str] = []
     try:
-        end = time.monotonic() + FLOOD_SECONDS
-        next_keep_up = 0.0
-        while time.monotonic() < end:
-            started = time.perf_counter()
-            try:
-                answer = requests.get(server.base + "/health", timeout=5)
-                if answer.status_code != 200:
-                    failures.append(str(answer.status_code))
-            except requests.RequestException as error:
-                failures.append(str(error))
-            latencies.append(time.perf_counter() - started)
-            if time.monotonic() >= next_keep_up:
-                flood.keep_up()
-                next_keep_up = time.monotonic() + 0.5
-            time.sleep(0.05)
+        probed = health_under(server.base, flood, FLOOD_SECONDS)
     finally:
         flood.close()
-    latencies.sort()
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    p99 = probed.quantile(0.99)
     print(
         f"flood: {FLOOD_SOCKETS} sockets from {ATTACKER}, {flood.opened} opened in all; "
-        f"/health {len(latencies)} probes, p50 {latencies[len(latencies) // 2] * 1000:.1f} ms, "
+        f"/health {len(probed.latencies)} probes, p50 {probed.quantile(0.5) * 1000:.1f} ms, "
         f"p99 {p99 * 1000:.1f} ms"
     )
     metrics = requests.get(server.base + "/metrics", timeout=5).text
-    assert failures == []
+    assert probed.failures == []
     assert p99 < P99_BUDGET_S, p99
     assert flood.opened > FLOOD_SOCKETS  # the server refused or closed some, which reopened
     assert "breakeven_http_refused_connections_total" in metrics
+    assert "WORKER TIMEOUT" not in server.log_text()
+
+
+def test_health_keeps_answering_while_20_clients_hold_8000_sockets(server: Server) -> None:
+    """The third hostile run's many-address flood, doubled: 4,000 idle sockets and 4,000
+    half-sent chunked bodies from 20 addresses, 400 each (200 in each worker, at the
+    per-client cap). With 1,000 connections a worker (2,000 in all) it took /health to
+    seconds; each worker now holds 10,000."""
+    sources = addresses(20)
+    flood = Flood(_port(server), sources, idle=MANY_IDLE, half_sent=MANY_HALF_SENT)
+    flood.fill()
+    try:
+        held = flood.held()
+        probed = health_under(server.base, flood, FLOOD_SECONDS)
+    finally:
+        flood.close()
+    p99 = probed.quantile(0.99)
+    print(
+        f"flood: {MANY_IDLE:,} idle and {MANY_HALF_SENT:,} half-sent from {len(sources)} "
+        f"addresses, {held:,} held at once, {flood.opened:,} opened in all; /health "
+        f"{len(probed.latencies)} probes, p50 {probed.quantile(0.5) * 1000:.1f} ms, p99 "
+        f"{p99 * 1000:.1f} ms"
+    )
+    assert held >= 0.95 * (MANY_IDLE + MANY_HALF_SENT)  # the server took them: a real flood
+    assert probed.failures == []
+    assert p99 < P99_BUDGET_S, p99
     assert "WORKER TIMEOUT" not in server.log_text()

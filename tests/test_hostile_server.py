@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from bench.flood import let_go
 from pricing.store import Store
 from service.settings import Settings
-from tests.servers import Server, let_go, start_server, stop_server
+from tests.servers import Server, start_server, stop_server
 
 pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
 

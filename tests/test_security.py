@@ -75,3 +75,28 @@ def test_the_sql_scan_does_catch_string_built_sql(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("conn.execute(f\"SELECT * FROM runs WHERE adapter = '{name}'\")\ntext(sql)\n")
     assert len(_sql_strings_built_at_runtime(bad)) == 2
+
+
+@pytest.mark.parametrize(("trusted", "seen"), [(0, "10.0.0.2"), (1, "203.0.113.7")])
+def test_a_client_is_named_by_x_forwarded_for_only_behind_a_trusted_proxy(
+    settings, trusted: int, seen: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Behind the compose stack's nginx (BREAKEVEN_WEB_TRUSTED_PROXIES=1) every connection
+    is the proxy's: the per-client heavy-read slots (service/http/budget.py) must see the
+    client it names. Without a trusted proxy the header is the client's own word, ignored."""
+    from flask import request
+
+    from service.http.app import create_app
+
+    app = create_app(settings.model_copy(update={"web_trusted_proxies": trusted}))
+
+    @app.get("/client-address")
+    def client_address() -> dict[str, str | None]:
+        return {"client": request.remote_addr}
+
+    answer = app.test_client().get(
+        "/client-address",
+        headers={"X-Forwarded-For": "203.0.113.7"},
+        environ_base={"REMOTE_ADDR": "10.0.0.2"},
+    )
+    assert answer.get_json() == {"client": seen}

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from apiflask import APIFlask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.http import caching, compression, init_runtime, problems, schemas, security
 from service.http.routes import (
@@ -55,6 +56,11 @@ def create_app(settings: Settings | None = None, prepare_store: bool = True) -> 
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
     problems.init_app(app)
     security.init_app(app)
+    if settings.web_trusted_proxies:
+        # behind the proxy every client has its address: the per-client heavy-read slots
+        # (budget.py) and the records read the client the proxy saw
+        n = settings.web_trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     runtime = open_runtime(settings, prepare_store)
     init_runtime(app, runtime)
     metrics.init_app(app, runtime.settings, runtime.store)

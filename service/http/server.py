@@ -14,6 +14,7 @@ import io
 import json
 import logging
 import os
+import resource
 import shutil
 import sys
 import time
@@ -337,4 +338,28 @@ def serve(settings: Settings) -> None:
     # Schema and first-start snapshot once, here, so workers never race to create them.
     open_runtime(settings).store.dispose()
     prepare_metrics_dir(settings)
+    allow_connections(settings.web_worker_connections)
     _Gunicorn(settings, gunicorn_options(settings)).run()
+
+
+FILES_BESIDE_CONNECTIONS = 256  # a worker's own files: the store, logs, metrics, libraries
+
+
+def allow_connections(connections: int) -> None:
+    """Raise the open-file limit so a worker can hold ``connections`` sockets (the workers
+    inherit it); where the hard limit is lower, say how many it holds instead. A common
+    default soft limit of 1,024 would cap the worker below its setting without a word."""
+    needed = connections + FILES_BESIDE_CONNECTIONS
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= needed:
+        return
+    allowed = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (allowed, hard))
+    if allowed < needed:
+        log.warning(
+            "the open-file limit (%d) holds %d connections a worker, not "
+            "web_worker_connections=%d: raise the hard limit (ulimit -Hn, LimitNOFILE)",
+            hard,
+            allowed - FILES_BESIDE_CONNECTIONS,
+            connections,
+        )
