@@ -68,6 +68,10 @@ class Health:
             self.degraded = None
 
 
+def _in_place(build: Callable[[], OfferTable]) -> OfferTable:
+    return build()
+
+
 class Catalog:
     def __init__(
         self,
@@ -87,7 +91,15 @@ class Catalog:
         self.version = -1
         self._table: OfferTable | None = None
         self._past: Lru[tuple[str | int | None, ...], OfferTable] = Lru(PAST_TABLES)
+        self._build_past: Callable[[Callable[[], OfferTable]], OfferTable] = _in_place
         self.health = Health()
+
+    def build_past_with(self, runner: Callable[[Callable[[], OfferTable]], OfferTable]) -> None:
+        """How a past table missing from memory is built: the web app runs it in one of the
+        worker's heavy-read slots, off its event loop (service/http/budget.py), so only a
+        new run window costs a slot; a moment in a remembered one is read in place, in
+        milliseconds, whoever else is building. Elsewhere (the CLI) it is built in place."""
+        self._build_past = runner
 
     def table(self) -> OfferTable:
         """The current table. Raises only when the store fails before any table is loaded."""
@@ -119,14 +131,19 @@ class Catalog:
         with self._lock:
             table = self._past.get(key)
         if table is None:
-            offers = self._store.current_listed(
-                at=moment, accelerator=accelerator, runs_then=current
-            )
-            table = OfferTable(offers, self._hardware)
-            # Out of the collector's way, as the current catalog is (_load): a past table is
-            # hundreds of thousands of objects, and every full collection walked each one
-            # kept, holding the GIL (and so /health) for most of a second.
-            gc.freeze()
+
+            def build() -> OfferTable:
+                offers = self._store.current_listed(
+                    at=moment, accelerator=accelerator, runs_then=current
+                )
+                built = OfferTable(offers, self._hardware)
+                # Out of the collector's way, as the current catalog is (_load): a past
+                # table is hundreds of thousands of objects, and every full collection
+                # walked each one kept, holding the GIL (and so /health) for most of a second.
+                gc.freeze()
+                return built
+
+            table = self._build_past(build)
             with self._lock:
                 self._past.put(key, table)
         return table

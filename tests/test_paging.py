@@ -4,8 +4,12 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 from pricing.offer import PricingModel
 from pricing.store import utcnow
@@ -134,3 +138,47 @@ def test_offers_sort_before_paging_and_pages_keep_the_order(client) -> None:  # 
         assert response.status_code == 400, query
         (error,) = response.get_json()["errors"]
         assert error["parameter"] == "sort" and reason in error["reason"], error
+
+
+@pytest.mark.parametrize("detail", ["full", "compact"])
+def test_a_large_page_is_validated_in_chunks_to_the_same_answer(app, detail: str) -> None:  # type: ignore[no-untyped-def]
+    """A page of thousands of offers is validated 250 at a time (each call into pydantic
+    holds the GIL, and a heavy read's thread shares it with /health's loop): the answer is
+    the one a single validation gives, member for member and in order."""
+    from service.documents.offers import offers_document
+    from service.documents.queries import OffersQuery
+    from service.http.routes import offers as route
+    from service.http.schemas import OfferList
+
+    _many(app)
+    query = OffersQuery.model_validate({"limit": PAGE_MAX, "detail": detail})
+    with app.test_request_context():
+        document = offers_document(query, app.extensions["breakeven"])
+    assert len(document["offers"]) > 4 * route.VALIDATED_CHUNK
+    whole = route._validated(OfferList, document, only_given=True)
+    chunked = route._validated_page(document, only_given=True)
+    assert json.dumps(chunked) == json.dumps(whole)
+
+
+def test_a_large_page_is_gzipped_in_its_heavy_read(app, client) -> None:  # type: ignore[no-untyped-def]
+    """Compressed where it is read, off the event loop, not in the after-request hook on
+    it (a 10,000-offer page is about 15 ms of gzip on the bundled catalog's 3,786 offers)."""
+    from service.http import compression
+
+    _many(app)
+    plain = client.get(f"/offers?limit={PAGE_MAX}", headers={"Accept-Encoding": "identity"})
+    hooked: list[bool] = []
+    original = compression.compress
+
+    def watched(response, accepted):  # type: ignore[no-untyped-def]
+        hooked.append("Content-Encoding" in response.headers)
+        return original(response, accepted)
+
+    compression.compress = watched
+    try:
+        zipped = client.get(f"/offers?limit={PAGE_MAX}", headers={"Accept-Encoding": "gzip"})
+    finally:
+        compression.compress = original
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.data) == plain.data
+    assert hooked == [True]  # the hook found it compressed already: gzipped once, in the read

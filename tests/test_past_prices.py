@@ -187,7 +187,9 @@ def test_each_run_writes_its_days_low_and_median(
 
     monkeypatch.setattr(write, "utcnow", lambda: _on("2026-03-01T10:00:00"))
     store.record_run("aws", [aws("a", 100.0)], _on("2026-03-01T09:00:00"))
-    store.record_run("aws", [aws("a", 40.0, 8), aws("b", 3.0), aws("c", 4.0)], _on("2026-03-01"))
+    store.record_run(
+        "aws", [aws("a", 40.0, 8), aws("b", 3.0), aws("c", 4.0)], _on("2026-03-01T09:30:00")
+    )
     monkeypatch.setattr(write, "utcnow", lambda: _on("2026-03-02T10:00:00"))
     store.record_run("aws", [aws("b", 2.5)], _on("2026-03-02T09:00:00"))
     (line,) = store.series("h100-sxm", date(2026, 1, 1))

@@ -158,3 +158,36 @@ def test_a_past_catalog_read_as_listings_is_the_catalog_of_built_offers(history)
             eager.pricings,
             eager.markets,
         )
+
+
+def test_a_new_moment_in_a_remembered_window_takes_no_heavy_read_slot(app) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58, N1: past catalogs are remembered by the runs they hold, so a new moment in
+    a known window is read in place, in milliseconds, even while other clients hold every
+    heavy-read slot building theirs; only a window not in memory needs a slot (503 then)."""
+    from service.http.budget import HEAVY_READS_PER_WORKER, heavy_read
+    from service.http.routes.offers import LARGE_PAGE
+
+    client = app.test_client()
+    store = app.extensions["breakeven"].store
+    runs = []
+    for usd in (1.0, 2.0, 3.0):  # windows [A, B) and [B, C) are past; C is current
+        runs.append(store.record_run("custom", [_offer(usd)], utcnow(), str(usd)).finished_at)
+        time.sleep(0.05)
+    in_a, in_b = runs[0] + timedelta(milliseconds=10), runs[1] + timedelta(milliseconds=10)
+    assert _price(client, in_a) == 1.0  # window A built, in a slot
+    answers = []
+
+    def hold(depth: int) -> None:
+        if depth:
+            heavy_read(lambda: hold(depth - 1))
+            return
+        later_in_a = _iso(in_a + timedelta(milliseconds=5))
+        answers.append(client.get(f"/offers?provider=custom&at={later_in_a}").status_code)
+        answers.append(client.get(f"/offers?provider=custom&at={_iso(in_b)}").status_code)
+
+    hold(HEAVY_READS_PER_WORKER)
+    assert answers == [200, 503]
+    # a large page of a window not in memory: one slot, the window built within it
+    page = client.get(f"/offers?limit={LARGE_PAGE + 1}&provider=custom&at={_iso(in_b)}")
+    assert page.status_code == 200
+    assert _price(client, in_b) == 2.0

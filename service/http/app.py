@@ -8,7 +8,15 @@ from typing import Any
 from apiflask import APIFlask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.http import caching, compression, init_runtime, problems, schemas, security
+from service.http import (
+    budget,
+    caching,
+    compression,
+    init_runtime,
+    problems,
+    schemas,
+    security,
+)
 from service.http.routes import (
     admin,
     breakeven,
@@ -63,6 +71,7 @@ def create_app(settings: Settings | None = None, prepare_store: bool = True) -> 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     runtime = open_runtime(settings, prepare_store)
     init_runtime(app, runtime)
+    runtime.catalog.build_past_with(budget.heavy_read)  # a new run window: a heavy read
     metrics.init_app(app, runtime.settings, runtime.store)
     caching.init_app(app)
     compression.init_app(app)

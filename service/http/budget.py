@@ -31,14 +31,28 @@ T = TypeVar("T")
 _SLOTS = threading.BoundedSemaphore(HEAVY_READS_PER_WORKER)
 _HELD: Counter[str] = Counter()  # slots held, by client address
 _HELD_LOCK = threading.Lock()
+_WITHIN = threading.local()  # .request: the request whose heavy read this thread runs
+_NO_REQUEST = object()
+
+
+def _within_one() -> bool:
+    """Whether this is part of a heavy read already in its slot: in gevent's pool thread
+    (only heavy reads run there, with no request at hand), or, where the read runs in place,
+    asked by the same request. Another request asked meanwhile is not."""
+    if getattr(_WITHIN, "off_the_loop", False):
+        return True
+    holder = getattr(_WITHIN, "request", None)
+    return holder is not None and has_request_context() and request._get_current_object() is holder
 
 
 def heavy_read(read: Callable[[], T], needed: bool = True) -> T:
     """``read()`` in one of the worker's heavy-read slots, off the event loop; a 503 when
     every slot is taken, or the asking client holds its share. ``needed`` False: a quote's
-    cost, read in place."""
-    if not needed:
-        return read()
+    cost, read in place; so is a heavy read within one (a past table that a /breakeven?at=
+    builds), in the slot it already holds."""
+    if not needed or _within_one():
+        return read()  # a quote's cost, or a part of a heavy read already in its slot
+    asking = request._get_current_object() if has_request_context() else _NO_REQUEST
     client = request.remote_addr or "" if has_request_context() else None
     with _HELD_LOCK:
         if client is not None and _HELD[client] >= HEAVY_READS_PER_CLIENT:
@@ -47,8 +61,16 @@ def heavy_read(read: Callable[[], T], needed: bool = True) -> T:
             raise _busy(f"this worker is already serving {HEAVY_READS_PER_WORKER} such reads")
         if client is not None:
             _HELD[client] += 1
+
+    def within() -> T:
+        _WITHIN.request = asking  # a past table this read builds (service/catalog.py): its part
+        try:
+            return read()
+        finally:
+            _WITHIN.request = None
+
     try:
-        return _off_the_loop(read)
+        return _off_the_loop(within)
     finally:
         _SLOTS.release()
         if client is not None:
@@ -78,10 +100,13 @@ def _off_the_loop(read: Callable[[], T]) -> T:
         return read()
 
     def caught() -> tuple[T | None, BaseException | None]:
+        _WITHIN.off_the_loop = True
         try:
             return read(), None
         except Exception as error:  # handed to the caller, who answers it
             return None, error
+        finally:
+            _WITHIN.off_the_loop = False
 
     value, error = get_hub().threadpool.apply(caught)
     if error is not None:

@@ -7,14 +7,15 @@ from typing import Any
 
 from apiflask import APIBlueprint
 from flask import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from service.documents.offers import history_document, offers_document, to_csv
 from service.documents.queries import HistoryQuery, OffersQuery, SeriesQuery
 from service.documents.series import series_document, series_points
 from service.http import current_runtime, json_response
 from service.http.budget import heavy_read
-from service.http.schemas import History, OfferList, Series
+from service.http.compression import accepts_gzip, compress
+from service.http.schemas import History, OfferList, OfferOut, Series
 
 LARGE_PAGE = 1_000  # offers in a page past which it is read as a heavy read
 
@@ -45,18 +46,22 @@ CSV_TOO = {
 )
 def list_offers(query: OffersQuery) -> Response:
     runtime = current_runtime()
+    gzipped = accepts_gzip()
 
     def respond() -> Response:
         document = offers_document(query, runtime)
         if query.format == "csv":
-            return _csv(document["offers"], document)
+            return compress(_csv(document["offers"], document), gzipped)
         # only the members the document has: an offer's `source` or, compact, its `source_ref`
-        return _json(_validated(OfferList, document, only_given=True), document)
+        body = _validated_page(document, only_given=True)
+        return compress(_json(body, document), gzipped)  # in the heavy read's thread too
 
-    # a past moment, or a page of thousands of offers (megabytes of JSON to encode): off the
-    # event loop, in a heavy-read slot, so four clients reading 10,000-row pages leave /health
-    # its loop and each client one slot
-    return heavy_read(respond, needed=query.at is not None or query.limit > LARGE_PAGE)
+    # a page of thousands of offers (megabytes of JSON to encode): off the event loop, in a
+    # heavy-read slot, so four clients reading 10,000-row pages leave /health its loop and
+    # each client one slot. A past moment takes a slot only to build a run window's table
+    # not in memory (service/catalog.py build_past_with): one in a remembered window is
+    # read in place, while other clients build theirs
+    return heavy_read(respond, needed=query.limit > LARGE_PAGE)
 
 
 @bp.get("/offers/history")
@@ -129,6 +134,23 @@ def _validated(
 ) -> dict[str, Any]:
     model = schema.model_validate(document)
     return model.model_dump(mode="json", by_alias=True, exclude_unset=only_given)
+
+
+# Offers validated at once. Each validation is one call into pydantic-core, which holds the
+# GIL throughout: a 10,000-offer page in one call held /health's event loop for about 100 ms.
+VALIDATED_CHUNK = 250
+_OFFERS = TypeAdapter(list[OfferOut])
+
+
+def _validated_page(document: dict[str, Any], only_given: bool) -> dict[str, Any]:
+    """As ``_validated(OfferList, document, only_given)``, the offers a chunk at a time."""
+    page = _validated(OfferList, {**document, "offers": []}, only_given)
+    offers, dumped = document["offers"], []
+    for start in range(0, len(offers), VALIDATED_CHUNK):
+        chunk = _OFFERS.validate_python(offers[start : start + VALIDATED_CHUNK])
+        dumped += _OFFERS.dump_python(chunk, mode="json", by_alias=True, exclude_unset=only_given)
+    page["offers"] = dumped
+    return page
 
 
 def _json(body: dict[str, Any], document: dict[str, Any] | None = None) -> Response:
