@@ -20,6 +20,7 @@ from pricing.errors import ImportRejected
 from pricing.fx import bundled_rates
 from pricing.offer import Offer, PricingModel
 from service.cli import cli
+from service.http.app import create_app
 from service.runtime import open_runtime
 from service.settings import Settings
 
@@ -165,3 +166,26 @@ def test_an_import_says_the_rate_it_converted_at_and_warns_when_it_is_old(
     assert said in result.stderr
     stale = age > settings.fx_stale_after_days
     assert ("WARNING" in result.stderr) == stale and stale  # the bundled rate is months old
+    # and every answer showing the offer says so: low confidence, and why, in its notes
+    assert stored.offer.confidence == "low"
+    assert f"converted from EUR at the rate of {stored.offer.fx_day}, {age} days before" in (
+        stored.offer.notes
+    )
+    client = create_app(settings).test_client()
+    (row,) = client.get("/offers?provider=custom").get_json()["offers"]
+    assert row["confidence"] == "low" and "days before the price's day" in row["notes"]
+
+
+def test_a_price_converted_at_its_own_days_rate_keeps_its_confidence(
+    tmp_path: Path, settings: Settings
+) -> None:  # type: ignore[no-untyped-def]
+    """A dated price from the rate's own day (the bundled rates' newest) is not doubted."""
+    runtime = open_runtime(settings)
+    day = runtime.fx.current().latest_day
+    path = tmp_path / "quotes.csv"
+    path.write_text(HEADER + f"c1,us-east-1,rtx3090,1,on_demand,2,EUR,{day}\n")
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir)}
+    result = CliRunner().invoke(cli, ["offers", "import", str(path)], env=env)
+    assert result.exit_code == 0, result.output
+    (stored,) = runtime.store.current_offers(CUSTOM)
+    assert stored.offer.fx_day == str(day) and stored.offer.confidence == "user"

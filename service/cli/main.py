@@ -7,6 +7,7 @@ that does not answer is one line, for every command, not a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -16,7 +17,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -423,6 +424,7 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
     try:
         today = datetime.now(UTC).date()
         imported = read_custom_file(file, runtime.resolve_accelerator, today, runtime.fx.rate)
+        imported = _doubt_old_conversions(imported, runtime.settings.fx_stale_after_days)
     except ImportRejected as exc:
         click.echo(f"{file}: {len(exc.errors)} bad row(s), nothing imported:", err=True)
         for error in exc.errors:
@@ -444,6 +446,34 @@ def import_offers(ctx: click.Context, file: Path, replace: bool) -> None:
     click.echo(f"imported {len(imported)} offers; custom now has {run.row_count} (run {run.id})")
     for line in _conversions(imported, today, runtime.settings.fx_stale_after_days):
         click.echo(line, err=True)
+
+
+def _doubt_old_conversions(imported: Sequence[Offer], stale_after_days: float) -> list[Offer]:
+    """A price converted at a rate older than its own day by more than
+    BREAKEVEN_FX_STALE_AFTER_DAYS is kept, of low confidence and saying why: every answer
+    that shows it shows that (issue 58, N5), and a headline resting on it names the cheapest
+    dated alternative (a warning at import alone is gone with the terminal)."""
+    marked = []
+    for offer in imported:
+        lag = _rate_lag_days(offer)
+        if lag is not None and lag > stale_after_days:
+            said = (
+                f"converted from {offer.currency} at the rate of {offer.fx_day}, {lag} days "
+                f"before the price's day (BREAKEVEN_FX_STALE_AFTER_DAYS {stale_after_days:g})"
+            )
+            notes = f"{offer.notes}; {said}" if offer.notes else said
+            offer = dataclasses.replace(offer, confidence="low", notes=notes)
+        marked.append(offer)
+    return marked
+
+
+def _rate_lag_days(offer: Offer) -> int | None:
+    """Days between the rate a price was converted at and the price's own day (a month's
+    first day for YYYY-MM); None where nothing was converted."""
+    if not offer.currency or offer.currency == "USD" or not offer.fx_day:
+        return None
+    price_day = offer.price_as_of if len(offer.price_as_of) > 7 else f"{offer.price_as_of}-01"
+    return (date.fromisoformat(price_day) - date.fromisoformat(offer.fx_day)).days
 
 
 def _conversions(imported: Sequence[Offer], today: Any, stale_after_days: float) -> list[str]:
