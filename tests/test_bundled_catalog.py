@@ -54,13 +54,37 @@ def _rows(name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+def _catalog(provider: str) -> list[dict[str, str]]:
+    """A catalog's lines as catalog_prices.csv keeps them (the build's input)."""
+    return [line for line in _rows("catalog_prices.csv") if line["provider"] == provider]
+
+
+def test_no_third_party_extract_is_part_of_the_project() -> None:
+    """The house rule: a figure enters the project's own data files with its source and
+    date, never the extract it was read from. catalog_prices.csv keeps the catalogs' figures
+    in the project's columns; no file under pricing/ or hardware/ is a catalog verbatim
+    (they begin with the catalogs' own header, InstanceType first)."""
+    verbatim = [
+        path.relative_to(DATA.parents[1])
+        for folder in (DATA.parent, DATA.parents[1] / "hardware")
+        for path in folder.rglob("*.csv")
+        if path.read_text(encoding="utf-8", errors="replace").startswith("InstanceType,")
+    ]
+    assert verbatim == []
+    header = _rows("catalog_prices.csv")[0].keys()
+    assert list(header)[:2] == ["provider", "line"]
+    assert {line["provider"] for line in _rows("catalog_prices.csv")} == {
+        "aws", "gcp", "azure", "lambda", "runpod", "vast"
+    }  # fmt: skip
+
+
 def test_gcp_half_price_rows_the_catalog_gave_are_replaced_by_the_list_price() -> None:
     """The raw input: skypilot's GCP catalog prices the H100 GPU line in us-central1 at
     4.20076 USD/h a GPU against 9.79655 in us-east4 (its fetcher took an OnDemand-typed DWS
     SKU; the Cloud Billing on-demand SKU is 9.7966). The snapshot's a3-highgpu-8g
     us-central1 is the Cloud Billing list price (88.49, 2026-07-30), not the catalog's sum
     (9.46006 + 8 x 4.20076 = 43.07)."""
-    lines = _rows("catalogs/gcp_accel_vms.csv")
+    lines = _catalog("gcp")
     h100 = {
         line["AvailabilityZone"]: float(line["Price"])
         for line in lines
@@ -89,7 +113,7 @@ def test_a_dws_priced_gpu_line_without_a_list_price_is_left_out() -> None:
     dated list price for a3-ultragpu-8g, the six are not offers."""
     h200 = {
         line["Region"]: float(line["Price"])
-        for line in _rows("catalogs/gcp_accel_vms.csv")
+        for line in _catalog("gcp")
         if line["AcceleratorName"] == "H200" and line["AcceleratorCount"] == "8"
     }
     assert h200["asia-south1"] / h200["us-central1"] < 0.6

@@ -3,15 +3,17 @@
 Why a script: the bundled snapshot is the service's only price list before any live adapter
 has run, so it should cover every cloud the adapters cover, in many regions, on demand and
 spot, with a real date on every price. Typing hundreds of rows by hand cannot be checked;
-generating them from verbatim third-party catalogs (``catalogs/``, see its README) can: a
-test re-runs this script and requires the result to equal the shipped file byte for byte.
+generating them from third-party catalogs' figures (``catalog_prices.csv``, see
+``catalog_prices.md``) can: a test re-runs this script and requires the result to equal the
+shipped file byte for byte.
 
 Inputs, all read-only:
 - ``curated.csv``: the hand-curated rows (Colab, and the older sourced cloud rows);
 - ``committed.csv``: committed terms (reserved_1y, reserved_3y), each row dated and sourced
   (pricing/data/README.md, "Committed terms"): taken as they are;
-- ``catalogs/*.csv``: verbatim skypilot-org/skypilot-catalog files (AWS, GCP, Azure, Lambda,
-  and the GPU marketplaces RunPod and Vast.ai);
+- ``catalog_prices.csv``: the figures of skypilot-org/skypilot-catalog files (AWS, GCP,
+  Azure, Lambda, and the GPU marketplaces RunPod and Vast.ai), one row per catalog line;
+  ``--from-catalogs DIR`` derives it again from the verbatim extracts (shared/data/catalogs/);
 - ``aws_instances.csv``, ``azure_vms.csv``, ``gcp_machines.csv``, ``gcp_gpus.csv``,
   ``gcp_tpus.csv``: the project's own sourced instance tables, which the live adapters use;
 - ``hardware/data/accelerators.csv``: canonical accelerator ids and their aliases.
@@ -40,7 +42,8 @@ Rules (pricing/data/README.md says the same in prose):
   ``SUPERSEDED`` names curated rows that describe a generated offer under another name or
   a country-wide region.
 
-Run: ``python pricing/data/build_snapshot.py`` (stdlib only, deterministic).
+Run: ``python pricing/data/build_snapshot.py`` (stdlib only, deterministic); with
+``--from-catalogs ../shared/data/catalogs`` it first derives ``catalog_prices.csv``.
 """
 
 from __future__ import annotations
@@ -57,7 +60,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-CATALOGS = HERE / "catalogs"
+# The catalogs' figures the build reads, one row per catalog line, as the project keeps them
+# (derived from the verbatim extracts in shared/data/catalogs/ by --from-catalogs; the
+# extracts themselves are not part of the project): pricing/data/README.md, "Catalogs".
+CATALOG_PRICES = HERE / "catalog_prices.csv"
+CATALOG_COLUMNS = [
+    "provider", "line", "InstanceType", "AcceleratorName", "AcceleratorCount", "Price",
+    "SpotPrice", "Region", "AvailabilityZone", "GpuMemoryMiB",
+]  # fmt: skip
 ACCELERATORS = ROOT / "hardware" / "data" / "accelerators.csv"
 
 COLUMNS = [
@@ -73,7 +83,7 @@ AS_OF = f"before {READ_DATE}"
 DATE_NOTE = f"read {READ_DATE}; when the catalog collected it is not recorded"
 CONFIDENCE = "medium"
 
-# (file, provider, service, catalog path, commit): catalogs/README.md.
+# (extract file, service, catalog path, commit): catalog_prices.md.
 CATALOG = {
     "aws": ("aws_gpu_vms.csv", "EC2", "catalogs/v7/aws/vms.csv",
             "001367d22a0033fac286a8c71aeac7109e431bcb"),
@@ -161,6 +171,38 @@ def normalize_name(name: str) -> str:
 def read_csv(path: Path) -> list[dict[str, str]]:
     with path.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+def catalog_lines(provider: str) -> list[dict[str, str]]:
+    """The lines of ``provider``'s catalog, in its order, as catalog_prices.csv keeps them."""
+    return [line for line in _catalog_prices() if line["provider"] == provider]
+
+
+_READ: dict[Path, list[dict[str, str]]] = {}
+
+
+def _catalog_prices() -> list[dict[str, str]]:
+    if CATALOG_PRICES not in _READ:
+        _READ[CATALOG_PRICES] = read_csv(CATALOG_PRICES)
+    return _READ[CATALOG_PRICES]
+
+
+def derive_catalog_prices(folder: Path) -> str:
+    """catalog_prices.csv from the verbatim catalog extracts in ``folder`` (shared/data/
+    catalogs/, whose README says where and when each was read): every line of each, the
+    columns the build reads, and for Vast.ai's A100 lines the GPU memory its GpuInfo
+    states (the form of card it is)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CATALOG_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for provider, (file, _, _, _) in CATALOG.items():
+        for number, line in enumerate(read_csv(folder / file), start=1):
+            memory = _MIB.search(line.get("GpuInfo", ""))
+            row = {column: line.get(column, "") for column in CATALOG_COLUMNS}
+            row.update(provider=provider, line=str(number))
+            row["GpuMemoryMiB"] = memory.group(1) if memory and provider == "vast" else ""
+            writer.writerow(row)
+    return out.getvalue()
 
 
 def alias_table() -> dict[str, str]:
@@ -288,11 +330,11 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     table = {r["instance_type"]: r for r in read_csv(HERE / "aws_instances.csv")}
     bands = {(r["region"], r["instance_type"]): r for r in read_csv(HERE / SPOT_ADVISOR)}
     list_prices = {(r["instance_type"], r["region"]): r for r in read_csv(HERE / AWS_LIST_PRICES)}
-    file, service, _, _ = CATALOG["aws"]
+    _, service, _, _ = CATALOG["aws"]
     by_key: dict[tuple[str, str, str, str, int], list[tuple[float, str, str, str]]]
     by_key = defaultdict(list)
     seen = set()
-    for line in read_csv(CATALOGS / file):
+    for line in catalog_lines("aws"):
         itype = line["InstanceType"]
         listed = table.get(itype)
         if listed is not None:
@@ -355,9 +397,9 @@ def aws(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
 def azure(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     table = {r["arm_sku_name"]: r for r in read_csv(HERE / "azure_vms.csv")}
     list_prices = {(r["arm_sku_name"], r["region"]): r for r in read_csv(HERE / AZURE_LIST_PRICES)}
-    file, service, _, _ = CATALOG["azure"]
+    _, service, _, _ = CATALOG["azure"]
     rows = []
-    for line in read_csv(CATALOGS / file):
+    for line in catalog_lines("azure"):
         size = line["InstanceType"]
         listed = table.get(size)
         notes = []
@@ -404,9 +446,9 @@ def azure(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
 
 
 def lambda_cloud(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
-    file, service, _, _ = CATALOG["lambda"]
+    _, service, _, _ = CATALOG["lambda"]
     rows = []
-    for line in read_csv(CATALOGS / file):
+    for line in catalog_lines("lambda"):
         itype = line["InstanceType"]
         if not line["AcceleratorName"]:
             continue  # CPU-only instance types
@@ -451,9 +493,9 @@ RUNPOD_NAMES = {"H100": "h100-pcie", "A100-80GB": "a100-80gb-pcie"}
 
 def runpod(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     """One row per pod type and pricing: RunPod prices every data centre alike."""
-    file, service, _, _ = CATALOG["runpod"]
+    _, service, _, _ = CATALOG["runpod"]
     by_key: dict[tuple[str, str, int, str], tuple[str, set[str]]] = {}
-    for line in read_csv(CATALOGS / file):
+    for line in catalog_lines("runpod"):
         itype = line["InstanceType"]
         if not line["AcceleratorName"]:
             continue  # CPU-only pods
@@ -495,9 +537,9 @@ def runpod(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
 
 def vast(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
     """One row per offer type and country: the median ask of verified hosts there."""
-    file, service, _, _ = CATALOG["vast"]
+    _, service, _, _ = CATALOG["vast"]
     rows: dict[tuple[str, str], dict[str, str]] = {}
-    for line in read_csv(CATALOGS / file):
+    for line in catalog_lines("vast"):
         itype = line["InstanceType"]
         count = int(float(line["AcceleratorCount"]))
         accelerator = _vast_accelerator(line, count, aliases)
@@ -531,8 +573,8 @@ _MIB = re.compile(r"'TotalGpuMemoryInMiB': (\d+)")
 def _vast_accelerator(line: dict[str, str], count: int, aliases: dict[str, str]) -> str:
     stub = line["InstanceType"].split("-")[1] if "-" in line["InstanceType"] else ""
     if line["AcceleratorName"] == "A100":
-        total = _MIB.search(line["GpuInfo"])
-        per_gpu_gb = round(int(total.group(1)) / count / 1024) if total and count else 0
+        total = line["GpuMemoryMiB"]
+        per_gpu_gb = round(int(total) / count / 1024) if total and count else 0
         return VAST_A100.get(per_gpu_gb, "")
     for name in (stub.replace("_", " "), line["AcceleratorName"]):
         found = aliases.get(normalize_name(name), "")
@@ -545,8 +587,8 @@ def _vast_accelerator(line: dict[str, str], count: int, aliases: dict[str, str])
 
 
 def gcp(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
-    file, service, _, _ = CATALOG["gcp"]
-    lines = read_csv(CATALOGS / file)
+    _, service, _, _ = CATALOG["gcp"]
+    lines = catalog_lines("gcp")
     gpu_lines: dict[tuple[str, int, str], dict[str, str]] = {}
     for line in lines:
         if not line["InstanceType"] and not line["AcceleratorName"].startswith("tpu-"):
@@ -1031,6 +1073,10 @@ def crosscheck(text: str) -> str:
 
 
 def main() -> None:
+    arguments = sys.argv[1:]
+    if "--from-catalogs" in arguments:  # re-derive the catalogs' figures from the extracts
+        folder = Path(arguments[arguments.index("--from-catalogs") + 1])
+        CATALOG_PRICES.write_text(derive_catalog_prices(folder), encoding="utf-8")
     text, report = build()
     (HERE / "snapshot.csv").write_text(text, encoding="utf-8")
     (HERE / "crosscheck.csv").write_text(crosscheck(text), encoding="utf-8")
