@@ -490,6 +490,11 @@ def test_the_live_prices_figures() -> None:
     assert "about 64 bytes" in " ".join(importlib.import_module("pricing.packs").__doc__.split())
     heavy = importlib.import_module("service.http.budget").HEAVY_READS_PER_WORKER
     assert heavy == 2 and "two at a time per worker" in text
+    remembered = importlib.import_module("service.catalog").PAST_TABLES
+    assert remembered == 4 and "runs it holds (four per worker)" in " ".join(text.split())
+    large = importlib.import_module("service.http.routes.offers")
+    assert large.LARGE_PAGE == 1_000 and large.VALIDATED_CHUNK == 250
+    assert "more than 1,000 offers (validated 250 at a time" in " ".join(text.split())
 
 
 def test_the_job_figures_the_work_test_leaves_out(client, hardware) -> None:  # type: ignore[no-untyped-def]

@@ -86,3 +86,33 @@ def test_a_token_in_the_query_string_never_reaches_the_access_log(tmp_path) -> N
     assert "AdminTok_hostile_0123" not in log and "ApiKeyValue42" not in log
     assert "/refresh?token=\N{HORIZONTAL ELLIPSIS}" in log
     assert "/breakeven?gpu=rtx3090&hours=5&api_key=\N{HORIZONTAL ELLIPSIS}" in log
+
+
+def test_a_store_outage_is_one_warning_line_a_minute(
+    settings: Settings, caplog, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58, H2-4: while PostgreSQL was down every 503 logged its line (786 KB in 16 s
+    with the tracebacks): now one WARNING a minute per worker, saying how many it held back,
+    the rest at DEBUG; every request still gets its 503."""
+    from pricing.errors import StoreUnavailable
+    from service.http.routes import health
+    from service.http.throttle import LineThrottle
+
+    now = [1000.0]
+    monkeypatch.setattr(health, "_OUTAGE_LINES", LineThrottle(clock=lambda: now[0]))
+    app = create_app(settings)
+    store = app.extensions["breakeven"].store
+
+    def away() -> None:
+        raise StoreUnavailable(OSError("connection refused"))
+
+    monkeypatch.setattr(store, "check_readable", away)
+    client = app.test_client()
+    with caplog.at_level(logging.DEBUG, logger=health.log.name):
+        statuses = [client.get("/ready").status_code for _ in range(5)]
+        now[0] += 61  # a minute on: the next line says what it held back
+        statuses.append(client.get("/ready").status_code)
+    assert statuses == [503] * 6
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2 and "(and 4 more 503s since the last line)" in warnings[1]
+    assert sum(r.levelno == logging.DEBUG for r in caplog.records) == 4

@@ -17,7 +17,6 @@ import os
 import resource
 import shutil
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from functools import cache
@@ -37,6 +36,7 @@ from service.catalog import describe
 from service.http import EXTENSION
 from service.http.app import create_app
 from service.http.security import MAX_BODY_BYTES
+from service.http.throttle import LineThrottle, held_back
 from service.runtime import open_runtime
 from service.settings import Settings
 
@@ -49,8 +49,6 @@ WORKER_CLASS = "service.http.server.ProblemGeventWorker"
 REQUEST_LINE_LIMIT = 8190
 # A timed-out body is logged once per address per interval, the rest counted (in /metrics too),
 # for at most this many addresses at once.
-TIMEOUT_LOG_INTERVAL_S = 60.0
-TIMEOUT_LOG_ADDRESSES = 10_000
 GC_THRESHOLDS = (50_000, 20, 100)  # a worker's (gc.set_threshold): see _Gunicorn.load
 SWITCH_INTERVAL_S = 0.001  # a worker's (sys.setswitchinterval): see _Gunicorn.load
 PROBLEM_JSON = "application/problem+json"
@@ -119,7 +117,7 @@ class ProblemGeventWorker(GeventWorker):  # type: ignore[misc]
     def init_process(self) -> None:
         self._open_by_address: Counter[str] = Counter()
         self._per_client = self.app.settings.web_connections_per_client
-        self._timeouts_said: dict[str, tuple[float, int]] = {}  # address: (said at, since)
+        self._timeouts_said = LineThrottle()
         super().init_process()
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
@@ -178,27 +176,17 @@ class ProblemGeventWorker(GeventWorker):  # type: ignore[misc]
         return served
 
     def _say_timeout(self, address: str) -> None:
-        """One WARNING line per address per TIMEOUT_LOG_INTERVAL_S, with how many bodies timed
-        out since the last: a client reconnecting half-sent bodies wrote 12,000 lines (1.27
-        MB) in 30 s. /metrics counts every one (breakeven_http_body_timeouts_total)."""
-        now = time.monotonic()
-        said_at, since = self._timeouts_said.get(address, (float("-inf"), 0))
-        if now - said_at < TIMEOUT_LOG_INTERVAL_S:
-            self._timeouts_said[address] = (said_at, since + 1)
+        """One WARNING line per address a minute, with how many bodies timed out since the
+        last: a client reconnecting half-sent bodies wrote 12,000 lines (1.27 MB) in 30 s.
+        /metrics counts every one (breakeven_http_body_timeouts_total)."""
+        held = self._timeouts_said.due(address)
+        if held is None:
             return
-        if len(self._timeouts_said) > TIMEOUT_LOG_ADDRESSES:  # bounded: forget the quiet ones
-            self._timeouts_said = {
-                a: said
-                for a, said in self._timeouts_said.items()
-                if now - said[0] < TIMEOUT_LOG_INTERVAL_S
-            }
-        self._timeouts_said[address] = (now, 0)
-        more = f" (and {since} more since the last line)" if since else ""
         self.log.warning(
             "request body from %s not received within %ss: closed%s",
             address,
             self.cfg.keepalive,
-            more,
+            held_back(held, "bodies"),
         )
 
     def patch(self) -> None:
