@@ -76,6 +76,12 @@ def test_no_third_party_extract_is_part_of_the_project() -> None:
     assert {line["provider"] for line in _rows("catalog_prices.csv")} == {
         "aws", "gcp", "azure", "lambda", "runpod", "vast"
     }  # fmt: skip
+    # the hardware module's tables drawn from the shared reference data: each row cites
+    sources = DATA.parents[1] / "hardware" / "data" / "sources"
+    for name in ("lambda_relative_perf_single_gpu.csv", "lambda_multi_gpu_scaling.csv"):
+        with (sources / name).open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        assert rows and all(row["source"].startswith("github.com/lambdal/") for row in rows)
 
 
 def test_gcp_half_price_rows_the_catalog_gave_are_replaced_by_the_list_price() -> None:

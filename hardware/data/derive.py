@@ -1,10 +1,14 @@
-"""Regenerate throughput.csv, scaling.csv and resale.csv from the copied sources.
+"""Regenerate throughput.csv, scaling.csv and resale.csv from their sources.
 
 Why a script: every derived number must be reproducible from its sources, so the derivation
 lives here instead of in someone's notebook. accelerators.csv and cards.csv are hand-curated
-and only read; sources/ holds verbatim copies of the shared reference data (see its README).
+and only read; sources/ holds the project's tables of the figures derived here, each row
+citing where it came from (see its README). Three of them are drawn from the shared
+reference data (shared/data/lambda_*.csv), never copied whole: ``--from-shared DIR`` draws
+them again, the rows and columns this script reads with the citation of each row.
 
-Run from anywhere: ``python hardware/data/derive.py``. Output is deterministic.
+Run from anywhere: ``python hardware/data/derive.py`` (``--from-shared ../shared/data``
+first draws the Lambda tables again). Output is deterministic.
 """
 
 from __future__ import annotations
@@ -622,7 +626,45 @@ def write(path: Path, header: list[str], rows: list[list[str]]) -> None:
         writer.writerows(rows)
 
 
+def draw_lambda_tables(shared: Path) -> None:
+    """sources/lambda_*.csv from the shared reference data: the FP16 rows this script reads
+    of the single-GPU and the multi-GPU tables and the 2020 blog table's rows, only the
+    columns it reads, each row citing its set (SET_CITE) or its page and date."""
+    relative = pd.read_csv(shared / "lambda_relative_perf_single_gpu.csv")
+    relative = relative[relative["precision"] == "fp16"]
+    relative = relative[
+        [
+            "set",
+            "precision",
+            "gpu",
+            *(f"{c}_{k}_{m}" for k in CLASSES for c, m in (("rel", "gmean"), ("n", "models"))),
+        ]
+    ].assign(source=relative["set"].map(SET_CITE))
+    scaling = pd.read_csv(shared / "lambda_multi_gpu_scaling.csv")
+    scaling = scaling[scaling["precision"] == "fp16"]
+    scaling = scaling[
+        [
+            *("set", "precision", "gpu_config", "num_gpu", "model", "workload_class"),
+            *("throughput", "scaling_efficiency"),
+        ]
+    ].assign(source=scaling["set"].map(SET_CITE))
+    blog = pd.read_csv(shared / "lambda_blog_tables.csv")
+    blog = blog[blog["source"].str.contains(BLOG_SOURCE, regex=False)]
+    blog = blog[["source", "date", "precision", "framework", "model", "gpu", "throughput", "unit"]]
+    for name, table in (
+        ("lambda_relative_perf_single_gpu.csv", relative),
+        ("lambda_multi_gpu_scaling.csv", scaling),
+        ("lambda_blog_tables.csv", blog),
+    ):
+        table.to_csv(SOURCES / name, index=False, lineterminator="\n")
+
+
 def main() -> None:
+    import sys
+
+    arguments = sys.argv[1:]
+    if "--from-shared" in arguments:
+        draw_lambda_tables(Path(arguments[arguments.index("--from-shared") + 1]))
     accelerators = pd.read_csv(DATA / "accelerators.csv", dtype={"id": str})
     write(
         DATA / "throughput.csv",
