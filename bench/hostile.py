@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,13 @@ MOMENTS = 8  # distinct past moments the at= clients cycle through, one per run 
 PAGE = 10_000  # offers a page in the large-pages round
 FLOOD_SOURCES, FLOOD_SOCKETS = 20, 4_000
 HEADING = "## Hostile clients: deep history and past moments on a large store"
+BEFORE = (
+    "Before (the hostile run of 2026-12-06 on fbc65c3, `../shared/reviews/hostil"
+    "e-run-2026-12-06.md`): 2,100 idle or half-sent sockets from 20 addresses took /health to p"
+    "50 256 ms-3.0 s (11-13 probes answered in 28 s); one client on new `at=` moments left ever"
+    "yone else's past reads a 503 99.5 % of the time; four clients on 10,000-row pages took /he"
+    "alth to p50 407 ms, p99 987 ms."
+)
 
 
 class _FromAddress(HTTPAdapter):
@@ -82,9 +89,10 @@ class _Seen:
     statuses: dict[str, int]
     worst_s: float = 0.0
     worst_path: str = ""
-    watched_first_s: float = 0.0  # its first read builds its window's table, if no one has
-    watched_worst_s: float = 0.0  # of the reads after, in a window then in memory
+    watched_first_s: float = 0.0
+    watched_worst_s: float = 0.0  # of the reads after the first
     watched_failed: int = 0
+    watched_statuses: dict[str, int] = field(default_factory=dict)
 
     def count(self, status: str, took: float, path: str) -> None:
         with self.lock:
@@ -114,19 +122,20 @@ def _attack(base: str, address: str, paths: Iterator[str], stop: float, seen: _S
 
 
 def _watch(base: str, path: str, stop: float, seen: _Seen) -> None:
-    """Another client's read of one past moment, every half second: how long the attack
-    makes it wait. Its first read may build the window's table (seconds, as any new window
-    does); the reads after are of a window in memory, which no slot is needed for."""
+    """Another client's read of one past moment, every half second, in a window the workers
+    remember (_remember): how long the attack makes it wait, and whether it is answered."""
     session = _session("127.0.0.99")
     first = True
     while time.monotonic() < stop:
         started = time.perf_counter()
         try:
-            ok = session.get(base + path, timeout=30).status_code == 200
-        except requests.RequestException:
-            ok = False
+            status = str(session.get(base + path, timeout=30).status_code)
+        except requests.RequestException as error:
+            status = type(error).__name__
+        ok = status == "200"
         took = time.perf_counter() - started
         with seen.lock:
+            seen.watched_statuses[status] = seen.watched_statuses.get(status, 0) + 1
             if first:
                 seen.watched_first_s = took
             else:
@@ -134,6 +143,19 @@ def _watch(base: str, path: str, stop: float, seen: _Seen) -> None:
             seen.watched_failed += not ok
         first = False
         time.sleep(0.5)
+
+
+def _remember(base: str, path: str) -> None:
+    """Read ``path`` on fresh connections until both workers hold its window's table (each
+    worker remembers its own): the watched client's window is a known one, as N1 is about."""
+    answered = 0
+    for _ in range(40):
+        with _session("127.0.0.98") as session:
+            started = time.perf_counter()
+            ok = session.get(base + path, timeout=60).status_code == 200
+            answered = answered + 1 if ok and time.perf_counter() - started < 0.2 else 0
+        if answered >= 6:  # six fast answers in a row, on new connections: both remember it
+            return
 
 
 def _probe(base: str, stop: float, latencies: list[float]) -> None:
@@ -181,6 +203,8 @@ def _round(
     """The clients, each from its own address, the watched read and the probe, together."""
     seen = _Seen(threading.Lock(), {})
     latencies: list[float] = []
+    if watched is not None:
+        _remember(base, watched)
     stop = time.monotonic() + seconds
     threads = [
         threading.Thread(target=_attack, args=(base, f"127.0.0.{10 + i}", paths, stop, seen))
@@ -203,6 +227,7 @@ def _round(
         figures["watched_first_s"] = seen.watched_first_s
         figures["watched_worst_s"] = seen.watched_worst_s
         figures["watched_failed"] = seen.watched_failed
+        figures["watched_statuses"] = dict(sorted(seen.watched_statuses.items()))
     return figures
 
 
@@ -310,8 +335,8 @@ def section(results: list[dict[str, Any]]) -> list[str]:
         f"{LOAD_SECONDS} s (2 on deep `/offers/history` pages and their `next` links, 2 on "
         f"`/offers?at=` in {MOMENTS} run windows); then for {ROUND_SECONDS} s each, 4 clients "
         "each asking a new `at=` moment every time while another client reads one past moment "
-        f"every 0.5 s (after its first read, which builds that window's table, each must be "
-        f"answered within {WATCHED_BUDGET_S:g} s), 4 clients reading "
+        "every 0.5 s, in a run window the workers remember (each read must be answered, "
+        f"within {WATCHED_BUDGET_S:g} s), 4 clients reading "
         f"pages of {PAGE:,} offers, and on SQLite {FLOOD_SOCKETS:,} idle sockets, then "
         f"{FLOOD_SOCKETS:,} half-sent chunked bodies, from {FLOOD_SOURCES} addresses "
         "(bench/flood.py; any the server lets go of is opened again).",
@@ -331,11 +356,12 @@ def section(results: list[dict[str, Any]]) -> list[str]:
             )
             watched = ""
             if "watched_worst_s" in f:
-                ok = f["watched_worst_s"] < WATCHED_BUDGET_S and not f["watched_failed"]
+                ok = _watched_ok(f)
                 watched = (
-                    f"first (builds its window) {f['watched_first_s'] * 1000:,.0f} ms; after, "
-                    f"slowest {f['watched_worst_s'] * 1000:,.0f} ms, {f['watched_failed']} "
-                    f"failed: {'met' if ok else 'MISSED'}"
+                    f"first {f['watched_first_s'] * 1000:,.0f} ms, then "
+                    f"slowest {f['watched_worst_s'] * 1000:,.0f} ms ("
+                    + ", ".join(f"{k}: {v}" for k, v in f["watched_statuses"].items())
+                    + f"): {'met' if ok else 'MISSED'}"
                 )
             lines.append(
                 f"| {r['backend']} | {name} "
@@ -349,6 +375,8 @@ def section(results: list[dict[str, Any]]) -> list[str]:
         "A 503 is a heavy-read budget refusing a read with Retry-After (service/http/budget.py:"
         " two a worker, one a client at once).",
         "",
+        BEFORE,
+        "",
     ]
     return lines
 
@@ -359,14 +387,17 @@ def run() -> list[dict[str, Any]]:
     ]
 
 
+def _watched_ok(figures: dict[str, Any]) -> bool:
+    slowest = max(figures["watched_first_s"], figures["watched_worst_s"])
+    return slowest < WATCHED_BUDGET_S and not figures["watched_failed"]
+
+
 def verdict(results: list[dict[str, Any]]) -> bool:
     for r in results:
         for f in r["rounds"].values():
             if f["health_p99_ms"] >= HEALTH_P99_BUDGET_MS:
                 return False
-            if "watched_worst_s" in f and (
-                f["watched_worst_s"] >= WATCHED_BUDGET_S or f["watched_failed"]
-            ):
+            if "watched_worst_s" in f and not _watched_ok(f):
                 return False
     return True
 
