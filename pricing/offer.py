@@ -106,6 +106,15 @@ PROVIDER_NAMES = {
     "autodl": "AutoDL",
     "alibaba": "Alibaba Cloud",
     "tencent": "Tencent Cloud",
+    "together": "Together AI",
+    "verda": "Verda (DataCrunch)",
+    "hyperbolic": "Hyperbolic",
+    "civo": "Civo",
+    "gcore": "Gcore",
+    "jarvislabs": "Jarvislabs",
+    "digitalocean": "DigitalOcean",
+    "paperspace": "Paperspace",
+    "cirrascale": "Cirrascale",
     "custom": "your own price list",
 }
 

@@ -24,9 +24,14 @@ from tests.fakes.gcp import captured_tpu_skus
 
 DATA = Path(str(resources.files("pricing") / "data"))
 ACCELERATORS = Path(str(resources.files("hardware") / "data")) / "accelerators.csv"
+NEOCLOUDS = {
+    *("together", "verda", "hyperbolic", "civo", "gcore"),
+    *("jarvislabs", "digitalocean", "paperspace", "cirrascale"),
+}
 PROVIDERS = {
     *("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"),
     *("autodl", "alibaba", "tencent"),
+    *NEOCLOUDS,
 }
 
 
@@ -142,6 +147,39 @@ def test_the_crosscheck_lists_every_row_its_second_source_disagrees_with() -> No
             off = catalog_usd / float(row["usd_per_hour"]) - 1
             key = (row["product"], row["region"], row["pricing"])
             assert (key in listed) == (abs(off) > 0.25), key
+
+
+def test_the_gpu_clouds_beyond_the_hyperscalers_are_priced_as_sold(offers: list[Offer]) -> None:
+    """Issue 59, a first slice: nine GPU clouds' published prices of 2026-09-27, read by hand
+    from each seller's price list (nativ-x/fsku's term catalog, the seller's URL on each
+    row): on demand, and their one- and three-year terms as committed tiers, paid whole.
+    Checked by hand against the catalog: Gcore's 8x H100 SXM bare metal at 2.50 USD per
+    GPU-hour on demand, 2.04 reserved for 12 months; Verda's 8x H100 SXM5 at 3.555 on
+    demand and 8 % off for 12 months; Paperspace's 3-year H100 at 2.24."""
+    from pricing.offer import PROVIDER_NAMES
+
+    ours = [o for o in offers if o.provider in NEOCLOUDS]
+    assert {o.provider for o in ours} == NEOCLOUDS
+    assert set(PROVIDER_NAMES) >= NEOCLOUDS  # each named as it sells itself
+    for offer in ours:
+        assert offer.price_as_of == "2026-09-27", offer
+        assert "nativ-x/fsku@9751637f" in offer.source and "https://" in offer.source, offer
+        assert offer.notes.startswith(f"{offer.usd_per_accelerator_hour:g} USD per GPU-hour"), offer
+
+    def price(provider: str, product: str, pricing: str) -> float:
+        (found,) = [
+            o.usd_per_hour
+            for o in ours
+            if (o.provider, o.product, str(o.pricing)) == (provider, product, pricing)
+        ]
+        return found
+
+    gcore = "8x H100 SXM bare metal"
+    assert price("gcore", gcore, "on_demand") == pytest.approx(2.50 * 8)
+    assert price("gcore", gcore, "reserved_1y") == pytest.approx(2.04 * 8)
+    assert price("verda", "8x H100 SXM5", "on_demand") == pytest.approx(3.555 * 8)
+    assert price("verda", "8x H100 SXM5", "reserved_1y") == pytest.approx(3.555 * 0.92 * 8)
+    assert price("paperspace", "HGX H100", "reserved_3y") == pytest.approx(2.24)
 
 
 def test_every_adapter_cloud_is_present(offers: list[Offer]) -> None:

@@ -32,10 +32,11 @@ def test_each_end_is_the_job_at_the_spreads_hours(client) -> None:  # type: igno
 
 
 def test_the_summary_says_where_the_verdict_turns(client) -> None:  # type: ignore[no-untyped-def]
-    """1e10 tokens of LoRA on a 4090: renting wins as predicted, buying if the job takes as
-    long as the slow end of the spread; the summary says so with both sides' money. 1e9
-    tokens: no end turns it, and the summary is silent about it."""
-    turning = client.get(f"/breakeven?detail=full&{JOB}&tokens=1e10").get_json()
+    """1.2e10 tokens of LoRA on a 4090 (the cheapest cloud rental: 8 x H100 on Gcore):
+    renting wins as predicted, buying if the job takes as long as the slow end of the
+    spread; the summary says so with both sides' money. 1e9 tokens: no end turns it, and
+    the summary is silent about it."""
+    turning = client.get(f"/breakeven?detail=full&{JOB}&tokens=1.2e10").get_json()
     spread = turning["cost_spread"]
     assert turning["verdict"] == "rent" and spread["flips"]
     assert spread["more"]["verdict"] == "buy"
