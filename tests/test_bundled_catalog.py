@@ -392,3 +392,24 @@ def test_chinas_prices_keep_their_yuan_and_the_rate_that_turned_them(offers: lis
         assert o.usd_per_hour == pytest.approx(yuan * o.count / per_usd, rel=1e-4)
     rtx4090 = next(o for o in rows if o.accelerator == "rtx4090")
     assert rtx4090.usd_per_hour == pytest.approx(1.88 / rates.rate("CNY").per_usd, rel=1e-5)
+
+
+def test_providers_lists_every_provider_the_catalog_rents_from(client, offers: list[Offer]) -> None:  # type: ignore[no-untyped-def]
+    """Issue 59: /providers lists each provider with its rows, dated share, oldest price and
+    whether a live adapter or only the bundled snapshot keeps it; a provider under 70 %
+    dated says why."""
+    catalog = {line["provider"]: line for line in client.get("/providers").get_json()["catalog"]}
+    assert set(catalog) == PROVIDERS and len(catalog) >= 19
+    readme = (DATA.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"rents from ({len(catalog)} bundled)" in readme
+    counts = Counter(o.provider for o in offers)
+    assert {p: line["offers"] for p, line in catalog.items()} == dict(counts)
+    for provider in NEOCLOUDS:
+        line = catalog[provider]
+        assert not line["live"] and line["dated_share"] == 1.0
+        assert line["oldest_price"] == line["newest_price"] == "2026-09-27"
+        assert "h100-sxm" in line["accelerators"] or provider == "cirrascale"
+    assert catalog["aws"]["live"] and catalog["aws"]["name"] == "AWS"
+    for line in catalog.values():
+        assert (line["dated_share"] < 0.7) == (line["undated_why"] is not None), line
+    assert "public catalog that gives no date" in catalog["vast"]["undated_why"]

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from pricing.offer import StoredOffer
+from pricing.offer import PROVIDER_NAMES, READ_BEFORE, StoredOffer, price_date
 from pricing.redact import public_error
 from pricing.refresh import RunResult
 from pricing.store import ProviderStatus, Run
@@ -35,6 +35,51 @@ def provider_document(
         "last_attempt_at": iso(status.last_attempt.finished_at),
         "last_error": public_error(status.last_error),  # the detail is in the server's log
     }
+
+
+# Below this share of dated rows a provider's line says why its prices carry no date.
+DATED_SHARE_BAR = 0.7
+
+
+def catalog_document(rows: Iterable[StoredOffer], live: frozenset[str]) -> list[dict[str, Any]]:
+    """Every provider the served catalog rents from, whichever source brought it (the
+    bundled snapshot holds many): its rows, how many are dated and from when, what they
+    cover, and whether a live adapter refreshes it or only the bundled snapshot does."""
+    by_provider: dict[str, list[StoredOffer]] = {}
+    for stored in rows:
+        by_provider.setdefault(stored.offer.provider, []).append(stored)
+    document = []
+    for provider, offers in sorted(by_provider.items()):
+        dates = [d for s in offers if (d := price_date(s.offer.price_as_of)) is not None]
+        share = len(dates) / len(offers)
+        read_before = sum(s.offer.price_as_of.startswith(READ_BEFORE) for s in offers)
+        document.append(
+            {
+                "provider": provider,
+                "name": PROVIDER_NAMES.get(provider, provider),
+                "offers": len(offers),
+                "dated": len(dates),
+                "dated_share": round(share, 3),
+                "oldest_price": min(dates).isoformat() if dates else None,
+                "newest_price": max(dates).isoformat() if dates else None,
+                "accelerators": sorted({s.offer.accelerator for s in offers}),
+                "pricing": sorted({str(s.offer.pricing) for s in offers}),
+                "live": provider in live,
+                "undated_why": _undated_why(share, read_before, len(offers) - len(dates)),
+            }
+        )
+    return document
+
+
+def _undated_why(share: float, read_before: int, undated: int) -> str | None:
+    if share >= DATED_SHARE_BAR:
+        return None
+    if read_before == undated:
+        return (
+            f"{undated:,} of its prices were read from a public catalog that gives no date "
+            "(price_as_of 'before <the day it was read>'): of unknown age, never fresh"
+        )
+    return f"{undated:,} of its prices carry no date their source states"
 
 
 def _run_document(run: Run, now: datetime) -> dict[str, Any]:

@@ -926,8 +926,29 @@ class SchedulerOut(_Out):
     says: str
 
 
+class CatalogProvider(_Out):
+    """One provider the served catalog rents from, whichever source brought its rows."""
+
+    provider: str
+    name: str = Field(description="As the provider sells itself.")
+    offers: int
+    dated: int = Field(description="Offers whose price has a date its source states.")
+    dated_share: Number
+    oldest_price: str | None = Field(description="The oldest dated price's day.")
+    newest_price: str | None
+    accelerators: list[str]
+    pricing: list[str]
+    live: bool = Field(description="A live adapter refreshes it; false: the bundled snapshot only.")
+    undated_why: str | None = Field(
+        description="Where fewer than 70 % of its offers are dated: why. Null otherwise."
+    )
+
+
 class ProviderList(_Out):
-    providers: list[ProviderOut]
+    providers: list[ProviderOut] = Field(description="Each price source (adapter) and its runs.")
+    catalog: list[CatalogProvider] = Field(
+        description="Each provider the served catalog rents from, with its coverage."
+    )
     scheduler: SchedulerOut
 
 

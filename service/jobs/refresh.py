@@ -16,6 +16,7 @@ from pricing.adapters.kit import HttpConfig
 from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
 from pricing.adapters.runpod import RunPodAdapter, RunPodConfig
 from pricing.adapters.vast import VastAdapter, VastConfig
+from pricing.offer import BUNDLED
 from pricing.refresh import RefreshPolicy
 from pricing.sanity import SanityPolicy
 from service.runtime import Runtime
@@ -107,6 +108,11 @@ def refresh_policy(settings: Settings) -> RefreshPolicy:
         history_days=settings.history_days,
         sanity=SanityPolicy(settings.price_jump_factor, settings.max_drop_share),
     )
+
+
+def live_providers(runtime: Runtime) -> frozenset[str]:
+    """The providers a live adapter refreshes (the bundled snapshot is not one)."""
+    return frozenset(build_adapters(runtime)) - {BUNDLED}
 
 
 def scheduled_adapters(runtime: Runtime) -> list[Adapter]:

@@ -7,9 +7,10 @@ from typing import Any
 from apiflask import APIBlueprint
 
 from pricing.offer import StoredOffer
-from service.documents.providers import provider_document
+from service.documents.providers import catalog_document, provider_document
 from service.http import current_runtime
 from service.http.schemas import ProviderList
+from service.jobs.refresh import live_providers
 from service.jobs.scheduler import scheduler_state
 
 bp = APIBlueprint("providers", __name__)
@@ -27,7 +28,8 @@ def list_providers() -> dict[str, Any]:
     hours = runtime.settings.stale_after_hours
     statuses = runtime.store.provider_status()
     served: dict[int, list[StoredOffer]] = {}
-    for stored in runtime.catalog.table().rows:
+    rows = runtime.catalog.table().rows
+    for stored in rows:
         served.setdefault(stored.run_id, []).append(stored)
     scheduler = scheduler_state(runtime.settings, runtime.store)
     return {
@@ -35,6 +37,7 @@ def list_providers() -> dict[str, Any]:
             provider_document(s, hours, served.get(s.current.id, []) if s.current else [])
             for s in statuses
         ],
+        "catalog": catalog_document(rows, live_providers(runtime)),
         "scheduler": {
             "active": scheduler.active,
             "quiet_seconds": None
