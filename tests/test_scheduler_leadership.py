@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -205,21 +206,32 @@ class _Counting:
 def test_a_tick_missed_while_no_scheduler_led_runs_when_one_leads(
     runtime, monkeypatch, caplog
 ) -> None:  # type: ignore[no-untyped-def]
-    """A source whose tick (each minute here) came while the store was away or this
-    scheduler stood by, with no attempt since, is refreshed as soon as it leads; one tried
-    since that tick (bundled, loaded as the runtime opened) waits for its next tick."""
+    """A source whose hourly tick came (five minutes ago, within the misfire grace) while
+    the store was away or this scheduler stood by, with no attempt since, is refreshed as
+    soon as it leads, not at the next tick an hour on; one tried since that tick waits."""
+    five_minutes_ago = (datetime.now(UTC) - timedelta(minutes=5)).minute
     runtime = dataclasses.replace(
-        runtime, settings=runtime.settings.model_copy(update={"refresh_cron": "* * * * *"})
+        runtime,
+        settings=runtime.settings.model_copy(
+            update={"refresh_cron": f"{five_minutes_ago} * * * *"}
+        ),
     )
     counting = _Counting()
-    bundled = runs_of(runtime.store, "bundled")
     monkeypatch.setattr(
         scheduling, "scheduled_adapters", lambda rt: [counting, build_adapters(rt)["bundled"]]
     )
-    while not 2 <= time.localtime().tm_sec <= 50:  # no tick of its own during the test
-        time.sleep(0.5)
+    bundled = runs_of(runtime.store, "bundled")  # loaded as the runtime opened: after the tick
     with caplog.at_level(logging.INFO, logger="breakeven.scheduler"):
         _run_until_stopped(runtime, FlakyLeadership(held_polls=1000), monkeypatch, after_s=1.5)
     assert counting.fetches == 1, caplog.text
     assert "refresh counting: its tick passed while no scheduler led" in caplog.text
     assert runs_of(runtime.store, "bundled") == bundled  # tried after the tick: not again
+
+
+def test_a_frequent_cron_catches_up_by_itself(runtime) -> None:  # type: ignore[no-untyped-def]
+    """Ticking each second, a missed tick is not run again at once: the next one comes."""
+    frequent = runtime.settings.model_copy(update={"refresh_cron": "* * * * * *"})
+    assert (
+        scheduling._missed_while_away(dataclasses.replace(runtime, settings=frequent), ["x"])
+        == set()
+    )

@@ -51,6 +51,9 @@ _CRON_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
 
 STOP_GRACE_S = 30.0  # what a stop waits for a refresh in flight before the process ends
 TAKEOVER_WAIT_S = 5.0  # for an ended leader's session to exit and free its lock
+# A tick missed while no scheduler led is run at once only when the next is further off than
+# this: a cron of minutes or seconds catches up by itself, without a refresh just before it.
+CATCH_UP_BEFORE = timedelta(minutes=1)
 
 
 class Leadership(Protocol):
@@ -282,8 +285,8 @@ def _missed_while_away(runtime: Runtime, names: list[str]) -> set[str]:
     while tick is not None and tick <= now:  # the last tick at or before now, in the grace
         latest = tick
         tick = trigger.get_next_fire_time(tick, tick + timedelta(microseconds=1))
-    if latest is None:
-        return set()
+    if latest is None or (tick is not None and tick - now < CATCH_UP_BEFORE):
+        return set()  # none missed, or the next tick comes soon enough by itself
     try:
         attempts = {s.adapter: s.last_attempt.started_at for s in runtime.store.provider_status()}
     except StoreError:
