@@ -5,7 +5,11 @@ from __future__ import annotations
 import collections
 import math
 import re
+import signal
+import subprocess
+import sys
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 from sqlalchemy import Engine, Table, func, select
 
@@ -250,3 +254,40 @@ def source_of(answer: dict, part: dict) -> str:  # type: ignore[type-arg]
     if "source_ref" in part:
         return answer["sources"][part["source_ref"]]
     return part["source"]
+
+
+class CountingAdapter:
+    """An adapter that only counts its fetches: one offer of its own each time."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.fetches = 0
+
+    def fetch(self):  # type: ignore[no-untyped-def]
+        from pricing.adapters import Batch
+
+        self.fetches += 1
+        return Batch([offer(provider=self.name)], "v1")
+
+
+def scheduler_launcher(env: dict[str, str], folder: Path):  # type: ignore[no-untyped-def]
+    """A generator fixture's body: `breakeven scheduler` processes started on ``env``, each
+    logging to ``folder``/<name>.log; every one still running is killed (continued first,
+    if stopped) and reaped at the end."""
+    started: list[subprocess.Popen] = []  # type: ignore[type-arg]
+
+    def launch(name: str) -> subprocess.Popen:  # type: ignore[type-arg]
+        with (folder / f"{name}.log").open("w") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service", "scheduler"], env=env, stderr=log, stdout=log
+            )
+        started.append(process)
+        return process
+
+    yield launch
+    for process in started:
+        if process.poll() is None:
+            process.send_signal(signal.SIGCONT)
+            process.kill()
+        process.wait(timeout=10)

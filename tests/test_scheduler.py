@@ -7,11 +7,9 @@ import itertools
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
 
 import pytest
 
@@ -20,7 +18,7 @@ from pricing.store import Run, Store
 from service.jobs.scheduler import cron_trigger
 from service.runtime import open_runtime
 from service.settings import Settings
-from tests.helpers import runs_of
+from tests.helpers import CountingAdapter, runs_of, scheduler_launcher
 
 pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
 
@@ -55,25 +53,7 @@ def env(database_url: str, tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def start(env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[str], subprocess.Popen]]:
-    started: list[subprocess.Popen] = []
-    logs: list[IO[str]] = []
-
-    def launch(name: str) -> subprocess.Popen:
-        log = (tmp_path / f"{name}.log").open("w")
-        logs.append(log)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service", "scheduler"], env=env, stderr=log, stdout=log
-        )
-        started.append(process)
-        return process
-
-    yield launch
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=10)
-    for log in logs:
-        log.close()
+    yield from scheduler_launcher(env, tmp_path)
 
 
 def _runs_by(store: Store, process: subprocess.Popen) -> list[Run]:
@@ -114,22 +94,6 @@ def test_cron_accepts_five_or_six_fields() -> None:
         cron_trigger("every six hours", 0)
 
 
-class _Counting:
-    """An adapter that only counts its fetches."""
-
-    name = "counting"
-
-    def __init__(self) -> None:
-        self.fetches = 0
-
-    def fetch(self):  # type: ignore[no-untyped-def]
-        from pricing.adapters import Batch
-        from tests.helpers import offer
-
-        self.fetches += 1
-        return Batch([offer(provider="counting")], "v1")
-
-
 class _Leader:
     def try_acquire(self) -> bool:
         return True
@@ -150,7 +114,7 @@ def test_a_scheduled_refresh_waits_its_turn_behind_one_started_elsewhere(
     settings = Settings(data_dir=tmp_path, database_url=database_url)
     store = Store(database_url)
     store.create_schema()
-    adapter = _Counting()
+    adapter = CountingAdapter()
     elsewhere = ProviderLock(settings, store, adapter.name)
     assert elsewhere.try_acquire()
     try:

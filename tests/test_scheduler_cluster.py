@@ -15,7 +15,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -30,7 +29,7 @@ from pricing.store import Store, utcnow
 from service.jobs.scheduler import SCHEDULER_LOCK, STOP_GRACE_S
 from service.runtime import open_runtime
 from service.settings import Settings
-from tests.helpers import runs_of
+from tests.helpers import runs_of, scheduler_launcher
 
 pytestmark = pytest.mark.system  # a system-level test: `make check` leaves it out
 
@@ -121,22 +120,7 @@ def schedulers(cluster: Cluster, tmp_path: Path) -> Iterator[Callable[[str], sub
         "BREAKEVEN_SCHEDULER_STALE_AFTER_SECONDS": str(STALE_AFTER_SECONDS),
     }
     open_runtime(Settings(data_dir=tmp_path, database_url=cluster.url)).store.dispose()
-    started: list[subprocess.Popen] = []
-
-    def launch(name: str) -> subprocess.Popen:
-        with (tmp_path / f"{name}.log").open("w") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "service", "scheduler"], env=env, stderr=log, stdout=log
-            )
-        started.append(process)
-        return process
-
-    yield launch
-    for process in started:
-        if process.poll() is None:
-            process.send_signal(signal.SIGCONT)
-            process.kill()
-        process.wait(timeout=10)
+    yield from scheduler_launcher(env, tmp_path)
 
 
 def _first_run_after(url: str, moment: datetime) -> tuple[float, str]:

@@ -24,7 +24,7 @@ from service.jobs.locks import REFRESH_LOCK
 from service.jobs.refresh import build_adapters
 from service.runtime import open_runtime
 from service.settings import Settings
-from tests.helpers import runs_of
+from tests.helpers import CountingAdapter, runs_of
 
 
 class FlakyLeadership:
@@ -187,22 +187,6 @@ def test_the_stale_bound_is_a_few_polls_at_least(tmp_path: Path) -> None:
         Settings(data_dir=tmp_path, scheduler_poll_seconds=30)
 
 
-class _Counting:
-    """An adapter that only counts its fetches."""
-
-    name = "counting"
-
-    def __init__(self) -> None:
-        self.fetches = 0
-
-    def fetch(self):  # type: ignore[no-untyped-def]
-        from pricing.adapters import Batch
-        from tests.helpers import offer
-
-        self.fetches += 1
-        return Batch([offer(provider="counting")], "v1")
-
-
 def test_a_tick_missed_while_no_scheduler_led_runs_when_one_leads(
     runtime, monkeypatch, caplog
 ) -> None:  # type: ignore[no-untyped-def]
@@ -216,7 +200,7 @@ def test_a_tick_missed_while_no_scheduler_led_runs_when_one_leads(
             update={"refresh_cron": f"{five_minutes_ago} * * * *"}
         ),
     )
-    counting = _Counting()
+    counting = CountingAdapter()
     monkeypatch.setattr(
         scheduling, "scheduled_adapters", lambda rt: [counting, build_adapters(rt)["bundled"]]
     )
