@@ -187,12 +187,12 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     scheduler_poll_seconds: float = Field(
         default=5, gt=0, description="How often a standby scheduler tries to take over."
     )
-    scheduler_stale_after_seconds: float = Field(
-        default=60,
+    scheduler_stale_after_seconds: float | None = Field(
+        default=None,
         gt=0,
         description="An active scheduler that has not polled its database for this long (a "
         "frozen or hung process, PostgreSQL only) is ended and a standby takes over; at least "
-        "3 x BREAKEVEN_SCHEDULER_POLL_SECONDS.",
+        "3 x BREAKEVEN_SCHEDULER_POLL_SECONDS; unset: 60 s or 3 polls, the longer.",
     )
     history_days: float | None = Field(
         default=None,
@@ -329,12 +329,18 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     def _stale_after_polls(self) -> Settings:
         # a leader polls each scheduler_poll_seconds: a bound closer than a few polls would
         # end a live one that a busy machine made late
-        if self.scheduler_stale_after_seconds < 3 * self.scheduler_poll_seconds:
+        stale = self.scheduler_stale_after_seconds
+        if stale is not None and stale < 3 * self.scheduler_poll_seconds:
             raise ValueError(
                 "scheduler_stale_after_seconds must be at least 3 x scheduler_poll_seconds "
                 f"({3 * self.scheduler_poll_seconds:g})"
             )
         return self
+
+    def stale_scheduler_seconds(self) -> float:
+        """How long an active scheduler may go without polling before a standby ends it."""
+        stale = self.scheduler_stale_after_seconds
+        return stale if stale is not None else max(60.0, 3 * self.scheduler_poll_seconds)
 
     def resolved_database_url(self) -> str:
         if self.database_url:

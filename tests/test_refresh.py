@@ -107,3 +107,15 @@ def test_a_run_started_before_the_current_one_is_never_made_current(store: Store
     assert (ok.status, failed.status) == ("ok", "failed") and failed.started_at < ok.started_at
     assert store.current_runs()["slow"].id == ok.id
     assert [o.offer.usd_per_hour for o in store.current_offers("slow")] == [2.0]
+
+
+def test_two_processes_loading_one_snapshot_both_land(store: Store) -> None:
+    """The web replicas and the scheduler start together and each loads the new bundled
+    snapshot: the one that started first and lands last reads the same source version, so
+    it is no older price and lands too (RunSuperseded had crashed every process but one)."""
+    earlier = utcnow()
+    store.record_run("bundled", [offer(provider="aws", usd_per_hour=2.0)], utcnow(), "sha256:1")
+    late = store.record_run(
+        "bundled", [offer(provider="aws", usd_per_hour=2.0)], earlier, "sha256:1"
+    )
+    assert late.status == "ok" and store.current_runs()["bundled"].id == late.id

@@ -184,7 +184,7 @@ def test_providers_and_metrics_say_whether_a_scheduler_runs(
 
 def test_the_stale_bound_is_a_few_polls_at_least(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least 3 x scheduler_poll_seconds"):
-        Settings(data_dir=tmp_path, scheduler_poll_seconds=30)
+        Settings(data_dir=tmp_path, scheduler_poll_seconds=30, scheduler_stale_after_seconds=60)
 
 
 def test_a_tick_missed_while_no_scheduler_led_runs_when_one_leads(
@@ -219,3 +219,25 @@ def test_a_frequent_cron_catches_up_by_itself(runtime) -> None:  # type: ignore[
         scheduling._missed_while_away(dataclasses.replace(runtime, settings=frequent), ["x"])
         == set()
     )
+
+
+def test_an_active_scheduler_whose_age_is_hidden_is_still_called_active() -> None:
+    """A web role that may not read the scheduler's session (another role, no
+    pg_read_all_stats) sees the lock held but not its age: active, said so."""
+    hidden = scheduling.SchedulerState(active=True, quiet_seconds=None)
+    assert hidden.says.startswith("a scheduler is active")
+    assert scheduling.SchedulerState(False, None).says.startswith("no scheduler is active")
+
+
+def test_an_unset_stale_bound_follows_the_poll(tmp_path: Path) -> None:
+    """A slow poll (30 s) with no stale bound set is a valid setup, bound 3 polls."""
+    assert Settings(data_dir=tmp_path, scheduler_poll_seconds=30).stale_scheduler_seconds() == 90
+    assert Settings(data_dir=tmp_path).stale_scheduler_seconds() == 60
+
+
+def test_a_long_host_name_never_cuts_the_pid_from_the_session_name(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A standby ends every session of a frozen scheduler by its application_name: a name
+    cut before its pid would be every process's on that host."""
+    monkeypatch.setattr(connect, "this_worker", lambda: f"{'h' * 80}:4242")
+    name = connect.session_name()
+    assert len(name) <= 63 and name.endswith(":4242") and name.startswith("breakeven hh")

@@ -158,12 +158,17 @@ class Store:
     ) -> Run:
         """Write a complete run in one transaction; it is current from the commit on. Only
         the prices it changes are written (pricing/changes.py). A run started before the
-        current one is refused (RunSuperseded): its prices would replace newer ones."""
+        current one is refused (RunSuperseded): its prices would replace newer ones, unless
+        both read the same source version."""
         with self.connect() as conn:
             _lock_writes(conn)
             current = _current_runs(conn, None).get(adapter)
-            if current is not None and current.started_at > _utc(started_at):
-                later, this = f"{current.started_at:%Y-%m-%d %H:%M:%S}", f"{started_at:%H:%M:%S}"
+            # the same source version is the same prices (processes loading one snapshot
+            # at once): harmless whichever lands last
+            newer = current is not None and current.started_at > _utc(started_at)
+            if newer and (not source_version or current.source_version != source_version):
+                later = f"{current.started_at:%Y-%m-%d %H:%M:%S.%f}"
+                this = f"{_utc(started_at):%Y-%m-%d %H:%M:%S.%f}"
                 raise RunSuperseded(
                     f"run {current.id} of {adapter}, started {later} UTC, after this one "
                     f"({this}), is current: this run's older prices are not made current"

@@ -63,7 +63,8 @@ def _make_engine(url: str, statement_timeout_seconds: float | None = None) -> En
 
 def session_name() -> str:
     """The application_name of this process's PostgreSQL sessions (63 bytes at most)."""
-    return f"breakeven {this_worker()}"[:63]
+    host, _, pid = this_worker().rpartition(":")
+    return f"breakeven {host[: 63 - len('breakeven ') - len(pid) - 1]}:{pid}"
 
 
 def _postgres_options(backend: str, statement_timeout_seconds: float | None) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from pricing.adapters.custom import CUSTOM, merge, read_custom_file
 from pricing.controls import escape_controls, escape_lines
 from pricing.errors import AdapterError, ImportRejected, StoreError, StoreUnavailable
 from pricing.measurement_store import add_measurements, export_file, read_file
-from pricing.offer import Offer
+from pricing.offer import Offer, named_date
 from pricing.refresh import RunResult, refresh
 from pricing.store import Store, utcnow
 from service.catalog import describe as describe_error
@@ -469,11 +469,13 @@ def _doubt_old_conversions(imported: Sequence[Offer], stale_after_days: float) -
 
 def _rate_lag_days(offer: Offer) -> int | None:
     """Days between the rate a price was converted at and the price's own day (a month's
-    first day for YYYY-MM); None where nothing was converted."""
+    last for YYYY-MM); None where nothing was converted."""
     if not offer.currency or offer.currency == "USD" or not offer.fx_day:
         return None
-    price_day = offer.price_as_of if len(offer.price_as_of) > 7 else f"{offer.price_as_of}-01"
-    return (date.fromisoformat(price_day) - date.fromisoformat(offer.fx_day)).days
+    price_day = named_date(offer.price_as_of)  # a month's end, as its rate was looked up
+    if price_day is None:
+        return None
+    return (price_day - date.fromisoformat(offer.fx_day)).days
 
 
 def _conversions(imported: Sequence[Offer], today: Any, stale_after_days: float) -> list[str]:

@@ -938,7 +938,10 @@ class CatalogProvider(_Out):
     newest_price: str | None
     accelerators: list[str]
     pricing: list[str]
-    live: bool = Field(description="A live adapter refreshes it; false: the bundled snapshot only.")
+    live: bool = Field(
+        description="A live adapter is scheduled to refresh it (BREAKEVEN_REFRESH_PROVIDERS); "
+        "false: only the bundled snapshot or imports bring its rows."
+    )
     undated_why: str | None = Field(
         description="Where fewer than 70 % of its offers are dated: why. Null otherwise."
     )

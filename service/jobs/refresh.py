@@ -111,8 +111,9 @@ def refresh_policy(settings: Settings) -> RefreshPolicy:
 
 
 def live_providers(runtime: Runtime) -> frozenset[str]:
-    """The providers a live adapter refreshes (the bundled snapshot is not one)."""
-    return frozenset(build_adapters(runtime)) - {BUNDLED}
+    """The providers a live adapter is scheduled to refresh here (BREAKEVEN_REFRESH_PROVIDERS;
+    the bundled snapshot is not one): an adapter in the code that no one runs is not."""
+    return frozenset(runtime.settings.refresh_providers) - {BUNDLED}
 
 
 def scheduled_adapters(runtime: Runtime) -> list[Adapter]:

@@ -16,6 +16,7 @@ never the handler, stops the jobs, and a stop ends within a bounded time.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import logging
 import os
@@ -98,11 +99,13 @@ class PostgresLeadership:
             return False
         # the server drops the lock as the ended session exits, a moment later
         deadline = time.monotonic() + TAKEOVER_WAIT_S
-        while self._store.session_lock_holder(SCHEDULER_LOCK) is not None:
-            if time.monotonic() > deadline:
-                return False
+        while True:
+            now_holding = self._store.session_lock_holder(SCHEDULER_LOCK)
+            if now_holding is None:
+                return True
+            if now_holding.pid != holder.pid or time.monotonic() > deadline:
+                return False  # another standby took it first, or the session lingers
             time.sleep(0.05)
-        return True
 
     def still_held(self) -> bool:
         with self._asking:
@@ -151,7 +154,7 @@ class FileLeadership:
 
 def leadership_for(settings: Settings, store: Store) -> Leadership:
     if store.backend == "postgresql":
-        return PostgresLeadership(store, settings.scheduler_stale_after_seconds)
+        return PostgresLeadership(store, settings.stale_scheduler_seconds())
     return FileLeadership(_lock_path(settings, store))
 
 
@@ -168,13 +171,15 @@ class SchedulerState:
 
     @property
     def says(self) -> str:
+        if self.active:
+            if self.quiet_seconds is None:  # the server does not show another role's session
+                return "a scheduler is active (when it last polled is not shown to this role)"
+            return f"a scheduler is active (last poll {self.quiet_seconds:,.0f} s ago)"
         if self.quiet_seconds is None:
             return (
                 "no scheduler is active: prices refresh only when asked (POST /refresh, "
                 "breakeven refresh)"
             )
-        if self.active:
-            return f"a scheduler is active (last poll {self.quiet_seconds:,.0f} s ago)"
         return (
             f"the active scheduler has not polled for {self.quiet_seconds:,.0f} s (frozen or "
             "hung): scheduled refreshes are not running"
@@ -185,7 +190,7 @@ def scheduler_state(settings: Settings, store: Store) -> SchedulerState:
     """Read without taking anything a scheduler needs: the lock's holder on PostgreSQL; on
     SQLite whether the lock file's flock is held (taken and dropped at once where it is
     free) and when its holder last touched it."""
-    stale_after = settings.scheduler_stale_after_seconds
+    stale_after = settings.stale_scheduler_seconds()
     if store.backend == "postgresql":
         holder = store.session_lock_holder(SCHEDULER_LOCK)
         if holder is None:
@@ -193,16 +198,17 @@ def scheduler_state(settings: Settings, store: Store) -> SchedulerState:
         quiet = holder.quiet_seconds
         return SchedulerState(quiet is None or quiet < stale_after, quiet)
     path = _lock_path(settings, store)
-    if not path.exists():
+    try:
+        # read-only: a web worker that may not write the scheduler's file can still ask
+        with path.open("rb") as probe:
+            try:
+                fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                quiet = max(0.0, time.time() - os.fstat(probe.fileno()).st_mtime)
+                return SchedulerState(quiet < stale_after, quiet)
+            return SchedulerState(False, None)  # free (released as the file closes)
+    except OSError:  # no lock file yet: no scheduler ever ran here
         return SchedulerState(False, None)
-    free = try_flock(path)
-    if free is not None:
-        free.close()
-        return SchedulerState(False, None)
-    with contextlib.suppress(FileNotFoundError):
-        quiet = max(0.0, time.time() - path.stat().st_mtime)
-        return SchedulerState(quiet < stale_after, quiet)
-    return SchedulerState(False, None)
 
 
 @functools.lru_cache(maxsize=8)  # a web worker asks it of every cached answer's max-age
@@ -278,7 +284,8 @@ def _missed_while_away(runtime: Runtime, names: list[str]) -> set[str]:
     standby's wait, a database outage, a frozen leader) and that no run has tried since:
     APScheduler knows only the ticks of its own lifetime, the store knows the attempts."""
     settings = runtime.settings
-    grace = timedelta(minutes=settings.refresh_misfire_grace_minutes)
+    # 0 is APScheduler's "no limit": look back a day then
+    grace = timedelta(minutes=settings.refresh_misfire_grace_minutes or 24 * 60)
     now = utcnow()
     trigger = cron_trigger(settings.refresh_cron, 0)
     tick, latest = trigger.get_next_fire_time(None, now - grace), None
