@@ -364,13 +364,15 @@ function turnPage(step) {
 
 // whether scheduled refreshes run at all: without a scheduler every source goes stale
 function schedulerSentence(scheduler) {
-  if (scheduler.quiet_seconds === null) {
-    return t("No scheduler is running: prices refresh only when someone asks for it.");
+  const known = scheduler.quiet_seconds !== null;  // another role's session hides its age
+  if (scheduler.active) {
+    return known
+      ? t("Scheduled refreshes are running (the scheduler last checked in {age}).", { age: ago(scheduler.quiet_seconds) })
+      : t("Scheduled refreshes are running.");
   }
-  const age = ago(scheduler.quiet_seconds);
-  return scheduler.active
-    ? t("Scheduled refreshes are running (the scheduler last checked in {age}).", { age })
-    : t("The scheduler last checked in {age} and seems stuck: scheduled refreshes are not running.", { age });
+  return known
+    ? t("The scheduler last checked in {age} and seems stuck: scheduled refreshes are not running.", { age: ago(scheduler.quiet_seconds) })
+    : t("No scheduler is running: prices refresh only when someone asks for it.");
 }
 
 async function loadFreshness() {
