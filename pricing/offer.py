@@ -115,6 +115,11 @@ PROVIDER_NAMES = {
     "digitalocean": "DigitalOcean",
     "paperspace": "Paperspace",
     "cirrascale": "Cirrascale",
+    "coreweave": "CoreWeave",
+    "nebius": "Nebius",
+    "hyperstack": "Hyperstack",
+    "massedcompute": "Massed Compute",
+    "oci": "Oracle Cloud (OCI)",
     "custom": "your own price list",
 }
 

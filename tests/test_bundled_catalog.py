@@ -28,10 +28,13 @@ NEOCLOUDS = {
     *("together", "verda", "hyperbolic", "civo", "gcore"),
     *("jarvislabs", "digitalocean", "paperspace", "cirrascale"),
 }
+# GPU clouds bundled from dated captures of their price pages and APIs (2026-08)
+CAPTURED = {"coreweave", "nebius", "hyperstack", "massedcompute", "oci"}
 PROVIDERS = {
     *("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"),
     *("autodl", "alibaba", "tencent"),
     *NEOCLOUDS,
+    *CAPTURED,
 }
 
 
@@ -180,6 +183,33 @@ def test_the_gpu_clouds_beyond_the_hyperscalers_are_priced_as_sold(offers: list[
     assert price("verda", "8x H100 SXM5", "on_demand") == pytest.approx(3.555 * 8)
     assert price("verda", "8x H100 SXM5", "reserved_1y") == pytest.approx(3.555 * 0.92 * 8)
     assert price("paperspace", "HGX H100", "reserved_3y") == pytest.approx(2.24)
+
+
+def test_captured_gpu_cloud_prices_are_dated_and_checked_by_hand(offers: list[Offer]) -> None:
+    """Five more GPU clouds from dated captures: CoreWeave's price page as nativ-x/fsku
+    recorded it (2026-08-25), a capture of six B200 price pages (getcomputable/gpu-index,
+    2026-08-16) and Oracle's price list API (lastUpdated 2026-08-14). Checked by hand
+    against those files: CoreWeave's HGX H100 49.24 USD an 8-GPU hour, Nebius's HGX B200
+    7.15 a GPU-hour, OCI's H100 10 a GPU-hour on an 8-GPU bare-metal shape."""
+    ours = [o for o in offers if o.provider in CAPTURED]
+    assert {o.provider for o in ours} == CAPTURED
+    for offer in ours:
+        assert offer.price_as_of in ("2026-08-25", "2026-08-16", "2026-08-14"), offer
+        assert "gpu-index@" in offer.source or "fsku@" in offer.source, offer
+
+    def price(provider: str, product: str, pricing: str = "on_demand") -> float:
+        (found,) = [
+            o.usd_per_hour
+            for o in ours
+            if (o.provider, o.product, str(o.pricing)) == (provider, product, pricing)
+        ]
+        return found
+
+    assert price("coreweave", "HGX H100") == pytest.approx(49.24)
+    assert price("coreweave", "HGX H100", "spot") == pytest.approx(19.71)
+    assert price("nebius", "NVIDIA HGX B200") == pytest.approx(7.15 * 8)
+    assert price("oci", "BM.GPU.H100.8") == pytest.approx(10.0 * 8)
+    assert price("massedcompute", "B200 SXM6 x8") == pytest.approx(37.70)
 
 
 def test_every_adapter_cloud_is_present(offers: list[Offer]) -> None:
@@ -399,7 +429,7 @@ def test_providers_lists_every_provider_the_catalog_rents_from(client, offers: l
     whether a live adapter or only the bundled snapshot keeps it; a provider under 70 %
     dated says why."""
     catalog = {line["provider"]: line for line in client.get("/providers").get_json()["catalog"]}
-    assert set(catalog) == PROVIDERS and len(catalog) >= 19
+    assert set(catalog) == PROVIDERS and len(catalog) >= 24
     readme = (DATA.parents[1] / "README.md").read_text(encoding="utf-8")
     assert f"rents from ({len(catalog)} bundled)" in readme
     counts = Counter(o.provider for o in offers)
