@@ -8,13 +8,14 @@ is 20 clients to the server's per-client cap and nothing leaves the loopback.
 
 from __future__ import annotations
 
-import resource
 import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import requests
+
+from service.http.server import allow_connections
 
 # A request whose chunked body never ends: a worker that waits for the body waits for good.
 HALF_CHUNKED = (
@@ -40,13 +41,6 @@ def let_go(sock: socket.socket) -> bool:
         return True
 
 
-def allow_open_files(needed: int) -> None:
-    """Raise this process's open-file limit to ``needed`` plus room, as far as allowed."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < needed + 1024:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed + 1024, hard), hard))
-
-
 class Flood:
     """``idle`` sockets that send nothing and ``half_sent`` that send HALF_CHUNKED, spread
     over ``sources`` round robin; any the server lets go of (refused, timed out) is opened
@@ -58,7 +52,7 @@ class Flood:
         self._plan = [False] * idle + [True] * half_sent
         self.sockets: list[socket.socket | None] = []
         self.opened = 0
-        allow_open_files(idle + half_sent)
+        allow_connections(idle + half_sent)  # this process holds them all
 
     def _open(self, index: int) -> socket.socket | None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -111,6 +105,13 @@ class Probed:
     def quantile(self, q: float) -> float:
         ordered = sorted(self.latencies)
         return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+    def said(self) -> str:
+        """The probes as a line: how many, their p50 and p99."""
+        return (
+            f"/health {len(self.latencies)} probes, p50 {self.quantile(0.5) * 1000:.1f} ms, "
+            f"p99 {self.quantile(0.99) * 1000:.1f} ms"
+        )
 
 
 def health_under(base: str, flood: Flood, seconds: float, every_s: float = 0.05) -> Probed:

@@ -135,11 +135,7 @@ def test_health_keeps_answering_while_one_client_holds_2100_sockets(server: Serv
     finally:
         flood.close()
     p99 = probed.quantile(0.99)
-    print(
-        f"flood: {FLOOD_SOCKETS} sockets from {ATTACKER}, {flood.opened} opened in all; "
-        f"/health {len(probed.latencies)} probes, p50 {probed.quantile(0.5) * 1000:.1f} ms, "
-        f"p99 {p99 * 1000:.1f} ms"
-    )
+    print(f"flood: {FLOOD_SOCKETS} sockets from {ATTACKER}, {flood.opened} opened; {probed.said()}")
     metrics = requests.get(server.base + "/metrics", timeout=5).text
     assert probed.failures == []
     assert p99 < P99_BUDGET_S, p99
@@ -164,9 +160,7 @@ def test_health_keeps_answering_while_20_clients_hold_8000_sockets(server: Serve
     p99 = probed.quantile(0.99)
     print(
         f"flood: {MANY_IDLE:,} idle and {MANY_HALF_SENT:,} half-sent from {len(sources)} "
-        f"addresses, {held:,} held at once, {flood.opened:,} opened in all; /health "
-        f"{len(probed.latencies)} probes, p50 {probed.quantile(0.5) * 1000:.1f} ms, p99 "
-        f"{p99 * 1000:.1f} ms"
+        f"addresses, {held:,} held at once, {flood.opened:,} opened; {probed.said()}"
     )
     assert held >= 0.95 * (MANY_IDLE + MANY_HALF_SENT)  # the server took them: a real flood
     assert probed.failures == []

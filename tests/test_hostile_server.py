@@ -8,7 +8,6 @@ to 127.0.0.1 only; the slow price source is a local socket server.
 from __future__ import annotations
 
 import re
-import resource
 import socket
 import threading
 import time
@@ -22,6 +21,7 @@ import requests
 
 from bench.flood import let_go
 from pricing.store import Store
+from service.http.server import allow_connections
 from service.settings import Settings
 from tests.servers import Server, start_server, stop_server
 
@@ -90,10 +90,7 @@ class SlowClients:
 
 
 def test_idle_and_half_sent_clients_do_not_starve_the_service(server: Server) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = IDLE_CLIENTS + HALF_SENT_CLIENTS + 512
-    if soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(wanted, hard), hard))
+    allow_connections(IDLE_CLIENTS + HALF_SENT_CLIENTS)
     port = int(server.base.rsplit(":", 1)[1])
     slow = SlowClients(port)
     slow.fill()

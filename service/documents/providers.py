@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from pricing.dated import is_dated
 from pricing.offer import PROVIDER_NAMES, READ_BEFORE, StoredOffer, price_date
 from pricing.redact import public_error
 from pricing.refresh import RunResult
@@ -50,22 +51,25 @@ def catalog_document(rows: Iterable[StoredOffer], live: frozenset[str]) -> list[
         by_provider.setdefault(stored.offer.provider, []).append(stored)
     document = []
     for provider, offers in sorted(by_provider.items()):
+        # dated as pricing/dated.py says (a live run's price is dated by its run); the span
+        # from the prices that name their day
+        dated = sum(is_dated(s.offer.price_as_of) for s in offers)
         dates = [d for s in offers if (d := price_date(s.offer.price_as_of)) is not None]
-        share = len(dates) / len(offers)
+        share = dated / len(offers)
         read_before = sum(s.offer.price_as_of.startswith(READ_BEFORE) for s in offers)
         document.append(
             {
                 "provider": provider,
                 "name": PROVIDER_NAMES.get(provider, provider),
                 "offers": len(offers),
-                "dated": len(dates),
+                "dated": dated,
                 "dated_share": round(share, 3),
                 "oldest_price": min(dates).isoformat() if dates else None,
                 "newest_price": max(dates).isoformat() if dates else None,
                 "accelerators": sorted({s.offer.accelerator for s in offers}),
                 "pricing": sorted({str(s.offer.pricing) for s in offers}),
                 "live": provider in live,
-                "undated_why": _undated_why(share, read_before, len(offers) - len(dates)),
+                "undated_why": _undated_why(share, read_before, len(offers) - dated),
             }
         )
     return document
