@@ -288,12 +288,15 @@ def _missed_while_away(runtime: Runtime, names: list[str]) -> set[str]:
     grace = timedelta(minutes=settings.refresh_misfire_grace_minutes or 24 * 60)
     now = utcnow()
     trigger = cron_trigger(settings.refresh_cron, 0)
+    upcoming = trigger.get_next_fire_time(None, now)
+    if upcoming is not None and upcoming - now < CATCH_UP_BEFORE:
+        return set()  # the next tick comes soon enough by itself (no walk over its ticks)
     tick, latest = trigger.get_next_fire_time(None, now - grace), None
     while tick is not None and tick <= now:  # the last tick at or before now, in the grace
         latest = tick
         tick = trigger.get_next_fire_time(tick, tick + timedelta(microseconds=1))
-    if latest is None or (tick is not None and tick - now < CATCH_UP_BEFORE):
-        return set()  # none missed, or the next tick comes soon enough by itself
+    if latest is None:
+        return set()  # no tick within the grace
     try:
         attempts = {s.adapter: s.last_attempt.started_at for s in runtime.store.provider_status()}
     except StoreError:
