@@ -31,7 +31,8 @@ T = TypeVar("T")
 _SLOTS = threading.BoundedSemaphore(HEAVY_READS_PER_WORKER)
 _HELD: Counter[str] = Counter()  # slots held, by client address
 _HELD_LOCK = threading.Lock()
-_WITHIN = threading.local()  # .request: the request whose heavy read this thread runs
+# .request: the request whose heavy read this thread runs; .off_the_loop: in gevent's pool
+_WITHIN = threading.local()
 _NO_REQUEST = object()
 
 
@@ -48,8 +49,8 @@ def _within_one() -> bool:
 def heavy_read(read: Callable[[], T], needed: bool = True) -> T:
     """``read()`` in one of the worker's heavy-read slots, off the event loop; a 503 when
     every slot is taken, or the asking client holds its share. ``needed`` False: a quote's
-    cost, read in place; so is a heavy read within one (a past table that a /breakeven?at=
-    builds), in the slot it already holds."""
+    cost, read in place; so is a heavy read within one (the past table a large /offers?at=
+    page builds), in the slot it already holds."""
     if not needed or _within_one():
         return read()  # a quote's cost, or a part of a heavy read already in its slot
     asking = request._get_current_object() if has_request_context() else _NO_REQUEST
