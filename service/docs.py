@@ -380,10 +380,12 @@ def _of(count: int, runs: int) -> str:
 
 def bundled_figures_table() -> str:
     """The bundled snapshot by provider and terms: how many rows, how many dated by a source
-    that says when the price held, their dates, and where the rows come from (the origin of
-    each source: a repository, a page, a file), generated so it cannot drift from the data."""
+    that says when the price held, their dates, how each price was come by, and where the
+    rows come from (the origin of each source: a repository, a page, a file), generated so
+    it cannot drift from the data."""
     from pricing.adapters.bundled import snapshot_text
     from pricing.dated import is_dated
+    from pricing.derivation import AS_LISTED, METHODS, how_priced
     from pricing.offer import price_date
 
     rows = list(csv.DictReader(io.StringIO(snapshot_text())))
@@ -391,8 +393,9 @@ def bundled_figures_table() -> str:
     for row in rows:
         groups.setdefault((row["provider"], row["pricing"]), []).append(row)
     lines = [
-        "| provider | terms | rows | dated | dates | confidence | sources (rows) |",
-        "|---|---|---|---|---|---|---|",
+        "| provider | terms | rows | dated | dates | confidence | how priced (rows) "
+        "| sources (rows) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for (provider, pricing), group in sorted(groups.items()):
         days = sorted(d for d in (price_date(r["price_as_of"]) for r in group) if d is not None)
@@ -407,17 +410,29 @@ def bundled_figures_table() -> str:
             origins[origin] = origins.get(origin, 0) + 1
         named = "; ".join(f"{o} ({n})" for o, n in sorted(origins.items(), key=lambda x: -x[1]))
         confidence = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+        methods = _counted(how_priced(row) for row in group)
         lines.append(
             f"| {provider} | {pricing} | {len(group):,} | {dated:,} ({dated / len(group):.0%}) "
-            f"| {span} | {confidence} | {_cell(named)} |"
+            f"| {span} | {confidence} | {methods} | {_cell(named)} |"
         )
     total = sum(1 for row in rows if is_dated(row["price_as_of"]))
     lines += [
         "",
         f"All: {len(rows):,} rows, {total:,} dated ({total / len(rows):.0%}); an undated row "
-        'says so in its `price_as_of` ("before <the day its catalog was read>").',
+        'says so in its `price_as_of` ("before <the day its catalog was read>"). How priced: '
+        f"{AS_LISTED}, the figure on the price page, list or API; "
+        + "; ".join(f"{method}, {meaning}" for method, meaning, _ in METHODS)
+        + " (pricing/derivation.py reads each row's notes).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _counted(names: Iterable[str]) -> str:
+    """Each name with how many times it comes, most first: as listed 489, cheapest zone 50."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{n} {c}" for n, c in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
 
 
 def _origin(source: str) -> str:
