@@ -536,7 +536,8 @@ def runpod(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
 
 
 def vast(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
-    """One row per offer type and country: the median ask of verified hosts there."""
+    """One row per offer type and country: the type's median ask over every region's hosts
+    (SkyPilot's fetcher sets it on each host at or under it), listed where that host is."""
     _, service, _, _ = CATALOG["vast"]
     rows: dict[tuple[str, str], dict[str, str]] = {}
     for line in catalog_lines("vast"):
@@ -553,7 +554,9 @@ def vast(aliases: dict[str, str], skips: Skips) -> list[dict[str, str]]:
         country = line["Region"].split(",")[-2].strip().lower() if "," in line["Region"] else ""
         region = country or "unknown"
         notes = [
-            "median ask of verified hosts' offers of this type (SkyPilot's fetcher)",
+            "median ask of this type's offers over every region, set on each host at or "
+            "under it by SkyPilot's fetcher (skypilot-org/skypilot@0fb0b222 "
+            "sky/catalog/data_fetchers/fetch_vast.py)",
             f"host in {line['Region'].strip()}",
             "no interruptible price listed",
         ]
