@@ -82,3 +82,15 @@ def test_eight_a100s_are_bought_as_a_whole_system_at_a_dated_quote(client) -> No
     assert buy["system"] == "1 x 8-card a100-80gb system"
     assert buy["price_basis"] == "system"
     assert "as of 20" in buy["price_source"] and "estimate" not in buy["price_source"]
+
+
+def test_aws_p5_reservations_are_listed_with_their_source_and_date(client) -> None:  # type: ignore[no-untyped-def]
+    """Q1's committed side: AWS's three-year p5 terms, each with its source and the day it
+    held (the audit found none; item 15)."""
+    listed = client.get("/offers?pricing=reserved_3y&accelerator=h100-sxm&limit=1000")
+    p5 = [o for o in listed.get_json()["offers"] if o["product"] == "p5.48xlarge"]
+    assert {o["provider"] for o in p5} == {"aws"}
+    assert {o["purchase_option"] for o in p5} >= {"no_upfront", "all_upfront"}
+    assert len({o["region"] for o in p5}) > 5
+    for offer in p5:
+        assert offer["source"] and not offer["price_as_of"].startswith("before"), offer
