@@ -120,6 +120,8 @@ PROVIDER_NAMES = {
     "hyperstack": "Hyperstack",
     "massedcompute": "Massed Compute",
     "oci": "Oracle Cloud (OCI)",
+    "crusoe": "Crusoe",
+    "voltagepark": "Voltage Park",
     "custom": "your own price list",
 }
 

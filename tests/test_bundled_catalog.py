@@ -29,7 +29,7 @@ NEOCLOUDS = {
     *("jarvislabs", "digitalocean", "paperspace", "cirrascale"),
 }
 # GPU clouds bundled from dated captures of their price pages and APIs (2026-08)
-CAPTURED = {"coreweave", "nebius", "hyperstack", "massedcompute", "oci"}
+CAPTURED = {"coreweave", "nebius", "hyperstack", "massedcompute", "oci", "crusoe", "voltagepark"}
 PROVIDERS = {
     *("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"),
     *("autodl", "alibaba", "tencent"),
@@ -194,8 +194,9 @@ def test_captured_gpu_cloud_prices_are_dated_and_checked_by_hand(offers: list[Of
     ours = [o for o in offers if o.provider in CAPTURED]
     assert {o.provider for o in ours} == CAPTURED
     for offer in ours:
-        assert offer.price_as_of in ("2026-08-25", "2026-08-16", "2026-08-14"), offer
-        assert "gpu-index@" in offer.source or "fsku@" in offer.source, offer
+        assert offer.price_as_of in DAYS, offer
+        trackers = ("gpu-index", "gpu-price-index", "fsku")
+        assert any(f"{name}@" in offer.source for name in trackers), offer
 
     def price(provider: str, product: str, pricing: str = "on_demand") -> float:
         (found,) = [
@@ -210,6 +211,18 @@ def test_captured_gpu_cloud_prices_are_dated_and_checked_by_hand(offers: list[Of
     assert price("nebius", "NVIDIA HGX B200") == pytest.approx(7.15 * 8)
     assert price("oci", "BM.GPU.H100.8") == pytest.approx(10.0 * 8)
     assert price("massedcompute", "B200 SXM6 x8") == pytest.approx(37.70)
+    # henryzhangpku/gpu-price-index@f741b56d backfill/observations.csv, by hand: Crusoe's
+    # 'NVIDIA H100 HGX [On-demand]' 3.9 a GPU-hour (2026-09-28), Voltage Park's 8-GPU
+    # InfiniBand HGX H100 19.92 an instance-hour (2026-06-10)
+    assert price("crusoe", "8x NVIDIA H100 HGX") == pytest.approx(3.90 * 8)
+    assert price("crusoe", "1x NVIDIA A100 PCIe") == pytest.approx(2.00)
+    assert price("voltagepark", "8x HGX H100, 3200 Gbps InfiniBand") == pytest.approx(19.92)
+    assert price("voltagepark", "1x HGX H100, Ethernet") == pytest.approx(1.99)
+
+
+# the days the captured clouds' prices held: CoreWeave, the B200 capture, Oracle's list,
+# Crusoe's and Voltage Park's pages as a Wayback capture read them
+DAYS = ("2026-08-25", "2026-08-16", "2026-08-14", "2026-09-28", "2026-06-10")
 
 
 def test_every_adapter_cloud_is_present(offers: list[Offer]) -> None:

@@ -12,9 +12,7 @@ import pytest
 
 # (the audit's question, as typed now)
 QUESTIONS = {
-    "Q1 64 H100s for 3 years, steady, in a colo": (
-        "gpu=h100-sxm&gpus=64&months=36&site=colo"
-    ),
+    "Q1 64 H100s for 3 years, steady, in a colo": ("gpu=h100-sxm&gpus=64&months=36&site=colo"),
     "Q1 the same, against a 3-year reservation": (
         "gpu=h100-sxm&gpus=64&months=36&site=colo&pricing=reserved_3y&rent_gpu=h100-sxm"
     ),
