@@ -178,7 +178,7 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         default=30, ge=0, description="A refresh missed by less than this still runs (once)."
     )
     refresh_providers: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"),
+        default=("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast", "voltagepark", "oci"),
         description="Comma list of sources the scheduler and a bare `breakeven refresh` run.",
     )
     refresh_timeout_seconds: float = Field(
@@ -316,6 +316,14 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     )
     vast_api_key: SecretStr | None = Field(
         default=None, description="Vast.ai API key; unset = the vast source is skipped."
+    )
+    oci_prices_url: str = Field(
+        default="https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/",
+        description="Oracle Cloud's public price list (every part, USD asked; no key).",
+    )
+    voltagepark_url: str = Field(
+        default="https://cloud-api.voltagepark.com",
+        description="Voltage Park API base URL (its public bare-metal locations list: no key).",
     )
 
     @field_validator("aws_regions", "refresh_providers", mode="before")

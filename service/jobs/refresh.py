@@ -14,8 +14,10 @@ from pricing.adapters.colab import ColabAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
 from pricing.adapters.kit import HttpConfig
 from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
+from pricing.adapters.oci import OciAdapter, OciConfig
 from pricing.adapters.runpod import RunPodAdapter, RunPodConfig
 from pricing.adapters.vast import VastAdapter, VastConfig
+from pricing.adapters.voltagepark import VoltageParkAdapter, VoltageParkConfig
 from pricing.offer import BUNDLED
 from pricing.refresh import RefreshPolicy
 from pricing.sanity import SanityPolicy
@@ -71,6 +73,12 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
         "vast": VastAdapter(
             VastConfig(url=settings.vast_url, api_key=_secret(settings.vast_api_key), http=http),
             runtime.resolve_accelerator,
+        ),
+        "oci": OciAdapter(
+            OciConfig(url=settings.oci_prices_url, http=http), runtime.resolve_accelerator
+        ),
+        "voltagepark": VoltageParkAdapter(
+            VoltageParkConfig(url=settings.voltagepark_url, http=http), runtime.resolve_accelerator
         ),
     }
 

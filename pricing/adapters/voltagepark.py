@@ -1,0 +1,184 @@
+"""Voltage Park: bare-metal HGX prices per GPU-hour, from its public locations list.
+
+``GET {url}/api/v1/bare-metal/locations`` needs no account and answers a paged envelope,
+``{"results": [...], "has_next": bool, ...}``: per location, the node's GPUs
+(``specs_per_node``: ``gpu_model`` such as ``h100-sxm5-80gb``, ``gpu_count``) and two prices a
+GPU-hour as decimal strings, one on Ethernet (``gpu_price_ethernet``: rented a GPU at a time)
+and one on 3,200 Gbps InfiniBand (``gpu_price_infiniband``: whole nodes that cluster). The
+``gpu_count_*`` fields are what is free right now, not what is sold: a location with none
+free still has its price (the run notes it). The same configuration in several locations is
+one offer, at its lowest price, as Voltage Park does not name its locations in this list.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import requests
+
+from pricing.adapters import Batch
+from pricing.adapters.kit import HttpConfig, Reason, SkipReport
+from pricing.errors import AdapterError
+from pricing.http import get_json
+from pricing.offer import Offer, PricingModel
+
+PROVIDER = "voltagepark"
+SERVICE = "Voltage Park"
+SOURCE = "Voltage Park API /api/v1/bare-metal/locations"
+PATH = "/api/v1/bare-metal/locations"
+PAGE = 100  # locations asked per page
+PAGES = 50  # a cap: an answer that never stops paging is an error, not a loop
+REGION = "global"  # the list names no place
+# (fabric in the product name, price field, free-GPU field, GPUs an offer rents)
+FABRICS = (
+    ("Ethernet", "gpu_price_ethernet", "gpu_count_ethernet", "one"),
+    ("InfiniBand", "gpu_price_infiniband", "gpu_count_infiniband", "node"),
+)
+UNKNOWN_GPU = Reason("locations with GPUs not in the hardware registry skipped")
+NO_PRICE = Reason("prices that are not a positive number skipped", each=True)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class VoltageParkConfig:
+    url: str
+    http: HttpConfig = field(default_factory=HttpConfig)
+
+
+def skip_report() -> SkipReport:
+    return SkipReport(PROVIDER, log, [UNKNOWN_GPU, NO_PRICE])
+
+
+def parse_locations(
+    locations: list[Any],
+    resolve_accelerator: Callable[[str], str | None],
+    price_as_of: str,
+    skipped: SkipReport,
+) -> list[Offer]:
+    """One offer per GPU model, fabric and GPUs rented, at its lowest price over the
+    locations; a price that is not a positive decimal is skipped, never guessed."""
+    best: dict[tuple[str, str], tuple[Decimal, int, str, int, int]] = {}
+    for location in locations:
+        if not isinstance(location, Mapping):
+            raise AdapterError(f"a location is not an object: {location!r}")
+        specs = location.get("specs_per_node")
+        model = specs.get("gpu_model") if isinstance(specs, Mapping) else None
+        per_node = specs.get("gpu_count") if isinstance(specs, Mapping) else None
+        if not isinstance(model, str) or not model:
+            raise AdapterError(f"location {location.get('id')!r}: no specs_per_node.gpu_model")
+        if isinstance(per_node, bool) or not isinstance(per_node, int) or per_node < 1:
+            raise AdapterError(f"location {location.get('id')!r}: bad gpu_count {per_node!r}")
+        accelerator = resolve_accelerator(model)
+        if accelerator is None:
+            skipped.add(UNKNOWN_GPU, model)
+            continue
+        for fabric, price_field, free_field, rents in FABRICS:
+            rate = _rate(location.get(price_field))
+            if rate is None:
+                skipped.add(NO_PRICE, f"{model} {price_field}={location.get(price_field)!r}")
+                continue
+            count = 1 if rents == "one" else per_node
+            free = location.get(free_field)
+            free = free if isinstance(free, int) and not isinstance(free, bool) else 0
+            key = (model, fabric)
+            seen = best.get(key)
+            places = 1 if seen is None else seen[3] + 1
+            free_total = free + (0 if seen is None else seen[4])
+            if seen is None or rate < seen[0]:
+                best[key] = (rate, count, accelerator, places, free_total)
+            else:
+                best[key] = (*seen[:3], places, free_total)
+    return [
+        _offer(model, fabric, rate, count, accelerator, places, free, price_as_of)
+        for (model, fabric), (rate, count, accelerator, places, free) in sorted(best.items())
+    ]
+
+
+def _rate(value: Any) -> Decimal | None:
+    """A price a GPU-hour as the list writes it ("1.99"); None where it is not one."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    try:
+        rate = Decimal(str(value).strip())
+    except InvalidOperation:
+        return None
+    return rate if rate.is_finite() and rate > 0 else None
+
+
+def _offer(
+    model: str,
+    fabric: str,
+    rate: Decimal,
+    count: int,
+    accelerator: str,
+    places: int,
+    free: int,
+    price_as_of: str,
+) -> Offer:
+    where = f"the lowest of {places} locations" if places > 1 else "one location"
+    return Offer(
+        provider=PROVIDER,
+        service=SERVICE,
+        product=f"{count}x {model}, {fabric}",
+        region=REGION,
+        accelerator=accelerator,
+        count=count,
+        pricing=PricingModel.ON_DEMAND,
+        usd_per_hour=float(rate * count),
+        price_as_of=price_as_of,
+        source=SOURCE,
+        confidence="high",
+        notes=(
+            f"{rate} USD per GPU-hour x {count} on {fabric}; {where}; {free} GPUs free at "
+            "fetch time; the list names no region"
+        ),
+    )
+
+
+class VoltageParkAdapter:
+    """The public list, page by page; no key needed, so never skipped."""
+
+    name = PROVIDER
+
+    def __init__(
+        self,
+        config: VoltageParkConfig,
+        resolve_accelerator: Callable[[str], str | None],
+        http: requests.Session | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.config = config
+        self._resolve = resolve_accelerator
+        self._http = http
+        self._clock = clock
+
+    def fetch(self) -> Batch:
+        skipped = skip_report()
+        today = self._clock().date().isoformat()
+        offers = parse_locations(self.locations(), self._resolve, today, skipped)
+        if not offers:
+            raise AdapterError("the locations list priced no GPU")
+        return Batch(offers, source_version=skipped.version(SOURCE))
+
+    def locations(self) -> list[Any]:
+        """Every page's ``results``, followed while ``has_next`` says there are more; the
+        next page starts after what came (a server may hold a page to fewer than asked)."""
+        http = self._http or self.config.http.session()
+        url = self.config.url.rstrip("/") + PATH
+        found: list[Any] = []
+        for _ in range(PAGES):
+            params = {"limit": str(PAGE), "offset": str(len(found))}
+            answer = get_json(http, url, self.config.http.timeout_seconds, params=params)
+            results = answer.get("results") if isinstance(answer, Mapping) else None
+            if not isinstance(results, list):
+                raise AdapterError(f"GET {url}: the answer has no 'results' list")
+            found += results
+            if answer.get("has_next") is not True or not results:
+                return found
+        raise AdapterError(f"GET {url}: still paging after {PAGES} pages")

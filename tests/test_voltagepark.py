@@ -1,0 +1,180 @@
+"""The Voltage Park adapter: its public locations list read page by page through a fake in
+the list's wire format, noise dropped, a price per GPU-hour priced per offer to the cent."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from click.testing import CliRunner
+
+from hardware import load_hardware
+from pricing.adapters.kit import HttpConfig
+from pricing.adapters.voltagepark import (
+    NO_PRICE,
+    PROVIDER,
+    UNKNOWN_GPU,
+    VoltageParkAdapter,
+    VoltageParkConfig,
+    parse_locations,
+    skip_report,
+)
+from pricing.errors import AdapterError
+from pricing.http import make_session
+from pricing.offer import PricingModel
+from service.cli import cli
+from tests.fakes.voltagepark import VoltageParkFake, locations
+
+RESOLVE = load_hardware().registry.canonical
+TODAY = "2026-12-06"
+
+
+def test_the_sample_prices_each_fabric_at_its_lowest_location_and_drops_the_noise() -> None:
+    """Two H100 locations: Ethernet 1.99 and 2.15 a GPU-hour, one GPU at a time; InfiniBand
+    2.49 and 2.39, whole 8-GPU nodes. A null, a "0.00" and an "n/a" price and a GPU no
+    registry knows are dropped and reported, each under its reason."""
+    skipped = skip_report()
+    offers = parse_locations(locations(), RESOLVE, TODAY, skipped)
+    by_product = {o.product: o for o in offers}
+    assert set(by_product) == {"1x h100-sxm5-80gb, Ethernet", "8x h100-sxm5-80gb, InfiniBand"}
+    ethernet = by_product["1x h100-sxm5-80gb, Ethernet"]
+    assert (ethernet.count, ethernet.usd_per_hour) == (1, 1.99)
+    infiniband = by_product["8x h100-sxm5-80gb, InfiniBand"]
+    assert (infiniband.count, infiniband.usd_per_hour) == (8, pytest.approx(2.39 * 8))
+    for offer in offers:
+        assert offer.provider == PROVIDER and offer.accelerator == "h100-sxm"
+        assert offer.pricing == PricingModel.ON_DEMAND and offer.price_as_of == TODAY
+        assert "the lowest of" in offer.notes or "one location" in offer.notes
+    assert "the lowest of 2 locations; 16 GPUs free" in ethernet.notes
+    assert skipped.names(UNKNOWN_GPU) == {"x999-sxm-1tb"}
+    assert len(skipped.names(NO_PRICE)) == 2  # null and "0.00"; "n/a" is the unknown GPU's
+    assert "h100-sxm5-80gb gpu_price_ethernet=None" in skipped.names(NO_PRICE)
+
+
+@pytest.mark.parametrize(
+    ("location", "message"),
+    [
+        ("not an object", "not an object"),
+        ({"id": "x", "gpu_price_ethernet": "1.99"}, "no specs_per_node.gpu_model"),
+        ({"id": "x", "specs_per_node": {"gpu_model": "h100-sxm5-80gb"}}, "bad gpu_count"),
+    ],
+)
+def test_a_location_the_list_cannot_mean_fails_loudly(location: object, message: str) -> None:
+    with pytest.raises(AdapterError, match=message):
+        parse_locations([location], RESOLVE, TODAY, skip_report())
+
+
+# -- whole fetches through the fake ----------------------------------------------------------
+
+
+@pytest.fixture
+def fake(httpserver):  # type: ignore[no-untyped-def]
+    fake = VoltageParkFake()
+    fake.url = fake.install(httpserver)  # type: ignore[attr-defined]
+    yield fake
+    fake.release()
+
+
+def _adapter(fake: VoltageParkFake, retries: int = 3, timeout: float = 10.0) -> VoltageParkAdapter:
+    http = HttpConfig(timeout_seconds=timeout, retries=retries, backoff_seconds=0.01)
+    return VoltageParkAdapter(
+        VoltageParkConfig(url=fake.url, http=http),  # type: ignore[attr-defined]
+        RESOLVE,
+        http=make_session(retries, 0.01),
+        clock=lambda: datetime(2026, 12, 6, 12, tzinfo=UTC),
+    )
+
+
+def test_a_fetch_follows_the_pages_and_reports_what_it_skipped(fake) -> None:  # type: ignore[no-untyped-def]
+    fake.page_size = 1  # four pages of one location each
+    batch = _adapter(fake).fetch()
+    assert [r["offset"] for r in fake.requests] == ["0", "1", "2", "3"]
+    assert {o.product for o in batch.offers} == {
+        "1x h100-sxm5-80gb, Ethernet",
+        "8x h100-sxm5-80gb, InfiniBand",
+    }
+    assert batch.source_version.startswith("Voltage Park API")
+    assert "1 locations with GPUs not in the hardware registry skipped" in batch.source_version
+    assert all(o.price_as_of == "2026-12-06" for o in batch.offers)
+
+
+def test_throttling_and_server_errors_are_retried(fake) -> None:  # type: ignore[no-untyped-def]
+    fake.faults.statuses = [429, 503]
+    assert _adapter(fake).fetch().offers
+
+
+def test_a_server_error_past_the_retries_fails(fake) -> None:  # type: ignore[no-untyped-def]
+    fake.faults.status = 500
+    with pytest.raises(AdapterError, match="HTTP 500"):
+        _adapter(fake, retries=1).fetch()
+
+
+def test_a_hung_backend_times_out(fake) -> None:  # type: ignore[no-untyped-def]
+    fake.faults.delay_seconds = 10.0
+    with pytest.raises(AdapterError, match="Timeout"):
+        _adapter(fake, retries=0, timeout=0.3).fetch()
+
+
+def test_a_cut_or_empty_answer_fails_the_fetch(fake) -> None:  # type: ignore[no-untyped-def]
+    fake.faults.truncate_page = 1
+    with pytest.raises(AdapterError, match="not JSON"):
+        _adapter(fake).fetch()
+    fake.faults.truncate_page = None
+    fake.results = []
+    with pytest.raises(AdapterError, match="priced no GPU"):
+        _adapter(fake).fetch()
+
+
+# -- the refresh, through settings alone -----------------------------------------------------
+
+
+def test_refresh_reads_the_list_through_settings_and_its_run_replaces_the_bundled_rows(
+    fake, settings, app
+) -> None:  # type: ignore[no-untyped-def]
+    """`breakeven refresh --provider voltagepark` with only its URL set: the live rows (the
+    sample's cheapest InfiniBand node, 8 x 2.39) replace the bundled capture's, and an
+    8-GPU node rented in several still clusters over InfiniBand."""
+    env = {
+        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
+        "BREAKEVEN_VOLTAGEPARK_URL": fake.url,
+        "BREAKEVEN_HTTP_RETRIES": "1",
+        "BREAKEVEN_HTTP_BACKOFF_SECONDS": "0.01",
+    }
+    result = CliRunner().invoke(cli, ["refresh", "--provider", "voltagepark"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "voltagepark: ok" in result.output
+    client = app.test_client()
+    offers = client.get("/offers?provider=voltagepark").get_json()["offers"]
+    assert {o["product"] for o in offers} == {
+        "1x h100-sxm5-80gb, Ethernet",
+        "8x h100-sxm5-80gb, InfiniBand",
+    }
+    node = next(o for o in offers if o["count"] == 8)
+    assert node["usd_per_hour"] == pytest.approx(19.12) and "gpu-price-index" not in node["source"]
+    big = client.get(
+        "/breakeven?detail=full&gpu=h100-sxm&gpus=64&months=36&providers=voltagepark"
+    ).get_json()
+    clustered = [r for r in big["rent"] if r["product"].startswith("8x")]
+    assert clustered and clustered[0]["fabric"] == "infiniband"
+    assert clustered[0]["instances"] * 8 >= 64
+
+
+def test_a_failing_list_keeps_the_last_good_prices_and_spares_the_others(
+    fake, settings, app
+) -> None:  # type: ignore[no-untyped-def]
+    """A refresh of Voltage Park and Colab (read from tables, no network) where the list
+    answers HTTP 500: Colab's run lands, Voltage Park's bundled rows keep serving."""
+    fake.faults.status = 500
+    env = {
+        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
+        "BREAKEVEN_VOLTAGEPARK_URL": fake.url,
+        "BREAKEVEN_REFRESH_PROVIDERS": "voltagepark,colab",
+        "BREAKEVEN_HTTP_RETRIES": "0",
+    }
+    client = app.test_client()
+    before = client.get("/offers?provider=voltagepark").get_json()["offers"]
+    result = CliRunner().invoke(cli, ["refresh"], env=env)
+    assert result.exit_code == 1, result.output
+    assert "voltagepark: failed" in result.output and "colab: ok" in result.output
+    assert client.get("/offers?provider=voltagepark").get_json()["offers"] == before
+    assert before and all("gpu-price-index" in o["source"] for o in before)
