@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from importlib import resources
 from typing import Any, ClassVar, Protocol
 
@@ -116,7 +117,31 @@ class KeyedConfig(Protocol):
 Parser = Callable[[Any, Callable[[str], str | None], str, SkipReport], list[Offer]]
 
 
-class KeyedAdapter:
+class WebAdapter:
+    """What every adapter that calls a web API holds: its config, the registry's resolver
+    for GPU names, the HTTP session a test may hand it, and the clock that dates a fetch."""
+
+    def __init__(
+        self,
+        config: Any,
+        resolve_accelerator: Callable[[str], str | None],
+        http: requests.Session | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.config = config
+        self._resolve = resolve_accelerator
+        self._http = http
+        self._clock = clock
+
+    def session(self) -> requests.Session:
+        return self._http or self.config.http.session()
+
+    def today(self) -> str:
+        """The day a fetch dates prices its source does not date itself."""
+        return self._clock().date().isoformat()
+
+
+class KeyedAdapter(WebAdapter):
     """A source that needs an API key and answers one JSON document (Lambda, RunPod,
     Vast.ai): skipped, not failed, without its key; its answer read by a pure parser.
 
@@ -129,33 +154,32 @@ class KeyedAdapter:
     source: ClassVar[str]  # what the run record says was read
     parse: ClassVar[Parser]
     skips: ClassVar[Callable[[], SkipReport]]
-
-    def __init__(
-        self,
-        config: KeyedConfig,
-        resolve_accelerator: Callable[[str], str | None],
-        http: requests.Session | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self.config = config
-        self._resolve = resolve_accelerator
-        self._http = http
-        self._clock = clock
+    config: KeyedConfig
 
     def fetch(self) -> Batch:
         if not self.config.api_key:
             raise AdapterNotConfigured(f"no {self.key_setting}")
         skipped = type(self).skips()
-        today = self._clock().date().isoformat()
-        offers = type(self).parse(self.request(self.session()), self._resolve, today, skipped)
+        offers = type(self).parse(
+            self.request(self.session()), self._resolve, self.today(), skipped
+        )
         return Batch(offers, source_version=skipped.version(self.source))
-
-    def session(self) -> requests.Session:
-        return self._http or self.config.http.session()
 
     def request(self, http: requests.Session) -> Any:
         """The source's answer, as JSON."""
         raise NotImplementedError
+
+
+def positive_price(value: Any) -> Decimal | None:
+    """A price as a list writes it (1.99, "1.99"), exactly; None where it is not a positive
+    finite number ("n/a", "0.00", null, true): a row to skip and report, never to guess."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        price = Decimal(str(value).strip())
+    except InvalidOperation:
+        return None
+    return price if price.is_finite() and price > 0 else None
 
 
 def read_table(name: str) -> list[dict[str, str]]:

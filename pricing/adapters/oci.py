@@ -17,16 +17,21 @@ guessed; every other part is not a GPU price and is passed over.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
-import requests
-
 from pricing.adapters import Batch
-from pricing.adapters.kit import HttpConfig, Reason, SkipReport, read_table
+from pricing.adapters.kit import (
+    HttpConfig,
+    Reason,
+    SkipReport,
+    WebAdapter,
+    positive_price,
+    read_table,
+)
 from pricing.errors import AdapterError
 from pricing.http import get_json
 from pricing.offer import Offer, PricingModel
@@ -121,14 +126,7 @@ def _usd_rate(item: Mapping[str, Any]) -> Decimal | None:
             continue
         for price in localized.get("prices") or []:
             if isinstance(price, Mapping) and price.get("model") == MODEL:
-                value = price.get("value")
-                if isinstance(value, bool) or not isinstance(value, int | float | str):
-                    return None
-                try:
-                    rate = Decimal(str(value))
-                except InvalidOperation:
-                    return None
-                return rate if rate.is_finite() and rate > 0 else None
+                return positive_price(price.get("value"))
     return None
 
 
@@ -163,22 +161,11 @@ def _offer(part: str, name: str, shape: Shape, rate: Decimal, day: str) -> Offer
     )
 
 
-class OciAdapter:
+class OciAdapter(WebAdapter):
     """The public list, one document; no key needed, so never skipped."""
 
     name = PROVIDER
-
-    def __init__(
-        self,
-        config: OciConfig,
-        resolve_accelerator: Callable[[str], str | None],
-        http: requests.Session | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self.config = config
-        self._resolve = resolve_accelerator
-        self._http = http
-        self._clock = clock
+    config: OciConfig
 
     def known(self) -> dict[str, Shape]:
         """The shape table, each card resolved through the registry (a card it does not know
@@ -195,15 +182,14 @@ class OciAdapter:
 
     def fetch(self) -> Batch:
         skipped = skip_report()
-        http = self._http or self.config.http.session()
         payload = get_json(
-            http,
+            self.session(),
             self.config.url,
             self.config.http.timeout_seconds,
             params={"currencyCode": CURRENCY},
         )
         day, offers = parse_products(payload, self.known(), skipped)
-        if day > self._clock().date().isoformat():
+        if day > self.today():
             raise AdapterError(f"the price list says it was updated on {day}, in the future")
         if not offers:
             raise AdapterError("the price list priced none of the shapes in oci_shapes.csv")

@@ -15,14 +15,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
-import requests
-
 from pricing.adapters import Batch
-from pricing.adapters.kit import HttpConfig, Reason, SkipReport
+from pricing.adapters.kit import HttpConfig, Reason, SkipReport, WebAdapter, positive_price
 from pricing.errors import AdapterError
 from pricing.http import get_json
 from pricing.offer import Offer, PricingModel
@@ -79,7 +76,7 @@ def parse_locations(
             skipped.add(UNKNOWN_GPU, model)
             continue
         for fabric, price_field, free_field, rents in FABRICS:
-            rate = _rate(location.get(price_field))
+            rate = positive_price(location.get(price_field))
             if rate is None:
                 skipped.add(NO_PRICE, f"{model} {price_field}={location.get(price_field)!r}")
                 continue
@@ -98,17 +95,6 @@ def parse_locations(
         _offer(model, fabric, rate, count, accelerator, places, free, price_as_of)
         for (model, fabric), (rate, count, accelerator, places, free) in sorted(best.items())
     ]
-
-
-def _rate(value: Any) -> Decimal | None:
-    """A price a GPU-hour as the list writes it ("1.99"); None where it is not one."""
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        return None
-    try:
-        rate = Decimal(str(value).strip())
-    except InvalidOperation:
-        return None
-    return rate if rate.is_finite() and rate > 0 else None
 
 
 def _offer(
@@ -141,27 +127,15 @@ def _offer(
     )
 
 
-class VoltageParkAdapter:
+class VoltageParkAdapter(WebAdapter):
     """The public list, page by page; no key needed, so never skipped."""
 
     name = PROVIDER
-
-    def __init__(
-        self,
-        config: VoltageParkConfig,
-        resolve_accelerator: Callable[[str], str | None],
-        http: requests.Session | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self.config = config
-        self._resolve = resolve_accelerator
-        self._http = http
-        self._clock = clock
+    config: VoltageParkConfig
 
     def fetch(self) -> Batch:
         skipped = skip_report()
-        today = self._clock().date().isoformat()
-        offers = parse_locations(self.locations(), self._resolve, today, skipped)
+        offers = parse_locations(self.locations(), self._resolve, self.today(), skipped)
         if not offers:
             raise AdapterError("the locations list priced no GPU")
         return Batch(offers, source_version=skipped.version(SOURCE))
@@ -169,7 +143,7 @@ class VoltageParkAdapter:
     def locations(self) -> list[Any]:
         """Every page's ``results``, followed while ``has_next`` says there are more; the
         next page starts after what came (a server may hold a page to fewer than asked)."""
-        http = self._http or self.config.http.session()
+        http = self.session()
         url = self.config.url.rstrip("/") + PATH
         found: list[Any] = []
         for _ in range(PAGES):
