@@ -51,6 +51,18 @@ def test_the_sample_prices_each_fabric_at_its_lowest_location_and_drops_the_nois
     assert "h100-sxm5-80gb gpu_price_ethernet=None" in skipped.names(NO_PRICE)
 
 
+def test_nodes_of_another_size_are_their_own_offer() -> None:
+    """A 4-GPU node's InfiniBand rate is not folded into the 8-GPU node's offer."""
+    small = {**locations()[1], "specs_per_node": {"gpu_model": "h100-sxm5-80gb", "gpu_count": 4}}
+    small["gpu_price_infiniband"] = "2.20"
+    offers = parse_locations([*locations()[:2], small], RESOLVE, TODAY, skip_report())
+    nodes = {o.product: o.usd_per_hour for o in offers if "InfiniBand" in o.product}
+    assert nodes == {
+        "4x h100-sxm5-80gb, InfiniBand": pytest.approx(2.20 * 4),
+        "8x h100-sxm5-80gb, InfiniBand": pytest.approx(2.39 * 8),
+    }
+
+
 @pytest.mark.parametrize(
     ("location", "message"),
     [

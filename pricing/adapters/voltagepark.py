@@ -60,7 +60,7 @@ def parse_locations(
 ) -> list[Offer]:
     """One offer per GPU model, fabric and GPUs rented, at its lowest price over the
     locations; a price that is not a positive decimal is skipped, never guessed."""
-    best: dict[tuple[str, str], tuple[Decimal, int, str, int, int]] = {}
+    best: dict[tuple[str, str, int], _Seen] = {}
     for location in locations:
         if not isinstance(location, Mapping):
             raise AdapterError(f"a location is not an object: {location!r}")
@@ -80,49 +80,49 @@ def parse_locations(
             if rate is None:
                 skipped.add(NO_PRICE, f"{model} {price_field}={location.get(price_field)!r}")
                 continue
-            count = 1 if rents == "one" else per_node
             free = location.get(free_field)
             free = free if isinstance(free, int) and not isinstance(free, bool) else 0
-            key = (model, fabric)
+            key = (model, fabric, 1 if rents == "one" else per_node)
             seen = best.get(key)
-            places = 1 if seen is None else seen[3] + 1
-            free_total = free + (0 if seen is None else seen[4])
-            if seen is None or rate < seen[0]:
-                best[key] = (rate, count, accelerator, places, free_total)
+            if seen is None:
+                best[key] = _Seen(accelerator, rate, 1, free)
             else:
-                best[key] = (*seen[:3], places, free_total)
+                best[key] = _Seen(
+                    accelerator, min(rate, seen.rate), seen.places + 1, seen.free + free
+                )
     return [
-        _offer(model, fabric, rate, count, accelerator, places, free, price_as_of)
-        for (model, fabric), (rate, count, accelerator, places, free) in sorted(best.items())
+        _offer(model, fabric, count, seen, price_as_of)
+        for (model, fabric, count), seen in sorted(best.items())
     ]
 
 
-def _offer(
-    model: str,
-    fabric: str,
-    rate: Decimal,
-    count: int,
-    accelerator: str,
-    places: int,
-    free: int,
-    price_as_of: str,
-) -> Offer:
-    where = f"the lowest of {places} locations" if places > 1 else "one location"
+@dataclass(frozen=True)
+class _Seen:
+    """One configuration over the locations read so far: its lowest rate, where it is sold."""
+
+    accelerator: str
+    rate: Decimal  # USD per GPU-hour, the lowest seen
+    places: int  # locations that price it
+    free: int  # GPUs free at fetch time, summed over them
+
+
+def _offer(model: str, fabric: str, count: int, seen: _Seen, price_as_of: str) -> Offer:
+    where = f"the lowest of {seen.places} locations" if seen.places > 1 else "one location"
     return Offer(
         provider=PROVIDER,
         service=SERVICE,
         product=f"{count}x {model}, {fabric}",
         region=REGION,
-        accelerator=accelerator,
+        accelerator=seen.accelerator,
         count=count,
         pricing=PricingModel.ON_DEMAND,
-        usd_per_hour=float(rate * count),
+        usd_per_hour=float(seen.rate * count),
         price_as_of=price_as_of,
         source=SOURCE,
         confidence="high",
         notes=(
-            f"{rate} USD per GPU-hour x {count} on {fabric}; {where}; {free} GPUs free at "
-            "fetch time; the list names no region"
+            f"{seen.rate} USD per GPU-hour x {count} on {fabric}; {where}; {seen.free} GPUs "
+            "free at fetch time; the list names no region"
         ),
     )
 
