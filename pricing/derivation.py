@@ -34,7 +34,8 @@ METHODS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "per accelerator",
         "a per-GPU (or per-chip) price times the accelerators of the instance",
-        re.compile(r"(^|: )[\d.]+ USD per GPU-hour x \d+|\d chips, [\d.]+ per chip-hour"),
+        # a rate "x 1" is the figure as listed, not a step from it
+        re.compile(r"(^|: )[\d.]+ USD per GPU-hour x (?!1\b)\d+|\d chips, [\d.]+ per chip-hour"),
     ),
     (
         "median",

@@ -31,6 +31,7 @@ import re
 import sys
 import types
 import typing
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -401,13 +402,8 @@ def bundled_figures_table() -> str:
         days = sorted(d for d in (price_date(r["price_as_of"]) for r in group) if d is not None)
         dated = len(days)
         span = "-" if not days else f"{days[0]:%Y-%m-%d} to {days[-1]:%Y-%m-%d}"
-        kinds: dict[str, int] = {}
-        for row in group:
-            kinds[row["confidence"] or "-"] = kinds.get(row["confidence"] or "-", 0) + 1
-        origins: dict[str, int] = {}
-        for row in group:
-            origin = _origin(row["source"])
-            origins[origin] = origins.get(origin, 0) + 1
+        kinds = Counter(row["confidence"] or "-" for row in group)
+        origins = Counter(_origin(row["source"]) for row in group)
         named = "; ".join(f"{o} ({n})" for o, n in sorted(origins.items(), key=lambda x: -x[1]))
         confidence = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
         methods = _counted(how_priced(row) for row in group)
@@ -429,9 +425,7 @@ def bundled_figures_table() -> str:
 
 def _counted(names: Iterable[str]) -> str:
     """Each name with how many times it comes, most first: as listed 489, cheapest zone 50."""
-    counts: dict[str, int] = {}
-    for name in names:
-        counts[name] = counts.get(name, 0) + 1
+    counts = Counter(names)
     return ", ".join(f"{n} {c}" for n, c in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
 
 

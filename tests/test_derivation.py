@@ -49,6 +49,9 @@ def test_per_accelerator_rows_are_the_rate_times_the_accelerators(
     per_chip = re.compile(r"(\d+) chips, ([\d.]+) per chip-hour")
     checked = _by(rows, "per accelerator")
     assert len(checked) > 50
+    # a per-GPU figure on one GPU is the figure itself: as listed, not a step from it
+    single = [row for row in rows if re.search(r"USD per GPU-hour x 1\b", row["notes"])]
+    assert single and {how_priced(row) for row in single} <= {AS_LISTED, "converted"}
     for row in checked:
         notes, price = row["notes"], float(row["usd_per_hour"])
         if found := per_gpu.search(notes):

@@ -10,12 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from hardware import load_hardware
-from pricing.adapters.kit import HttpConfig
+from pricing.adapters.kit import HttpConfig, WebConfig
 from pricing.adapters.oci import (
     NO_PRICE,
     UNKNOWN_PART,
     OciAdapter,
-    OciConfig,
     parse_products,
     shapes,
     skip_report,
@@ -107,6 +106,14 @@ def test_a_list_the_adapter_cannot_mean_fails_loudly(document: dict, message: st
         parse_products(document, shapes(), skip_report())
 
 
+def test_last_updated_is_read_as_a_day_in_utc() -> None:
+    """A stamp of 01:00 in Tokyo on 7 December is 16:00 UTC on the 6th: the day the list
+    held in the fetch's own calendar, never "in the future" of a fetch at 17:00 UTC."""
+    document = {**sample(), "lastUpdated": "2026-12-07T01:00:00+09:00"}
+    day, _ = parse_products(document, shapes(), skip_report())
+    assert day == "2026-12-06"
+
+
 # -- whole fetches through the fake ----------------------------------------------------------
 
 
@@ -121,7 +128,7 @@ def fake(httpserver):  # type: ignore[no-untyped-def]
 def _adapter(fake: OciFake, retries: int = 3, timeout: float = 10.0) -> OciAdapter:
     http = HttpConfig(timeout_seconds=timeout, retries=retries, backoff_seconds=0.01)
     return OciAdapter(
-        OciConfig(url=fake.url, http=http),  # type: ignore[attr-defined]
+        WebConfig(url=fake.url, http=http),  # type: ignore[attr-defined]
         RESOLVE,
         http=make_session(retries, 0.01),
         clock=lambda: datetime(2026, 12, 6, 12, tzinfo=UTC),

@@ -2,7 +2,7 @@
 3), asked as a team types them: each is answered, and each headline says its price's date and
 confidence, naming the cheapest dated rental in the same sentence where it rests on an
 undated or low-confidence price (issue 55). Their rows were checked by hand against their
-sources: docs/research/team-questions-2026-12-06.md."""
+sources: docs/research/team-questions-2026-12-06/README.md."""
 
 from __future__ import annotations
 

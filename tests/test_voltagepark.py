@@ -9,13 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from hardware import load_hardware
-from pricing.adapters.kit import HttpConfig
+from pricing.adapters.kit import HttpConfig, WebConfig, listed_price
 from pricing.adapters.voltagepark import (
     NO_PRICE,
     PROVIDER,
     UNKNOWN_GPU,
     VoltageParkAdapter,
-    VoltageParkConfig,
     parse_locations,
     skip_report,
 )
@@ -63,6 +62,36 @@ def test_nodes_of_another_size_are_their_own_offer() -> None:
     }
 
 
+def test_an_unreadable_price_on_a_known_gpu_is_reported_and_the_other_fabric_priced() -> None:
+    location = {**locations()[1], "gpu_price_ethernet": "n/a"}
+    skipped = skip_report()
+    offers = parse_locations([location], RESOLVE, TODAY, skipped)
+    assert [o.product for o in offers] == ["8x h100-sxm5-80gb, InfiniBand"]
+    assert skipped.names(NO_PRICE) == {"h100-sxm5-80gb gpu_price_ethernet='n/a'"}
+
+
+@pytest.mark.parametrize(
+    ("value", "read"),
+    [
+        ("1.99", "1.99"),
+        (2, "2"),
+        (2.39, "2.39"),
+        (" 3.5 ", "3.5"),
+        ("0.00", None),
+        ("-1", None),
+        ("n/a", None),
+        ("1e400", None),  # a float cannot hold it: times 8 it would be inf
+        ("NaN", None),
+        (True, None),
+        (None, None),
+        ([], None),
+    ],
+)
+def test_a_listed_price_is_read_exactly_or_refused(value: object, read: str | None) -> None:
+    found = listed_price(value)
+    assert (None if found is None else str(found)) == read
+
+
 @pytest.mark.parametrize(
     ("location", "message"),
     [
@@ -90,7 +119,7 @@ def fake(httpserver):  # type: ignore[no-untyped-def]
 def _adapter(fake: VoltageParkFake, retries: int = 3, timeout: float = 10.0) -> VoltageParkAdapter:
     http = HttpConfig(timeout_seconds=timeout, retries=retries, backoff_seconds=0.01)
     return VoltageParkAdapter(
-        VoltageParkConfig(url=fake.url, http=http),  # type: ignore[attr-defined]
+        WebConfig(url=fake.url, http=http),  # type: ignore[attr-defined]
         RESOLVE,
         http=make_session(retries, 0.01),
         clock=lambda: datetime(2026, 12, 6, 12, tzinfo=UTC),
@@ -108,6 +137,21 @@ def test_a_fetch_follows_the_pages_and_reports_what_it_skipped(fake) -> None:  #
     assert batch.source_version.startswith("Voltage Park API")
     assert "1 locations with GPUs not in the hardware registry skipped" in batch.source_version
     assert all(o.price_as_of == "2026-12-06" for o in batch.offers)
+
+
+def test_a_server_that_ignores_the_offset_is_an_error_not_fifty_pages(fake) -> None:  # type: ignore[no-untyped-def]
+    """Every page the same location and has_next true: the second page brings none new."""
+    fake.results = locations()[:2] * 3  # the same two ids again and again
+    fake.page_size = 2
+    with pytest.raises(AdapterError, match="none new"):
+        _adapter(fake).fetch()
+    assert len(fake.requests) == 2
+
+
+def test_a_has_next_that_is_not_a_boolean_fails(fake) -> None:  # type: ignore[no-untyped-def]
+    fake.faults.bodies = {1: '{"results": [], "has_next": "true"}'}
+    with pytest.raises(AdapterError, match="has_next is 'true'"):
+        _adapter(fake).fetch()
 
 
 def test_throttling_and_server_errors_are_retried(fake) -> None:  # type: ignore[no-untyped-def]

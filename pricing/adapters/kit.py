@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from importlib import resources
@@ -117,6 +118,14 @@ class KeyedConfig(Protocol):
 Parser = Callable[[Any, Callable[[str], str | None], str, SkipReport], list[Offer]]
 
 
+@dataclass(frozen=True)
+class WebConfig:
+    """A keyless web source's settings: where it answers, and how it is called."""
+
+    url: str
+    http: HttpConfig = field(default_factory=HttpConfig)
+
+
 class WebAdapter:
     """What every adapter that calls a web API holds: its config, the registry's resolver
     for GPU names, the HTTP session a test may hand it, and the clock that dates a fetch."""
@@ -170,16 +179,19 @@ class KeyedAdapter(WebAdapter):
         raise NotImplementedError
 
 
-def positive_price(value: Any) -> Decimal | None:
+def listed_price(value: Any) -> Decimal | None:
     """A price as a list writes it (1.99, "1.99"), exactly; None where it is not a positive
-    finite number ("n/a", "0.00", null, true): a row to skip and report, never to guess."""
+    number a float can hold ("n/a", "0.00", "1e400", null, true): a row to skip and report,
+    never to guess."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     try:
         price = Decimal(str(value).strip())
     except InvalidOperation:
         return None
-    return price if price.is_finite() and price > 0 else None
+    if not price.is_finite() or price <= 0 or not math.isfinite(float(price)):
+        return None
+    return price
 
 
 def read_table(name: str) -> list[dict[str, str]]:

@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 from pricing.adapters import Batch
 from pricing.adapters.kit import (
-    HttpConfig,
     Reason,
     SkipReport,
     WebAdapter,
-    positive_price,
+    WebConfig,
+    listed_price,
     read_table,
 )
 from pricing.errors import AdapterError
@@ -53,12 +53,6 @@ UNKNOWN_PART = Reason("GPU parts not in pricing/data/oci_shapes.csv skipped")
 NO_PRICE = Reason("parts without a positive USD pay-as-you-go price skipped", each=True)
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class OciConfig:
-    url: str
-    http: HttpConfig = field(default_factory=HttpConfig)
 
 
 @dataclass(frozen=True)
@@ -126,19 +120,20 @@ def _usd_rate(item: Mapping[str, Any]) -> Decimal | None:
             continue
         for price in localized.get("prices") or []:
             if isinstance(price, Mapping) and price.get("model") == MODEL:
-                return positive_price(price.get("value"))
+                return listed_price(price.get("value"))
     return None
 
 
 def _day(value: Any) -> str:
-    """The list's ``lastUpdated`` as a day: the date every price in it held."""
+    """The list's ``lastUpdated`` as a day, in UTC as the fetch's own day is: the date every
+    price in it held."""
     if not isinstance(value, str):
         raise AdapterError(f"the price list's lastUpdated is {value!r}, not a time")
     try:
         when = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
         raise AdapterError(f"the price list's lastUpdated {value!r} is not a time") from exc
-    return when.date().isoformat()
+    return (when.astimezone(UTC) if when.tzinfo else when).date().isoformat()
 
 
 def _offer(part: str, name: str, shape: Shape, rate: Decimal, day: str) -> Offer:
@@ -165,9 +160,9 @@ class OciAdapter(WebAdapter):
     """The public list, one document; no key needed, so never skipped."""
 
     name = PROVIDER
-    config: OciConfig
+    config: WebConfig
 
-    def known(self) -> dict[str, Shape]:
+    def resolved_shapes(self) -> dict[str, Shape]:
         """The shape table, each card resolved through the registry (a card it does not know
         is the table's error, named)."""
         known = {}
@@ -188,7 +183,7 @@ class OciAdapter(WebAdapter):
             self.config.http.timeout_seconds,
             params={"currencyCode": CURRENCY},
         )
-        day, offers = parse_products(payload, self.known(), skipped)
+        day, offers = parse_products(payload, self.resolved_shapes(), skipped)
         if day > self.today():
             raise AdapterError(f"the price list says it was updated on {day}, in the future")
         if not offers:

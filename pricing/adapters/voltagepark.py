@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from pricing.adapters import Batch
-from pricing.adapters.kit import HttpConfig, Reason, SkipReport, WebAdapter, positive_price
+from pricing.adapters.kit import Reason, SkipReport, WebAdapter, WebConfig, listed_price
 from pricing.errors import AdapterError
 from pricing.http import get_json
 from pricing.offer import Offer, PricingModel
@@ -31,21 +31,16 @@ PATH = "/api/v1/bare-metal/locations"
 PAGE = 100  # locations asked per page
 PAGES = 50  # a cap: an answer that never stops paging is an error, not a loop
 REGION = "global"  # the list names no place
-# (fabric in the product name, price field, free-GPU field, GPUs an offer rents)
+# (fabric in the product name, price field, free-GPU field, rented a GPU at a time: else
+# whole nodes)
 FABRICS = (
-    ("Ethernet", "gpu_price_ethernet", "gpu_count_ethernet", "one"),
-    ("InfiniBand", "gpu_price_infiniband", "gpu_count_infiniband", "node"),
+    ("Ethernet", "gpu_price_ethernet", "gpu_count_ethernet", True),
+    ("InfiniBand", "gpu_price_infiniband", "gpu_count_infiniband", False),
 )
 UNKNOWN_GPU = Reason("locations with GPUs not in the hardware registry skipped")
 NO_PRICE = Reason("prices that are not a positive number skipped", each=True)
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class VoltageParkConfig:
-    url: str
-    http: HttpConfig = field(default_factory=HttpConfig)
 
 
 def skip_report() -> SkipReport:
@@ -60,7 +55,7 @@ def parse_locations(
 ) -> list[Offer]:
     """One offer per GPU model, fabric and GPUs rented, at its lowest price over the
     locations; a price that is not a positive decimal is skipped, never guessed."""
-    best: dict[tuple[str, str, int], _Seen] = {}
+    best: dict[tuple[str, str, int], _Cheapest] = {}
     for location in locations:
         if not isinstance(location, Mapping):
             raise AdapterError(f"a location is not an object: {location!r}")
@@ -75,19 +70,19 @@ def parse_locations(
         if accelerator is None:
             skipped.add(UNKNOWN_GPU, model)
             continue
-        for fabric, price_field, free_field, rents in FABRICS:
-            rate = positive_price(location.get(price_field))
+        for fabric, price_field, free_field, per_gpu in FABRICS:
+            rate = listed_price(location.get(price_field))
             if rate is None:
                 skipped.add(NO_PRICE, f"{model} {price_field}={location.get(price_field)!r}")
                 continue
             free = location.get(free_field)
             free = free if isinstance(free, int) and not isinstance(free, bool) else 0
-            key = (model, fabric, 1 if rents == "one" else per_node)
+            key = (model, fabric, 1 if per_gpu else per_node)
             seen = best.get(key)
             if seen is None:
-                best[key] = _Seen(accelerator, rate, 1, free)
+                best[key] = _Cheapest(accelerator, rate, 1, free)
             else:
-                best[key] = _Seen(
+                best[key] = _Cheapest(
                     accelerator, min(rate, seen.rate), seen.places + 1, seen.free + free
                 )
     return [
@@ -97,8 +92,9 @@ def parse_locations(
 
 
 @dataclass(frozen=True)
-class _Seen:
-    """One configuration over the locations read so far: its lowest rate, where it is sold."""
+class _Cheapest:
+    """One configuration at its cheapest over the locations read so far, and where it is
+    sold."""
 
     accelerator: str
     rate: Decimal  # USD per GPU-hour, the lowest seen
@@ -106,7 +102,7 @@ class _Seen:
     free: int  # GPUs free at fetch time, summed over them
 
 
-def _offer(model: str, fabric: str, count: int, seen: _Seen, price_as_of: str) -> Offer:
+def _offer(model: str, fabric: str, count: int, seen: _Cheapest, price_as_of: str) -> Offer:
     where = f"the lowest of {seen.places} locations" if seen.places > 1 else "one location"
     return Offer(
         provider=PROVIDER,
@@ -131,7 +127,7 @@ class VoltageParkAdapter(WebAdapter):
     """The public list, page by page; no key needed, so never skipped."""
 
     name = PROVIDER
-    config: VoltageParkConfig
+    config: WebConfig
 
     def fetch(self) -> Batch:
         skipped = skip_report()
@@ -142,17 +138,33 @@ class VoltageParkAdapter(WebAdapter):
 
     def locations(self) -> list[Any]:
         """Every page's ``results``, followed while ``has_next`` says there are more; the
-        next page starts after what came (a server may hold a page to fewer than asked)."""
+        next page starts after what came (a server may hold a page to fewer than asked). A
+        location seen twice counts once, and a page that brings none new while more are
+        promised is an error: a server that ignores ``offset`` would otherwise be read as
+        the same page fifty times."""
         http = self.session()
         url = self.config.url.rstrip("/") + PATH
-        found: list[Any] = []
+        found: dict[str, Any] = {}
         for _ in range(PAGES):
             params = {"limit": str(PAGE), "offset": str(len(found))}
             answer = get_json(http, url, self.config.http.timeout_seconds, params=params)
             results = answer.get("results") if isinstance(answer, Mapping) else None
             if not isinstance(results, list):
                 raise AdapterError(f"GET {url}: the answer has no 'results' list")
-            found += results
-            if answer.get("has_next") is not True or not results:
-                return found
+            more = answer.get("has_next")
+            if not isinstance(more, bool):
+                raise AdapterError(f"GET {url}: has_next is {more!r}, not true or false")
+            new = {_location_id(item, len(found) + i): item for i, item in enumerate(results)}
+            new = {key: item for key, item in new.items() if key not in found}
+            found.update(new)
+            if not more:
+                return list(found.values())
+            if not new:
+                raise AdapterError(f"GET {url}: has_next, yet the page at {len(found)} is none new")
         raise AdapterError(f"GET {url}: still paging after {PAGES} pages")
+
+
+def _location_id(item: Any, position: int) -> str:
+    """A location's id; one without an id is known by where it came."""
+    found = item.get("id") if isinstance(item, Mapping) else None
+    return str(found) if found else f"#{position}"

@@ -12,12 +12,12 @@ from pricing.adapters.azure.eviction import Credentials
 from pricing.adapters.bundled import BundledAdapter
 from pricing.adapters.colab import ColabAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
-from pricing.adapters.kit import HttpConfig
+from pricing.adapters.kit import HttpConfig, WebConfig
 from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
-from pricing.adapters.oci import OciAdapter, OciConfig
+from pricing.adapters.oci import OciAdapter
 from pricing.adapters.runpod import RunPodAdapter, RunPodConfig
 from pricing.adapters.vast import VastAdapter, VastConfig
-from pricing.adapters.voltagepark import VoltageParkAdapter, VoltageParkConfig
+from pricing.adapters.voltagepark import VoltageParkAdapter
 from pricing.offer import BUNDLED
 from pricing.refresh import RefreshPolicy
 from pricing.sanity import SanityPolicy
@@ -75,10 +75,10 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
             runtime.resolve_accelerator,
         ),
         "oci": OciAdapter(
-            OciConfig(url=settings.oci_prices_url, http=http), runtime.resolve_accelerator
+            WebConfig(url=settings.oci_prices_url, http=http), runtime.resolve_accelerator
         ),
         "voltagepark": VoltageParkAdapter(
-            VoltageParkConfig(url=settings.voltagepark_url, http=http), runtime.resolve_accelerator
+            WebConfig(url=settings.voltagepark_url, http=http), runtime.resolve_accelerator
         ),
     }
 
