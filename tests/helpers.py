@@ -291,3 +291,19 @@ def scheduler_launcher(env: dict[str, str], folder: Path):  # type: ignore[no-un
             process.send_signal(signal.SIGCONT)
             process.kill()
         process.wait(timeout=10)
+
+
+def web_adapter(kind, url: str, retries: int = 3, timeout: float = 10.0):  # type: ignore[no-untyped-def]
+    """A keyless web adapter (pricing/adapters/kit.WebAdapter) of ``kind`` on a fake at
+    ``url``: quick retries, the real registry, and a clock on 2026-12-06 at noon."""
+    from hardware import load_hardware
+    from pricing.adapters.kit import HttpConfig, WebConfig
+    from pricing.http import make_session
+
+    http = HttpConfig(timeout_seconds=timeout, retries=retries, backoff_seconds=0.01)
+    return kind(
+        WebConfig(url=url, http=http),
+        load_hardware().registry.canonical,
+        http=make_session(retries, 0.01),
+        clock=lambda: datetime(2026, 12, 6, 12, tzinfo=UTC),
+    )

@@ -4,13 +4,10 @@ holds passed over or reported, and a failing list never taking the others down."
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from click.testing import CliRunner
 
 from hardware import load_hardware
-from pricing.adapters.kit import HttpConfig, WebConfig
 from pricing.adapters.oci import (
     NO_PRICE,
     UNKNOWN_PART,
@@ -20,9 +17,9 @@ from pricing.adapters.oci import (
     skip_report,
 )
 from pricing.errors import AdapterError
-from pricing.http import make_session
 from service.cli import cli
 from tests.fakes.oci import OciFake, part, sample
+from tests.helpers import web_adapter
 
 RESOLVE = load_hardware().registry.canonical
 
@@ -126,13 +123,7 @@ def fake(httpserver):  # type: ignore[no-untyped-def]
 
 
 def _adapter(fake: OciFake, retries: int = 3, timeout: float = 10.0) -> OciAdapter:
-    http = HttpConfig(timeout_seconds=timeout, retries=retries, backoff_seconds=0.01)
-    return OciAdapter(
-        WebConfig(url=fake.url, http=http),  # type: ignore[attr-defined]
-        RESOLVE,
-        http=make_session(retries, 0.01),
-        clock=lambda: datetime(2026, 12, 6, 12, tzinfo=UTC),
-    )
+    return web_adapter(OciAdapter, fake.url, retries, timeout)  # type: ignore[attr-defined]
 
 
 def test_a_fetch_asks_for_dollars_and_says_what_it_skipped(fake) -> None:  # type: ignore[no-untyped-def]

@@ -3,13 +3,11 @@ the list's wire format, noise dropped, a price per GPU-hour priced per offer to 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from click.testing import CliRunner
 
 from hardware import load_hardware
-from pricing.adapters.kit import HttpConfig, WebConfig, listed_price
+from pricing.adapters.kit import listed_price
 from pricing.adapters.voltagepark import (
     NO_PRICE,
     PROVIDER,
@@ -19,10 +17,10 @@ from pricing.adapters.voltagepark import (
     skip_report,
 )
 from pricing.errors import AdapterError
-from pricing.http import make_session
 from pricing.offer import PricingModel
 from service.cli import cli
 from tests.fakes.voltagepark import VoltageParkFake, locations
+from tests.helpers import web_adapter
 
 RESOLVE = load_hardware().registry.canonical
 TODAY = "2026-12-06"
@@ -117,13 +115,7 @@ def fake(httpserver):  # type: ignore[no-untyped-def]
 
 
 def _adapter(fake: VoltageParkFake, retries: int = 3, timeout: float = 10.0) -> VoltageParkAdapter:
-    http = HttpConfig(timeout_seconds=timeout, retries=retries, backoff_seconds=0.01)
-    return VoltageParkAdapter(
-        WebConfig(url=fake.url, http=http),  # type: ignore[attr-defined]
-        RESOLVE,
-        http=make_session(retries, 0.01),
-        clock=lambda: datetime(2026, 12, 6, 12, tzinfo=UTC),
-    )
+    return web_adapter(VoltageParkAdapter, fake.url, retries, timeout)  # type: ignore[attr-defined]
 
 
 def test_a_fetch_follows_the_pages_and_reports_what_it_skipped(fake) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -57,16 +57,17 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Shape:
+    """What a price list part rents (the table's `source` column says how that is known)."""
+
     accelerator: str
     name: str
     gpus: int
-    source: str
 
 
 def shapes() -> dict[str, Shape]:
     """The part numbers the adapter prices, each as the shape it rents."""
     return {
-        row["part_number"]: Shape(row["accelerator"], row["shape"], int(row["gpus"]), row["source"])
+        row["part_number"]: Shape(row["accelerator"], row["shape"], int(row["gpus"]))
         for row in read_table(SHAPES)
     }
 
@@ -130,7 +131,7 @@ def _day(value: Any) -> str:
     if not isinstance(value, str):
         raise AdapterError(f"the price list's lastUpdated is {value!r}, not a time")
     try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(value)
     except ValueError as exc:
         raise AdapterError(f"the price list's lastUpdated {value!r} is not a time") from exc
     return (when.astimezone(UTC) if when.tzinfo else when).date().isoformat()
@@ -172,7 +173,7 @@ class OciAdapter(WebAdapter):
                 raise AdapterError(
                     f"{SHAPES}: {part}'s {shape.accelerator!r} is not in the registry"
                 )
-            known[part] = Shape(accelerator, shape.name, shape.gpus, shape.source)
+            known[part] = replace(shape, accelerator=accelerator)
         return known
 
     def fetch(self) -> Batch:

@@ -154,12 +154,12 @@ class VoltageParkAdapter(WebAdapter):
             more = answer.get("has_next")
             if not isinstance(more, bool):
                 raise AdapterError(f"GET {url}: has_next is {more!r}, not true or false")
-            new = {_location_id(item, len(found) + i): item for i, item in enumerate(results)}
-            new = {key: item for key, item in new.items() if key not in found}
-            found.update(new)
+            before = len(found)
+            for position, item in enumerate(results, start=before):
+                found.setdefault(_location_id(item, position), item)
             if not more:
                 return list(found.values())
-            if not new:
+            if len(found) == before:
                 raise AdapterError(f"GET {url}: has_next, yet the page at {len(found)} is none new")
         raise AdapterError(f"GET {url}: still paging after {PAGES} pages")
 
