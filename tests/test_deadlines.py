@@ -660,6 +660,111 @@ def test_each_tiers_best_by_a_deadline_is_the_cheapest_of_every_offer() -> None:
     assert checked >= 30  # the catalogs gave tiers to check
 
 
+def test_both_terms_read_on_together_find_each_terms_cheapest(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """1,500 offers, 60 % of them on a 1- or a 3-year term, work from 500 to 30,000 h with
+    and without a deadline: where neither term's cheapest is proved by the main costing,
+    their orders are read on in one reading (one costing a stretch, not one per term), and
+    each term tier's best is still the cheapest of every offer of that term, all costed at
+    once."""
+    from pricing.tiers import TIERS
+    from service.engine import breakeven
+
+    readings: list[tuple[int, ...]] = []
+    read_terms = breakeven.read_terms
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        readings.append(args[7])
+        return read_terms(*args, **kwargs)
+
+    monkeypatch.setattr(breakeven, "read_terms", counted)
+    rng = random.Random(5)
+    offers = []
+    for i in range(1500):
+        fast = rng.random() < 0.3
+        fields: dict[str, object] = {
+            "product": rng.choice(("ib-", "eth-")) + ("fast" if fast else "ref"),
+            "region": f"r{i}",
+            "accelerator": "fast" if fast else "ref",
+            "count": rng.choice((1, 2, 4, 8)),
+            "usd_per_hour": round(rng.uniform(0.3, 3.0) * (2.2 if fast else 1.0), 4),
+        }
+        if rng.random() < 0.6:
+            fields["pricing"] = rng.choice((PricingModel.RESERVED_1Y, PricingModel.RESERVED_3Y))
+            fields["purchase_option"], fields["upfront_share"] = "no_upfront", 0.0
+        offers.append(offer(**fields))
+    table = OfferTable(stored(*offers), TOY)
+    terms = [code for code, tier in enumerate(TIERS) if tier.name.startswith("reserved")]
+    together = 0
+    for hours in (500.0, 2000.0, 9000.0, 30000.0):
+        for deadline in (None, 100.0, 1000.0):
+            readings.clear()
+            request = QuoteRequest(
+                reference="ref", hours=hours, gpus=256, deadline_hours=deadline,
+                assumptions=PLAIN, pricing="any", top=1,
+            )  # fmt: skip
+            try:
+                result = quote(table, TOY, request)
+            except QuoteError:
+                continue  # nothing makes that deadline
+            assert len(readings) <= 1  # one reading for every term left unproved
+            together += readings == [(0, 1)]
+            job, admitted = _costed_in_full(table, request, result)
+            for code in terms:
+                mine = admitted & (table.tier_code == code) & job.feasible
+                best = result.tiers[code].best
+                assert best is not None, TIERS[code].name
+                cheapest = float(job.present_usd[mine].min())
+                assert best.present_usd == pytest.approx(cheapest, rel=1e-9), TIERS[code].name
+    assert together >= 8  # most questions read both terms on, together
+
+
+def test_a_walk_the_shortlist_cannot_spare_costs_no_offer_twice(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A deadline no shortlisted offer meets alone (5,000 h of ref's work in 48 h, every
+    card's offers at most 8 x 2 units an hour against the 104 needed): the shortlist cannot
+    hold, so it is not costed first; the walk costs its committed offers with the first
+    stretch, and the main question prices each offer once. The rentals are those of every
+    offer costed at once."""
+    from service.engine import cheapest
+
+    costings: list[np.ndarray] = []
+    job_on = cheapest.job_on
+
+    def counted(table, request, index, s_ref, limits):  # type: ignore[no-untyped-def]
+        costings.append(index)
+        return job_on(table, request, index, s_ref, limits)
+
+    monkeypatch.setattr(cheapest, "job_on", counted)
+    rng = random.Random(48)
+    offers = []
+    for i in range(900):
+        fast = rng.random() < 0.5
+        fields: dict[str, object] = {
+            "product": "ib-" + ("fast" if fast else "ref"),
+            "region": f"r{i}",
+            "accelerator": "fast" if fast else "ref",
+            "count": rng.choice((1, 2, 4, 8)),
+            "usd_per_hour": round(rng.uniform(0.3, 3.0), 4),
+        }
+        if rng.random() < 0.2:
+            fields["pricing"] = PricingModel.RESERVED_1Y
+            fields["purchase_option"], fields["upfront_share"] = "no_upfront", 0.0
+        offers.append(offer(**fields))
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(
+        reference="ref", hours=5000.0, gpus=256, deadline_hours=48.0, assumptions=PLAIN, top=3
+    )
+    result = quote(table, TOY, request)
+    assert len(costings) == 2  # the walk and the same card's offers: one costing each
+    main = costings[0]
+    assert np.unique(main).size == main.size  # each offer once
+    assert (table.term_hours[main] > 0).any()  # the shortlist's committed offers with it
+    job, admitted = _costed_in_full(table, request, result)
+    every = np.flatnonzero(admitted & job.feasible)
+    cheapest3 = sorted(job.present_usd[every])[:3]
+    assert [r.present_usd for r in result.rent] == pytest.approx(cheapest3, rel=1e-9)
+    assert {r.instances for r in result.rent} != {1}  # clusters, as the deadline needs
+
+
 def test_a_walks_floor_is_never_above_an_unread_offers_cost() -> None:
     """The floor under each cheapest-first order's unread offers (cheapest._order_floors:
     the next one's cost on one instance, times the least cluster penalty the fastest offer

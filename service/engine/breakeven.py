@@ -714,6 +714,8 @@ def _same_card(
 
 
 TERMS = tuple(TERM_HOURS)  # a term's position: its floor in Costed.term_floors
+# each term's position and the code of its tier (its place in TIERS)
+TERM_TIERS = {TERMS.index(t.pricing): code for code, t in enumerate(TIERS) if t.pricing in TERMS}
 
 
 def _tiers(
@@ -757,6 +759,30 @@ def _tiers(
     best: list[RentOption | None] = [None] * len(TIERS)
     # the tiers each costing proves, rendered together: one pass over its chosen rows
     proven: dict[int, tuple[Costed, list[tuple[int, int]]]] = {}
+    # a costing's committed orders read on for every term tier it leaves unproved, at once
+    terms_read: dict[int, Costed] = {}
+
+    def read_on(costing: Costed, asking: QuoteRequest, mine: bool) -> Costed:
+        found = terms_read.get(id(costing))
+        if found is None:
+            unproved = tuple(
+                term
+                for term, code in TERM_TIERS.items()
+                if (TERMS[term] in asked) == mine  # a term of this costing's question
+                and costing.cheapest_of(
+                    table.tier_code[costing.index] == code, whole_orders=True, term=term
+                )
+                is None
+            )
+            admits = functools.partial(admitted_mask, table, asking, need)
+
+            def bar_of(term: int, index: np.ndarray, presents: np.ndarray) -> float:
+                return _tier_bar(table, TERM_TIERS[term], index, presents)
+
+            found = read_terms(table, asking, costing, s_ref, limits, admits, bar_of, unproved)
+            terms_read[id(costing)] = found
+        return found
+
     for code, tier in enumerate(TIERS):
         markets = _within(request.markets, tier.markets)
         if markets is not None and not markets:
@@ -771,9 +797,7 @@ def _tiers(
             position = costing.cheapest_of(kept, whole_orders=True, term=term, orders=own)
             if position is None and term is not None:
                 # read the term's orders on until its own cheapest is proved
-                admits = functools.partial(admitted_mask, table, asking, need)
-                bar_of = functools.partial(_tier_bar, table, code)
-                costing = read_terms(table, asking, costing, s_ref, limits, admits, bar_of, (term,))
+                costing = read_on(costing, asking, mine)
                 kept = table.tier_code[costing.index] == code
                 position = costing.cheapest_of(kept, whole_orders=True, term=term)
         if position is not None:
@@ -781,8 +805,8 @@ def _tiers(
         elif term is None and costing is not None and costing.stops and kept.any():
             # read its own orders on from where the walk stopped until it is proved
             admits = functools.partial(admitted_mask, table, asking, need)
-            bar_of = functools.partial(_tier_bar, table, code)
-            costing = read_orders(table, asking, costing, s_ref, limits, admits, own, bar_of)
+            tier_bar = functools.partial(_tier_bar, table, code)
+            costing = read_orders(table, asking, costing, s_ref, limits, admits, own, tier_bar)
             main, other = (costing, other) if mine else (main, costing)  # for the next tiers
             kept = table.tier_code[costing.index] == code
             position = costing.cheapest_of(kept, whole_orders=True, orders=own)

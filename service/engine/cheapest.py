@@ -162,13 +162,18 @@ def _hourly(
     key: Hashable | None,
 ) -> Costed:
     """The shortlist costed, and the hourly orders read on where it does not hold."""
-    shortlisted = job_on(table, request, shortlist, s_ref, limits)
     # the shortlist's committed offers (the first of each committed order, read on in
     # _with_committed) bound nothing here: only the hourly ones bound the rest, and only
     # where each costs what its order sorted it by
     committed = table.term_hours[shortlist] > 0
-    if np.all((shortlisted.instances == 1) | committed):
-        return Costed(shortlist, shortlisted, None)
+    if _outruns(table, request, shortlist[~committed], s_ref, limits):
+        # a cluster is certain: the walk reads the hourly ones again, so its first costing
+        # takes the committed ones too (one pass fewer)
+        shortlisted = None
+    else:
+        shortlisted = job_on(table, request, shortlist, s_ref, limits)
+        if np.all((shortlisted.instances == 1) | committed):
+            return Costed(shortlist, shortlisted, None)
     if key is not None:
         walk = table.walks.get(key)
         if walk is not None:
@@ -185,11 +190,15 @@ def _hourly(
     stops = [order.size for order in orders]
     reading = list(range(len(orders)))
     start, size = 0, COSTED_CHUNK
-    # the shortlist's committed offers, as it costed them
-    rows: list[np.ndarray] = [shortlist[committed]]
-    costs: list[JobCost] = [shortlisted.take(committed)]
-    found = costs[0].present_usd
-    bar = _bar(found, top) if found.size >= top else np.inf  # the top-th cheapest so far
+    # the shortlist's committed offers, as it costed them, or costed with the first stretch
+    rows: list[np.ndarray] = []
+    costs: list[JobCost] = []
+    waiting = shortlist[committed]
+    bar = np.inf  # the top-th cheapest so far
+    if shortlisted is not None:
+        rows, costs, waiting = [waiting], [shortlisted.take(committed)], waiting[:0]
+        found = costs[0].present_usd
+        bar = _bar(found, top) if found.size >= top else bar
     share = limits.clock.hourly_share(request.hours)  # every hourly offer's present per USD
 
     def _penalty(g: int, position: int) -> float:
@@ -200,8 +209,10 @@ def _hourly(
         chunks = [orders[g][start : start + size] for g in reading]
         chunks = [chunk[mask[chunk]] for chunk in chunks]
         start, size = start + size, size * 8
-        ends = np.cumsum([chunk.size for chunk in chunks]) - 1  # each order's last offer
-        batch = np.concatenate(chunks)
+        # each order's last offer, past the committed offers still waiting to be costed
+        ends = np.cumsum([chunk.size for chunk in chunks]) - 1 + waiting.size
+        batch = np.concatenate([waiting, *chunks])
+        waiting = waiting[:0]
         if batch.size:
             cost = job_on(table, request, batch, s_ref, limits)
             rows.append(batch)
@@ -332,8 +343,8 @@ def _with_committed(
         found.index, found.job, found.floor, floors, tuple(reached), found.stops, found.order_floors
     )
 
-    def bar_of(index: np.ndarray, presents: np.ndarray) -> float:
-        return _bar(presents, top) if presents.size >= top else np.inf
+    def bar_of(term: int, index: np.ndarray, presents: np.ndarray) -> float:
+        return _bar(presents, top) if presents.size >= top else np.inf  # every term's
 
     return read_terms(table, request, started, s_ref, limits, admitted, bar_of)
 
@@ -345,14 +356,15 @@ def read_terms(
     s_ref: float,
     limits: Limits,
     admitted: Callable[..., np.ndarray],
-    bar_of: Callable[[np.ndarray, np.ndarray], float],
+    bar_of: Callable[[int, np.ndarray, np.ndarray], float],
     terms: tuple[int, ...] | None = None,
 ) -> Costed:
     """Read the committed orders of ``terms`` (all, by default) on from where ``found`` left
     them, costing the offers the question admits (``admitted(rows)``: a filter of those rows
-    only, never a scan of the catalog), until each term's floor reaches ``bar_of`` the offers
-    costed and their present values so far: the ``top``-th cheapest, or a term's own
-    cheapest, to prove it."""
+    only, never a scan of the catalog), until each term's floor reaches ``bar_of`` that term
+    (its position in TERM_HOURS), the offers costed and their present values so far: the
+    ``top``-th cheapest, or a term's own cheapest, to prove it. Terms read together share
+    each stretch's costing."""
     orders = table.committed_orders[request.speed_key]
     chosen = range(len(found.term_floors)) if terms is None else terms
     reached, floors = list(found.reached), list(found.term_floors)
@@ -360,8 +372,7 @@ def read_terms(
     size = COSTED_CHUNK
     costed: np.ndarray | None = None
     while True:
-        bar = bar_of(read.index, read.presents)
-        reading = [t for t in chosen if floors[t] < bar]
+        reading = [t for t in chosen if floors[t] < bar_of(t, read.index, read.presents)]
         if not reading:
             break
         if costed is None:
@@ -426,6 +437,21 @@ def _term_floors(
         share = limits.clock.term_floor_share(term_hours, deadline)
         floors.append(max(term, works[t] * terms) * share)
     return tuple(floors)
+
+
+def _outruns(
+    table: OfferTable, request: QuoteRequest, hourly: np.ndarray, s_ref: float, limits: Limits
+) -> bool:
+    """Whether one of the ``hourly`` offers surely needs more than one instance to finish by
+    the deadline (its work per instance-hour, interruptions counted, past what one does):
+    then the shortlist cannot hold, and costing it first is a pass for nothing."""
+    deadline = limits.deadline_hours
+    if not hourly.size or not math.isfinite(deadline) or deadline <= 0:
+        return False
+    rentals = Rentals.of(table, hourly, s_ref, request.speed_key)
+    needed = request.hours * s_ref / rentals.speed / deadline
+    stretch = 1.0 + rentals.share(request.assumptions.spot_overhead)
+    return bool((needed * stretch * (1 - DEADLINE_TOLERANCE) > 1.0 + 1e-6).any())
 
 
 def _bar(presents: np.ndarray, top: int) -> float:
