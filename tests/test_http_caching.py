@@ -150,6 +150,21 @@ def test_max_age_ends_at_the_next_minute_or_the_next_scheduled_refresh() -> None
     assert max_age(clock, clock + timedelta(seconds=61), "0 */6 * * *") == 0
 
 
+def test_the_next_refresh_moves_on_once_it_has_passed() -> None:
+    """The next scheduled refresh is worked out once and kept until it passes: a refresh
+    every minute at :30, asked at 12:00:10, 12:00:20 (the same one, 12:00:30, both times),
+    then at 12:00:40, past it: 12:01:30, not the kept 12:00:30."""
+    from service.http.caching import max_age
+
+    clock = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    every_minute = "30 * * * * *"
+    assert max_age(clock, clock + timedelta(seconds=10), every_minute) == 20
+    assert max_age(clock, clock + timedelta(seconds=20), every_minute) == 10
+    later = clock + timedelta(minutes=1)
+    assert max_age(later, later - timedelta(seconds=20), every_minute) == 50  # 12:01:30 next
+    assert max_age(clock, clock + timedelta(seconds=5), every_minute) == 25  # back again
+
+
 def test_answers_carry_max_age(client, clock) -> None:  # type: ignore[no-untyped-def]
     for path in (QUESTION, "/breakeven?gpu=rtx3090&hours=500", "/offers?limit=1", "/rank"):
         header = client.get(path).headers["Cache-Control"]

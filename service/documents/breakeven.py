@@ -113,8 +113,11 @@ def _answer(
     )
     question = read_question(query, runtime, terms)
     request, work = question.request, question.work
+    asked = sensitivity_parameters(query.sensitivity)
+    # what-ifs price the answer's offers again: those of a full reading, whatever came before
+    what_ifs = bool(asked) or work.hours_spread is not None
     try:
-        result = quote(table, runtime.hardware, request)
+        result = quote(table, runtime.hardware, request, again_ok=not what_ifs)
     except QuoteError as exc:
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         (parameter, reason), *also = exc.blamed
@@ -133,7 +136,6 @@ def _answer(
         document["own"] = _own(found)
         if found.owned == gpu:  # nothing to buy: the owned card is the buy side
             document["verdict"] = "buy" if found.best == "keep" else "rent"
-    asked = sensitivity_parameters(query.sensitivity)
     if asked:
         reference = runtime.hardware.speed(request.reference, request.workload, request.precision)
         if measured is not None:  # the user's own card: a measurement, whatever the table's

@@ -21,6 +21,18 @@ from hardware import Hardware, Throughput
 from hardware.ownership import System
 from pricing.offer import TERM_HOURS, StoredOffer, pricing_models
 from pricing.tiers import TIERS, Tier
+from service.engine.again import (
+    LEFT_OUT,
+    MEASURED,
+    RENT,
+    SAME_CARD,
+    Planned,
+    again,
+    left_out_question,
+    measured_question,
+    remember,
+    tier_question,
+)
 from service.engine.assumptions import Assumptions
 from service.engine.cheapest import (
     Costed,
@@ -200,7 +212,13 @@ class Priced:
     limits: Limits  # the deadline, memory and instances the rentals met
 
 
-def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote:
+def quote(
+    table: OfferTable, hardware: Hardware, request: QuoteRequest, again_ok: bool = True
+) -> Quote:
+    """The question priced. ``again_ok``: a question asked before with other hours may be
+    priced from the offers its last reading costed (again.py); a what-if that prices the
+    answer's offers once more (Priced.shortlist) asks for the full reading instead, so it
+    re-prices the same offers whatever was asked before."""
     ref = hardware.registry[request.reference]
     k = request.workload
     n = request.gpus
@@ -280,25 +298,18 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         system=None if system is None else f"{nodes} x {system.cards}-card {ref.id} system",
     )
 
-    # Rent: the shortlist of possible cheapest offers, costed and merged.
+    # Rent: the offers that can be cheapest, costed and merged; a question asked before with
+    # other hours, from the offers its last reading costed where that proves every part
     shortlist = table.shortlist(request, need)
     if shortlist.candidates == 0:
         raise _no_offers(table, request, need, shortlist.gated)
-    admitted = functools.partial(admitted_mask, table, request, need)
-    key = table.filter_key(request, need)
-    rent, main = _rent_options(
-        table,
-        request,
-        shortlist.index,
-        s_ref,
-        model,
-        limits,
-        admitted,
-        key=key,
-        committed_next=shortlist.committed_next,
-    )
-    if not rent:
-        raise _missed(request, shortlist.candidates, deadline)
+    planned = again(table, request, need, s_ref, limits) if again_ok else None
+    if planned is None:
+        rentals = _read(table, request, need, shortlist, s_ref, model, limits)
+        remember(table, request, rentals.costed)
+    else:
+        rentals = _from_plan(table, request, need, shortlist, model, limits, planned)
+    rent = rentals.rent
     cheapest = rent[0]
     answer = verdict(buy.present_usd, cheapest.present_usd)
     days = None
@@ -322,13 +333,109 @@ def quote(table: OfferTable, hardware: Hardware, request: QuoteRequest) -> Quote
         life_hours=a.lifetime_years * HOURS_PER_YEAR * a.utilization * local_speed,
         buy_model=model,
         memory_gate=MemoryGate(need, shortlist.gated),
-        left_out=_left_out(table, request, need, s_ref, model, limits),
-        cheapest_measured=_cheapest_measured(
-            table, request, need, s_ref, model, cheapest, limits, main
-        ),
-        same_card=_same_card(table, request, need, shortlist, s_ref, model, limits, main),
-        tiers=_tiers(table, request, need, s_ref, model, limits, main),
-        priced=Priced(price, watts, local_speed, s_ref, main.index, limits),
+        left_out=rentals.left_out,
+        cheapest_measured=rentals.cheapest_measured,
+        same_card=rentals.same_card,
+        tiers=rentals.tiers,
+        priced=Priced(price, watts, local_speed, s_ref, rentals.index, limits),
+    )
+
+
+@dataclass(frozen=True)
+class _Rentals:
+    """The rent side of a quote, and every offer costed to find it."""
+
+    rent: list[RentOption]
+    left_out: LeftOut | None
+    cheapest_measured: RentOption | None
+    same_card: tuple[RentOption, int] | None
+    tiers: tuple[TierBest, ...]
+    index: np.ndarray  # the costed offers the question admits: Priced.shortlist
+    costed: list[np.ndarray]  # the rows of each costing (again.remember)
+
+
+def _read(
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    shortlist: Shortlist,
+    s_ref: float,
+    model: BuyModel,
+    limits: Limits,
+) -> _Rentals:
+    """Every part of the rent side read from the cheapest-first orders: the headline's
+    rentals, what the platform gate left out, the measured alternative, the same card, the
+    tiers; ``seen`` gathers the rows each costed."""
+    seen: list[np.ndarray] = []
+    admitted = functools.partial(admitted_mask, table, request, need)
+    key = table.filter_key(request, need)
+    rent, main = _rent_options(
+        table,
+        request,
+        shortlist.index,
+        s_ref,
+        model,
+        limits,
+        admitted,
+        key=key,
+        committed_next=shortlist.committed_next,
+    )
+    seen.append(main.index)
+    if not rent:
+        raise _missed(request, shortlist.candidates, limits.deadline_hours)
+    measured = _cheapest_measured(table, request, need, s_ref, model, rent[0], limits, main, seen)
+    return _Rentals(
+        rent=rent,
+        left_out=_left_out(table, request, need, s_ref, model, limits, seen),
+        cheapest_measured=measured,
+        same_card=_same_card(table, request, need, shortlist, s_ref, model, limits, main, seen),
+        tiers=_tiers(table, request, need, s_ref, model, limits, main, seen),
+        index=main.index,
+        costed=seen,
+    )
+
+
+def _from_plan(
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    shortlist: Shortlist,
+    model: BuyModel,
+    limits: Limits,
+    planned: Planned,
+) -> _Rentals:
+    """The rent side from a plan's proved parts (again.py), its rent lines built in one
+    pass over every part's offers."""
+    named = [(name, found) for name, found in planned.parts.items() if found is not None]
+    # an offer that is the best of several parts (the headline, its tier) is built once
+    every, at = np.unique(np.concatenate([found for _, found in named]), return_inverse=True)
+    options = _options(table, request, model, planned.costed, every)
+    built = iter(at.tolist())
+    lines = {name: [options[next(built)] for _ in range(found.size)] for name, found in named}
+    rent = lines[RENT]
+    if not rent:
+        raise _missed(request, shortlist.candidates, limits.deadline_hours)
+
+    def best(name: str) -> RentOption | None:
+        found = lines.get(name)
+        return found[0] if found else None
+
+    same = best(SAME_CARD)
+    left = left_out_question(table, request)
+    left_best = best(LEFT_OUT)
+    left_out = None
+    if left is not None and left_best is not None:
+        offers = table.shortlist(left, need, own=False).candidates
+        others = left.platforms or frozenset()  # left_out_question names them
+        left_out = LeftOut(platforms=others, offers=offers, best=left_best)
+    return _Rentals(
+        rent=rent,
+        left_out=left_out,
+        cheapest_measured=best(MEASURED) if rent[0].throughput_estimated else None,
+        same_card=None if same is None else (same, shortlist.same_card_candidates),
+        tiers=tuple(TierBest(tier, best(tier.name)) for tier in TIERS),
+        index=planned.costed.index[planned.admitted],
+        costed=[planned.costed.index],
     )
 
 
@@ -639,16 +746,14 @@ def _left_out(
     s_ref: float,
     model: BuyModel,
     limits: Limits,
+    seen: list[np.ndarray],
 ) -> LeftOut | None:
     """What the platform gate kept out: how many offers, and the cheapest of them."""
-    if request.platforms is None:
+    asked = left_out_question(table, request)
+    if asked is None or asked.platforms is None:
         return None
-    others = frozenset(table.platforms) - request.platforms
-    if not others:
-        return None
-    asked = replace(request, platforms=others, top=1)
-    found = _cheapest_of(table, asked, need, s_ref, model, limits)
-    return None if found is None else LeftOut(platforms=others, offers=found[1], best=found[0])
+    found = _cheapest_of(table, asked, need, s_ref, model, limits, seen)
+    return None if found is None else LeftOut(asked.platforms, offers=found[1], best=found[0])
 
 
 def _cheapest_measured(
@@ -660,6 +765,7 @@ def _cheapest_measured(
     cheapest: RentOption,
     limits: Limits,
     main: Costed,
+    seen: list[np.ndarray],
 ) -> RentOption | None:
     """When the cheapest offer's speed is an estimate, the cheapest one whose is not: an
     answer should not rest on an estimate without showing the measured alternative."""
@@ -669,8 +775,7 @@ def _cheapest_measured(
     found = _narrower(table, request, model, main, measured)
     if found is not None:
         return found
-    asked = replace(request, measured_only=True, top=1)
-    found = _cheapest_of(table, asked, need, s_ref, model, limits)
+    found = _cheapest_of(table, measured_question(request), need, s_ref, model, limits, seen)
     return None if found is None else found[0]
 
 
@@ -683,6 +788,7 @@ def _same_card(
     model: BuyModel,
     limits: Limits,
     main: Costed,
+    seen: list[np.ndarray],
 ) -> tuple[RentOption, int] | None:
     """The cheapest rental of the card the question would buy, and how many rent it."""
     if shortlist.same_card_candidates == 0:
@@ -699,7 +805,7 @@ def _same_card(
         own = table.comparable(request.reference, request, need, most)
         return own if rows is None else np.isin(rows, own)
 
-    found, _ = _rent_options(
+    found, costing = _rent_options(
         table,
         request,
         shortlist.same_card,
@@ -710,6 +816,7 @@ def _same_card(
         1,
         committed_next=shortlist.same_card_committed_next,
     )
+    seen.append(costing.index)
     return (found[0], shortlist.same_card_candidates) if found else None
 
 
@@ -726,6 +833,7 @@ def _tiers(
     model: BuyModel,
     limits: Limits,
     main: Costed,
+    seen: list[np.ndarray],
 ) -> tuple[TierBest, ...]:
     """The best offer of each pricing tier for the same work and limits. A tier the question
     admits is read from its own costing; the others from one costing of the tiers it left
@@ -756,6 +864,7 @@ def _tiers(
                 key,
                 shortlist.committed_next,
             )
+            seen.append(other.index)
     best: list[RentOption | None] = [None] * len(TIERS)
     # the tiers each costing proves, rendered together: one pass over its chosen rows
     proven: dict[int, tuple[Costed, list[tuple[int, int]]]] = {}
@@ -781,11 +890,12 @@ def _tiers(
 
             found = read_terms(table, asking, costing, s_ref, limits, admits, bar_of, unproved)
             terms_read[id(costing)] = found
+            seen.append(found.index)
         return found
 
     for code, tier in enumerate(TIERS):
-        markets = _within(request.markets, tier.markets)
-        if markets is not None and not markets:
+        alone = tier_question(request, tier)
+        if alone is None:
             continue  # the question admits none of the tier's markets
         mine = tier.pricing in asked
         costing, asking = (main, request) if mine else (other, wider)
@@ -807,6 +917,7 @@ def _tiers(
             admits = functools.partial(admitted_mask, table, asking, need)
             tier_bar = functools.partial(_tier_bar, table, code)
             costing = read_orders(table, asking, costing, s_ref, limits, admits, own, tier_bar)
+            seen.append(costing.index)
             main, other = (costing, other) if mine else (main, costing)  # for the next tiers
             kept = table.tier_code[costing.index] == code
             position = costing.cheapest_of(kept, whole_orders=True, orders=own)
@@ -820,8 +931,7 @@ def _tiers(
         if position is None and term is None and (kept is None or kept.any()):
             # an hourly tier none of whose offers were costed has none (each order's first
             # is); one whose cheapest was still not proved is asked alone
-            alone = replace(request, pricing=str(tier.pricing), markets=markets, top=1)
-            single = _cheapest_of(table, alone, need, s_ref, model, limits)
+            single = _cheapest_of(table, alone, need, s_ref, model, limits, seen)
             best[code] = None if single is None else single[0]
     for costing, chosen in proven.values():
         positions = np.array([position for _, position in chosen])
@@ -837,13 +947,6 @@ def _tier_bar(table: OfferTable, code: int, index: np.ndarray, presents: np.ndar
     return float(own.min()) if own.size else np.inf
 
 
-def _within(asked: frozenset[str] | None, tier: frozenset[str] | None) -> frozenset[str] | None:
-    """The markets both admit; None: every market."""
-    if asked is None or tier is None:
-        return tier if asked is None else asked
-    return asked & tier
-
-
 def _cheapest_of(
     table: OfferTable,
     asked: QuoteRequest,
@@ -851,6 +954,7 @@ def _cheapest_of(
     s_ref: float,
     model: BuyModel,
     limits: Limits,
+    seen: list[np.ndarray],
 ) -> tuple[RentOption, int] | None:
     """The cheapest offer a variant of the question admits (asked with top=1: a shortlist of
     one), and how many it admits; None where none does, or none meets the limits."""
@@ -859,7 +963,7 @@ def _cheapest_of(
         return None
     admitted = functools.partial(admitted_mask, table, asked, need)
     key = table.filter_key(asked, need)
-    found, _ = _rent_options(
+    found, costing = _rent_options(
         table,
         asked,
         shortlist.index,
@@ -870,4 +974,5 @@ def _cheapest_of(
         key=key,
         committed_next=shortlist.committed_next,
     )
+    seen.append(costing.index)
     return (found[0], shortlist.candidates) if found else None

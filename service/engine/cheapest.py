@@ -410,33 +410,46 @@ def _term_floors(
     limits: Limits,
 ) -> tuple[float, ...]:
     """Per term, a floor under the present value of every offer of it read in neither of
-    its orders: the next offer's term (by one term's cost), the next offer's work on one
+    its orders (term_floors, for one reading)."""
+    found = term_floors(table, request, np.array([reached], dtype=np.intp), s_ref, limits)
+    return tuple(found[0].tolist())
+
+
+def term_floors(
+    table: OfferTable,
+    request: QuoteRequest,
+    reached: np.ndarray,
+    s_ref: float,
+    limits: Limits,
+) -> np.ndarray:
+    """For each reading (a row of ``reached``: where each committed order was read to), per
+    term, a floor under the present value of every offer of it read in neither of its
+    orders: the next offer's term (by one term's cost), the next offer's work on one
     instance (by the work's cost) times a term over the deadline where that is more than 1,
     times the least share of today's money the term can have by the deadline; inf where an
-    order is read to its end (every offer of the term was read)."""
+    order is read to its end (every offer of the term was read). Every reading's next
+    offers in one pass."""
     orders = table.committed_orders[request.speed_key]
     a, rf = request.assumptions, request.rent_factor
     deadline = limits.deadline_hours
-    # each open term's next offer by work, their floors in one pass
-    open_terms = [
-        t
-        for t in range(len(TERM_HOURS))
-        if reached[2 * t] < orders[2 * t].size and reached[2 * t + 1] < orders[2 * t + 1].size
-    ]
-    nexts = np.array([orders[2 * t + 1][reached[2 * t + 1]] for t in open_terms], dtype=np.intp)
-    rentals = Rentals.of(table, nexts, s_ref, request.speed_key)
-    work_floors = rentals.floor_usd(request.hours, a.spot_overhead, rf).tolist()
-    works = dict(zip(open_terms, work_floors, strict=True))
-    floors = []
+    floors = np.full((reached.shape[0], len(TERM_HOURS)), np.inf)
+    sizes = np.array([order.size for order in orders], dtype=np.intp)
+    open_ = reached < sizes  # per reading and order
     for t, term_hours in enumerate(TERM_HOURS.values()):
-        if t not in works:
-            floors.append(np.inf)
+        at = np.flatnonzero(open_[:, 2 * t] & open_[:, 2 * t + 1])
+        if not at.size:
             continue
-        term = float(table.term_cost[orders[2 * t][reached[2 * t]]]) * rf
+        by_term, by_work = (
+            orders[2 * t][reached[at, 2 * t]],
+            orders[2 * t + 1][reached[at, 2 * t + 1]],
+        )
+        rentals = Rentals.of(table, by_work, s_ref, request.speed_key)
+        works = rentals.floor_usd(request.hours, a.spot_overhead, rf)
+        term = table.term_cost[by_term] * rf
         terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
         share = limits.clock.term_floor_share(term_hours, deadline)
-        floors.append(max(term, works[t] * terms) * share)
-    return tuple(floors)
+        floors[at, t] = np.maximum(term, works * terms) * share
+    return floors
 
 
 def _outruns(
@@ -467,25 +480,45 @@ def _order_floors(
     limits: Limits,
 ) -> tuple[float, ...]:
     """Per hourly order, a floor under the present value of every offer of it a walk did
-    not read: its first unread offer's cost on one instance with no deadline, which no later
-    offer of that order undercuts, in today's money (inf where it was read to its end); by a
-    deadline, times the least cluster penalty any unread offer of an order whose offers all
-    pay the assumed overhead can get away with (:func:`_cluster_penalty`)."""
+    not read (order_floors, for one walk)."""
+    found = order_floors(table, request, np.array([stops], dtype=np.intp), s_ref, limits)
+    return tuple(found[0].tolist())
+
+
+def order_floors(
+    table: OfferTable,
+    request: QuoteRequest,
+    stops: np.ndarray,
+    s_ref: float,
+    limits: Limits,
+) -> np.ndarray:
+    """For each walk (a row of ``stops``: where each hourly order was read to), per order, a
+    floor under the present value of every offer of it the walk did not read: its first
+    unread offer's cost on one instance with no deadline, which no later offer of that order
+    undercuts, in today's money (inf where it was read to its end); by a deadline, times the
+    least cluster penalty any unread offer of an order whose offers all pay the assumed
+    overhead can get away with (:func:`_cluster_penalty`). Every walk's next offers in one
+    pass."""
     key = request.speed_key
     orders = table.by_cost[key]
-    unread = [
-        g for g, (order, stop) in enumerate(zip(orders, stops, strict=True)) if stop < order.size
-    ]
-    floors = [np.inf] * len(orders)
-    if unread:
-        nexts = np.array([orders[g][stops[g]] for g in unread])
-        rentals = Rentals.of(table, nexts, s_ref, key)
-        a = request.assumptions
-        costs = rentals.floor_usd(request.hours, a.spot_overhead, request.rent_factor)
-        share = limits.clock.hourly_share(request.hours)
-        for g, cost in zip(unread, costs.tolist(), strict=True):
-            floors[g] = cost * share * _order_penalty(table, request, g, stops[g], s_ref, limits)
-    return tuple(floors)
+    floors = np.full(stops.shape, np.inf)
+    sizes = np.array([order.size for order in orders], dtype=np.intp)
+    walks, unread = np.nonzero(stops < sizes)
+    if not walks.size:
+        return floors
+    at = stops[walks, unread]
+    nexts = np.array([orders[g][p] for g, p in zip(unread.tolist(), at.tolist(), strict=True)])
+    rentals = Rentals.of(table, nexts, s_ref, key)
+    a = request.assumptions
+    costs = rentals.floor_usd(request.hours, a.spot_overhead, request.rent_factor)
+    costs *= limits.clock.hourly_share(request.hours)
+    penalties = {
+        (g, p): _order_penalty(table, request, g, p, s_ref, limits)
+        for g, p in set(zip(unread.tolist(), at.tolist(), strict=True))
+    }
+    pairs = zip(unread.tolist(), at.tolist(), strict=True)
+    floors[walks, unread] = costs * np.array([penalties[pair] for pair in pairs])
+    return floors
 
 
 def _order_penalty(

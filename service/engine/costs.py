@@ -61,6 +61,7 @@ from service.engine.interruption import class_shares, slowdown
 from service.engine.offer_table import OfferTable
 from service.engine.work import MAX_HOURS, MIN_HOURS
 
+CROSSINGS_KEPT = 4096  # (bought cards' model, rate) pairs whose crossing is remembered
 NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 # A step this small, relative to the crossing (or to one hour below it), ends the search:
 # far below a displayed figure, and above the rounding of hours up to the 1e7 cap.
@@ -781,9 +782,13 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
     return np.array([_crossing(model, rate) for rate in rates], dtype=np.float64)
 
 
+@functools.lru_cache(maxsize=CROSSINGS_KEPT)
 def _crossing(model: BuyModel, rate: float) -> float:
     """:func:`crossing_hours` for one rate, in floats: inf where buying never gets cheaper;
-    0 where no rental can do the work at all (an infinite rate: buying from the first hour)."""
+    0 where no rental can do the work at all (an infinite rate: buying from the first hour).
+    Remembered: an hourly offer's rate per hour of work does not move with the hours asked,
+    nor the bought cards' model, so a question asked again with other hours solves again
+    only what moved (a discounted crossing is a dozen Newton steps)."""
     if math.isinf(rate):
         return 0.0
     margin = model.margin(rate)

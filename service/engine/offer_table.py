@@ -203,6 +203,8 @@ class OfferTable:
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
         self.walks: Lru[tuple[object, ...], Any] = Lru(SHORTLIST_CACHE)
+        # per question but its hours, the offers its last full reading costed (again.py)
+        self.plans: Lru[Any, Any] = Lru(SHORTLIST_CACHE)
         self._candidates: Lru[tuple[object, ...], np.ndarray] = Lru(CANDIDATE_MASKS)
         self._held: Lru[tuple[object, ...], np.ndarray] = Lru(CANDIDATE_MASKS)
         self._rows_of: dict[str, np.ndarray] = {}  # accelerator -> its rows, when asked

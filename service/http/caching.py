@@ -75,10 +75,27 @@ def max_age(clock: datetime, now: datetime, refresh_cron: str) -> int:
     """Whole seconds from ``now`` the answer stays what it is: to the answer clock's next
     minute, or to the next scheduled refresh where that comes first."""
     ends = clock + timedelta(seconds=AGE_TICK_SECONDS)
-    refresh = cron_trigger(refresh_cron, 0).get_next_fire_time(None, now)
+    refresh = _next_refresh(refresh_cron, now)
     if refresh is not None:
         ends = min(ends, refresh)
     return max(int((ends - now).total_seconds()), 0)
+
+
+def _next_refresh(refresh_cron: str, now: datetime) -> datetime | None:
+    """The scheduled refresh next after ``now``. Worked out from the cron expression once
+    per refresh (a cron trigger's search was a tenth of a new answer's time): until that
+    moment passes, it is still the next one."""
+    known = _NEXT.get(refresh_cron)
+    if known is not None and known[0] <= now < known[1]:
+        return known[1]
+    found = cron_trigger(refresh_cron, 0).get_next_fire_time(None, now)
+    if found is not None:
+        _NEXT[refresh_cron] = (now, found)
+    return found
+
+
+# per cron expression, (when its next refresh was asked, that refresh)
+_NEXT: dict[str, tuple[datetime, datetime]] = {}
 
 
 def question_tag() -> str | None:

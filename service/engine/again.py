@@ -1,0 +1,185 @@
+"""A question asked again with other hours, priced from the offers its last asking costed.
+
+A dashboard sweeps the hours of one question, and an internal tool asks the same filters for
+each of its jobs. Each new value would read the cheapest-first orders again for every part of
+the answer (the headline's rentals, each tier, the same card, the measured alternative, what
+the platform gate left out): half a dozen readings and a dozen small costings, most of a new
+question's time. Which offers can be cheapest hardly moves with the hours (an hourly offer's
+cost is its rate times the work on a cluster its speed sizes; whole terms and restarts move
+it in steps), so the offers the last asking costed (its :class:`Plan`) are costed again in
+one pass, and each part's cheapest among them stands where it is proved: at or under a floor
+on every offer that part admits and the plan does not hold, the next such offer in each
+cheapest-first order (cheapest.order_floors and term_floors, the bounds a walk stops on).
+One part not proved sends the question down the full reading, which makes a new plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from pricing.tiers import TIERS, Tier
+from service.engine.cheapest import (
+    Costed,
+    admitted_mask,
+    cheapest,
+    job_on,
+    order_floors,
+    term_floors,
+)
+from service.engine.costs import Limits
+from service.engine.offer_table import MemoryNeed, OfferTable
+from service.engine.request import QuoteRequest
+
+RENT = "rent"  # the headline's rentals: the question's own `top`
+SAME_CARD = "same_card"
+MEASURED = "measured"
+LEFT_OUT = "left_out"
+
+
+# -- the parts of an answer, one definition for the full reading and the plan --------------------
+
+
+def _markets(asked: frozenset[str] | None, tier: Tier) -> frozenset[str] | None:
+    """The markets both the question and ``tier`` admit; None: every market."""
+    if asked is None or tier.markets is None:
+        return tier.markets if asked is None else asked
+    return asked & tier.markets
+
+
+def tier_question(request: QuoteRequest, tier: Tier) -> QuoteRequest | None:
+    """The question of ``tier``'s best offer alone; None where the question admits none of
+    the tier's markets."""
+    markets = _markets(request.markets, tier)
+    if markets is not None and not markets:
+        return None
+    return replace(request, pricing=str(tier.pricing), markets=markets, top=1)
+
+
+def measured_question(request: QuoteRequest) -> QuoteRequest:
+    """The cheapest rental whose speed is not an estimate."""
+    return replace(request, measured_only=True, top=1)
+
+
+def left_out_question(table: OfferTable, request: QuoteRequest) -> QuoteRequest | None:
+    """The cheapest rental on the platforms the question did not ask for; None where it
+    asked for every platform (or named none)."""
+    if request.platforms is None:
+        return None
+    others = frozenset(table.platforms) - request.platforms
+    return replace(request, platforms=others, top=1) if others else None
+
+
+# -- the plan ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of an answer as the plan prices it: the plan's offers it admits (positions
+    in Plan.rows), how many it names, and where in each cheapest-first order its first offer
+    outside the plan stands (the order's length where there is none)."""
+
+    within: np.ndarray
+    top: int
+    stops: np.ndarray  # per hourly order (OfferTable.by_cost)
+    reached: np.ndarray  # per committed order (OfferTable.committed_orders)
+
+
+@dataclass
+class Plan:
+    """The offers a question's last full reading costed, sorted; its parts, worked out the
+    first time the question comes back (a question asked once pays nothing for them)."""
+
+    rows: np.ndarray
+    parts: dict[str, Part | None] | None = None
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The plan's offers costed for this asking, and each part's offers, cheapest first
+    (positions into ``costed``; empty: none does the work); None for a part the question
+    does not have. ``admitted``: the positions of the offers the question itself admits."""
+
+    costed: Costed
+    parts: dict[str, np.ndarray | None]
+    admitted: np.ndarray
+
+
+def plan_key(request: QuoteRequest) -> QuoteRequest:
+    """What a plan is remembered by: the question but for its hours."""
+    return replace(request, hours=0.0)
+
+
+def remember(table: OfferTable, request: QuoteRequest, costed: list[np.ndarray]) -> None:
+    """The offers a full reading of ``request`` costed, for the next asking of it."""
+    rows = np.unique(np.concatenate(costed)) if costed else np.empty(0, dtype=np.intp)
+    table.plans.put(plan_key(request), Plan(rows))
+
+
+def again(
+    table: OfferTable, request: QuoteRequest, need: MemoryNeed, s_ref: float, limits: Limits
+) -> Planned | None:
+    """Each part of the answer from the plan of the last asking, where every one is proved;
+    None where there is no plan or a part is not proved (the full reading answers)."""
+    plan = table.plans.get(plan_key(request))
+    if plan is None:
+        return None
+    if plan.parts is None:
+        plan.parts = _parts(table, request, need, plan.rows)
+    job = job_on(table, request, plan.rows, s_ref, limits)
+    shown = {name: part for name, part in plan.parts.items() if part is not None}
+    stops = np.array([part.stops for part in shown.values()], dtype=np.intp)
+    reached = np.array([part.reached for part in shown.values()], dtype=np.intp)
+    floors = order_floors(table, request, stops, s_ref, limits).min(axis=1, initial=np.inf)
+    if reached.shape[1]:
+        floors = np.minimum(floors, term_floors(table, request, reached, s_ref, limits).min(axis=1))
+    found: dict[str, np.ndarray | None] = dict.fromkeys(plan.parts)
+    for (name, part), floor in zip(shown.items(), floors.tolist(), strict=True):
+        best = cheapest(plan.rows, job, part.top, part.within)
+        if best.size < part.top:
+            if floor < np.inf:
+                return None  # fewer do the work than it names: an offer outside may too
+        elif job.present_usd[best[-1]] > floor:
+            return None  # an offer outside the plan may cost less
+        found[name] = best
+    return Planned(Costed(plan.rows, job, None), found, shown[RENT].within)
+
+
+def _parts(
+    table: OfferTable, request: QuoteRequest, need: MemoryNeed, rows: np.ndarray
+) -> dict[str, Part | None]:
+    """Each part's offers among ``rows`` and, per order, its first offer outside them."""
+    held = np.zeros(len(table), dtype=bool)
+    held[rows] = True
+    main = admitted_mask(table, request, need)
+    masks: dict[str, np.ndarray | None] = {RENT: main}
+    for tier in TIERS:
+        asked = tier_question(request, tier)
+        masks[tier.name] = None if asked is None else admitted_mask(table, asked, need)
+    same = table.accelerators.get(request.reference)
+    masks[SAME_CARD] = None if same is None else main & (table.accelerator_code == same)
+    masks[MEASURED] = admitted_mask(table, measured_question(request), need)
+    left = left_out_question(table, request)
+    masks[LEFT_OUT] = None if left is None else admitted_mask(table, left, need)
+    hourly = table.by_cost[request.speed_key]
+    committed = table.committed_orders[request.speed_key]
+    parts: dict[str, Part | None] = {}
+    for name, mask in masks.items():
+        if mask is None:
+            parts[name] = None
+            continue
+        outside = mask & ~held
+        parts[name] = Part(
+            within=np.flatnonzero(mask[rows]),
+            top=request.top if name == RENT else 1,
+            stops=np.array([_first(order, outside) for order in hourly], dtype=np.intp),
+            reached=np.array([_first(order, outside) for order in committed], dtype=np.intp),
+        )
+    return parts
+
+
+def _first(order: np.ndarray, mask: np.ndarray) -> int:
+    """The position of the first row of ``order`` that ``mask`` admits; its length if none."""
+    at = np.flatnonzero(mask[order])
+    return int(at[0]) if at.size else order.size

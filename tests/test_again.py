@@ -1,0 +1,149 @@
+"""A question asked again with other hours (service/engine/again.py): priced from the offers
+its last reading costed, it must answer exactly as a full reading does, or not at all.
+
+The catalogs are toy ones (tests/helpers), long enough that the cheapest-first orders are
+walked and committed terms read on, with interruptible offers, platforms and markets to gate
+by, so every part of an answer (headline, tiers, same card, measured, left out) is proved."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from pricing.offer import PricingModel
+from service.engine import again as again_module
+from service.engine import breakeven
+from service.engine.assumptions import Assumptions
+from service.engine.breakeven import Quote, QuoteError, QuoteRequest, quote
+from service.engine.offer_table import OfferTable
+from tests.helpers import offer, stored, toy_hardware
+
+TOY = toy_hardware()
+PLAIN = Assumptions(electricity=0.0, host_cost=0.0, host_watts=0.0, utilization=1.0)
+
+
+def _catalog(seed: int, size: int = 1200) -> OfferTable:
+    """Offers of both toy cards, on both platforms, on demand, spot (cloud and marketplace)
+    and on 1- and 3-year terms, some with estimated speeds (the fast card's)."""
+    rng = random.Random(seed)
+    offers = []
+    for i in range(size):
+        fast = rng.random() < 0.4
+        fields: dict[str, object] = {
+            "product": rng.choice(("ib-", "eth-", "solo-")) + ("fast" if fast else "ref"),
+            "region": f"r{i}",
+            "accelerator": "fast" if fast else "ref",
+            "count": rng.choice((1, 2, 4, 8)),
+            "usd_per_hour": round(rng.uniform(0.3, 3.0) * (2.2 if fast else 1.0), 4),
+        }
+        kind = rng.choice(("on_demand", "on_demand", "spot", "market", "term"))
+        if kind in ("spot", "market"):
+            fields["pricing"] = PricingModel.SPOT
+            fields["market"] = "verified" if kind == "market" else "cloud"
+        if kind == "term":
+            fields["pricing"] = rng.choice((PricingModel.RESERVED_1Y, PricingModel.RESERVED_3Y))
+            fields["purchase_option"], fields["upfront_share"] = "no_upfront", 0.0
+        offers.append(offer(**fields))
+    return OfferTable(stored(*offers), TOY)
+
+
+def _answer(result: Quote | str) -> Quote | str:
+    """What a person reads of a quote: all of it but the offers a what-if prices again."""
+    return result if isinstance(result, str) else replace(result, priced=None)
+
+
+def _ask(table: OfferTable, request: QuoteRequest, again_ok: bool) -> Quote | str:
+    try:
+        return _answer(quote(table, TOY, request, again_ok=again_ok))
+    except QuoteError as exc:
+        return f"{exc.parameter}: {exc}"
+
+
+# Each question, and how many of its twelve askings at least a plan must answer
+QUESTIONS = [
+    ({"pricing": "dependable"}, 6),
+    ({"pricing": "any", "deadline_hours": 600.0, "gpus": 256}, 6),
+    ({"pricing": "on_demand", "assumptions": replace(PLAIN, discount_rate=0.1)}, 6),
+    ({"pricing": "reserved_3y", "gpus": 8}, 6),
+    ({"pricing": "spot", "markets": frozenset({"cloud"})}, 6),
+    ({"pricing": "dependable", "platforms": frozenset({"cuda"}), "top": 3}, 6),
+    # so few offers make the deadline that fewer than `top` are among the plan's, and an
+    # offer outside it may make it too: never answered from a plan
+    ({"deadline_hours": 40.0, "gpus": 1024, "assumptions": replace(PLAIN, max_instances=2)}, 0),
+]
+
+
+@pytest.mark.parametrize(("fields", "least"), QUESTIONS, ids=lambda f: str(f)[:40])
+def test_a_question_asked_again_answers_as_a_full_reading(monkeypatch, fields, least) -> None:  # type: ignore[no-untyped-def]
+    """Twelve hours from 3 to 40,000 asked one after another: each answer, priced from the
+    last asking's plan where it proves every part, is the full reading's to the last field;
+    and most of them were priced from a plan where a plan can prove them."""
+    planned = []
+    found = again_module.again
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = found(*args, **kwargs)
+        planned.append(result is not None)
+        return result
+
+    monkeypatch.setattr(breakeven, "again", counted)
+    rng = random.Random(7)
+    table = _catalog(11)
+    base = QuoteRequest(reference="ref", hours=1.0, **{"assumptions": PLAIN, **fields})
+    hours = [3.0, 40000.0] + [rng.uniform(10, 20000) for _ in range(10)]
+    for h in hours:
+        request = replace(base, hours=h)
+        assert _ask(table, request, True) == _ask(table, request, False), h
+    assert sum(planned) >= least
+
+
+def test_a_plan_that_no_longer_proves_a_part_is_read_again(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Work from 50 h to 30,000 h by a deadline of 600 h: small work runs on one instance
+    and the reading stops at each order's first offers; large work needs clusters, whose
+    cheapest may lie past them. Where the last asking's plan cannot prove a part, the
+    question is read in full (its answer the full reading's) and planned again, so the same
+    hours asked once more are priced from the new plan."""
+    outcomes: list[str] = []
+    found = again_module.again
+
+    def counted(table, request, *args):  # type: ignore[no-untyped-def]
+        held = table.plans.get(again_module.plan_key(request)) is not None
+        result = found(table, request, *args)
+        outcomes.append("planned" if result is not None else "refused" if held else "new")
+        return result
+
+    monkeypatch.setattr(breakeven, "again", counted)
+    table = _catalog(23)
+    base = QuoteRequest(
+        reference="ref", hours=1.0, gpus=256, deadline_hours=600.0, assumptions=PLAIN, top=3
+    )
+    refused = 0
+    for hours in (50.0, 30000.0, 200.0, 12000.0, 90.0, 25000.0, 400.0, 30000.0):
+        request = replace(base, hours=hours)
+        outcomes.clear()
+        assert _ask(table, request, True) == _ask(table, request, False), hours
+        if outcomes[0] == "refused":
+            refused += 1
+            outcomes.clear()
+            assert _ask(table, request, True) == _ask(table, request, False), hours
+            assert outcomes[0] == "planned"  # the full reading's own plan proves it
+    assert refused >= 1  # a plan from small work could not prove large work
+
+
+def test_a_what_if_prices_the_offers_of_a_full_reading(client, settings) -> None:  # type: ignore[no-untyped-def]
+    """A question asked with sensitivity= after the same question with other hours: its
+    flips come from a full reading's offers, as on a server that never saw the first."""
+    from service.http.app import create_app
+
+    client.get("/breakeven?gpu=rtx3090&hours=400")
+    asked = "/breakeven?gpu=rtx3090&hours=500&sensitivity=all&detail=full"
+    after = client.get(asked).json
+    fresh = create_app(settings)
+    try:
+        alone = fresh.test_client().get(asked).json
+    finally:
+        fresh.extensions["breakeven"].store.dispose()
+    assert after["sensitivity"] == alone["sensitivity"]
+    assert after["rent"] == alone["rent"]
