@@ -15,7 +15,7 @@ One part not proved sends the question down the full reading, which makes a new 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -23,7 +23,6 @@ from pricing.tiers import TIERS, Tier
 from service.engine.cheapest import (
     Costed,
     admitted_mask,
-    cheapest,
     job_on,
     order_floors,
     term_floors,
@@ -81,6 +80,7 @@ class Part:
     outside the plan stands (the order's length where there is none)."""
 
     within: np.ndarray
+    admits: np.ndarray  # the same as a mask over Plan.rows
     top: int
     stops: np.ndarray  # per hourly order (OfferTable.by_cost)
     reached: np.ndarray  # per committed order (OfferTable.committed_orders)
@@ -106,9 +106,12 @@ class Planned:
     admitted: np.ndarray
 
 
-def plan_key(request: QuoteRequest) -> QuoteRequest:
+def plan_key(request: QuoteRequest) -> tuple[object, ...]:
     """What a plan is remembered by: the question but for its hours."""
-    return replace(request, hours=0.0)
+    return tuple(getattr(request, name) for name in _BUT_HOURS)
+
+
+_BUT_HOURS = tuple(f.name for f in fields(QuoteRequest) if f.name != "hours")
 
 
 def remember(table: OfferTable, request: QuoteRequest, costed: list[np.ndarray]) -> None:
@@ -135,8 +138,11 @@ def again(
     if reached.shape[1]:
         floors = np.minimum(floors, term_floors(table, request, reached, s_ref, limits).min(axis=1))
     found: dict[str, np.ndarray | None] = dict.fromkeys(plan.parts)
+    # every part's cheapest from one order of all the plan's offers (cheapest.cheapest's)
+    order = np.lexsort((plan.rows, job.tie, job.hours, job.present_usd))
     for (name, part), floor in zip(shown.items(), floors.tolist(), strict=True):
-        best = cheapest(plan.rows, job, part.top, part.within)
+        best = order[part.admits[order]][: part.top]
+        best = best[job.feasible[best]]
         if best.size < part.top:
             if floor < np.inf:
                 return None  # fewer do the work than it names: an offer outside may too
@@ -172,6 +178,7 @@ def _parts(
         outside = mask & ~held
         parts[name] = Part(
             within=np.flatnonzero(mask[rows]),
+            admits=mask[rows],
             top=request.top if name == RENT else 1,
             stops=np.array([_first(order, outside) for order in hourly], dtype=np.intp),
             reached=np.array([_first(order, outside) for order in committed], dtype=np.intp),

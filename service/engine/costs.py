@@ -61,7 +61,8 @@ from service.engine.interruption import class_shares, slowdown
 from service.engine.offer_table import OfferTable
 from service.engine.work import MAX_HOURS, MIN_HOURS
 
-CROSSINGS_KEPT = 4096  # (bought cards' model, rate) pairs whose crossing is remembered
+MODELS_KEPT = 256  # bought cards' models whose crossings are remembered
+CROSSINGS_KEPT = 1024  # crossings remembered per model, by rate
 NEWTON_STEPS = 50  # a cap; convergence is quadratic, 5-8 steps in practice
 # A step this small, relative to the crossing (or to one hour below it), ends the search:
 # far below a displayed figure, and above the rounding of hours up to the 1e7 cap.
@@ -779,16 +780,30 @@ def crossing_hours(model: BuyModel, rent_per_hour: np.ndarray) -> np.ndarray:
     loop over floats beats numpy's per-call overhead several times over.
     """
     rates = np.asarray(rent_per_hour, dtype=np.float64).tolist()
-    return np.array([_crossing(model, rate) for rate in rates], dtype=np.float64)
+    # Remembered per model: an hourly offer's rate per hour of work does not move with the
+    # hours asked, nor the bought cards' model, so a question asked again with other hours
+    # solves again only what moved (a discounted crossing is a dozen Newton steps).
+    known = _crossings_of(model)
+    if len(known) > CROSSINGS_KEPT:
+        known.clear()
+    found = []
+    for rate in rates:
+        hours = known.get(rate)
+        if hours is None:
+            hours = known[rate] = _crossing(model, rate)
+        found.append(hours)
+    return np.array(found, dtype=np.float64)
 
 
-@functools.lru_cache(maxsize=CROSSINGS_KEPT)
+@functools.lru_cache(maxsize=MODELS_KEPT)
+def _crossings_of(model: BuyModel) -> dict[float, float]:
+    """The crossings worked out against ``model``, by rate."""
+    return {}
+
+
 def _crossing(model: BuyModel, rate: float) -> float:
     """:func:`crossing_hours` for one rate, in floats: inf where buying never gets cheaper;
-    0 where no rental can do the work at all (an infinite rate: buying from the first hour).
-    Remembered: an hourly offer's rate per hour of work does not move with the hours asked,
-    nor the bought cards' model, so a question asked again with other hours solves again
-    only what moved (a discounted crossing is a dozen Newton steps)."""
+    0 where no rental can do the work at all (an infinite rate: buying from the first hour)."""
     if math.isinf(rate):
         return 0.0
     margin = model.margin(rate)
