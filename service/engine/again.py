@@ -88,10 +88,12 @@ class Part:
 
 @dataclass
 class Plan:
-    """The offers a question's last full reading costed, sorted; its parts, worked out the
-    first time the question comes back (a question asked once pays nothing for them)."""
+    """The offers a question's last full reading costed (each costing's rows, as it read
+    them); sorted and its parts worked out the first time the question comes back, so a
+    question asked once pays nothing for them."""
 
-    rows: np.ndarray
+    costed: list[np.ndarray]
+    rows: np.ndarray | None = None
     parts: dict[str, Part | None] | None = None
 
 
@@ -116,8 +118,7 @@ _BUT_HOURS = tuple(f.name for f in fields(QuoteRequest) if f.name != "hours")
 
 def remember(table: OfferTable, request: QuoteRequest, costed: list[np.ndarray]) -> None:
     """The offers a full reading of ``request`` costed, for the next asking of it."""
-    rows = np.unique(np.concatenate(costed)) if costed else np.empty(0, dtype=np.intp)
-    table.plans.put(plan_key(request), Plan(rows))
+    table.plans.put(plan_key(request), Plan(costed))
 
 
 def again(
@@ -128,18 +129,21 @@ def again(
     plan = table.plans.get(plan_key(request))
     if plan is None:
         return None
-    if plan.parts is None:
-        plan.parts = _parts(table, request, need, plan.rows)
-    job = job_on(table, request, plan.rows, s_ref, limits)
-    shown = {name: part for name, part in plan.parts.items() if part is not None}
+    if plan.rows is None or plan.parts is None:
+        rows = np.sort(np.concatenate(plan.costed))
+        plan.rows = rows = rows[np.diff(rows, prepend=-1) != 0]  # each offer once
+        plan.parts = _parts(table, request, need, rows)
+    rows, parts = plan.rows, plan.parts
+    job = job_on(table, request, rows, s_ref, limits)
+    shown = {name: part for name, part in parts.items() if part is not None}
     stops = np.array([part.stops for part in shown.values()], dtype=np.intp)
     reached = np.array([part.reached for part in shown.values()], dtype=np.intp)
     floors = order_floors(table, request, stops, s_ref, limits).min(axis=1, initial=np.inf)
     if reached.shape[1]:
         floors = np.minimum(floors, term_floors(table, request, reached, s_ref, limits).min(axis=1))
-    found: dict[str, np.ndarray | None] = dict.fromkeys(plan.parts)
+    found: dict[str, np.ndarray | None] = dict.fromkeys(parts)
     # every part's cheapest from one order of all the plan's offers (cheapest.cheapest's)
-    order = np.lexsort((plan.rows, job.tie, job.hours, job.present_usd))
+    order = np.lexsort((rows, job.tie, job.hours, job.present_usd))
     for (name, part), floor in zip(shown.items(), floors.tolist(), strict=True):
         best = order[part.admits[order]][: part.top]
         best = best[job.feasible[best]]
@@ -149,7 +153,7 @@ def again(
         elif job.present_usd[best[-1]] > floor:
             return None  # an offer outside the plan may cost less
         found[name] = best
-    return Planned(Costed(plan.rows, job, None), found, shown[RENT].within)
+    return Planned(Costed(rows, job, None), found, shown[RENT].within)
 
 
 def _parts(
