@@ -30,6 +30,10 @@ from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
 COSTED_CHUNK = 256  # offers of each cheapest-first order costed first, once the shortlist fails
+# offers of each committed order costed first when a term is read on: a term's cheapest is
+# usually among its first few (its orders sort by a term's cost and by the work's), and the
+# offers a reading costs are those a question asked again costs each time (again.py)
+TERMS_CHUNK = 32
 
 
 def cheapest(
@@ -369,7 +373,7 @@ def read_terms(
     chosen = range(len(found.term_floors)) if terms is None else terms
     reached, floors = list(found.reached), list(found.term_floors)
     read = _Reading(found)
-    size = COSTED_CHUNK
+    size = TERMS_CHUNK
     costed: np.ndarray | None = None
     while True:
         reading = [t for t in chosen if floors[t] < bar_of(t, read.index, read.presents)]
