@@ -232,6 +232,28 @@ def test_the_3090_owner_can_keep_his_card(client) -> None:  # type: ignore[no-un
     assert server["buy"]["present_usd"] == pytest.approx(plain["buy"]["present_usd"])
 
 
+def test_the_owners_summary_names_each_of_his_paths(client) -> None:  # type: ignore[no-untyped-def]
+    """An owner asks whether to upgrade: the headline weighs buying the new card against
+    renting, so the sentence also says what keeping, upgrading and renting each cost him,
+    over how long, and which is cheapest, as `own` computes them (with a memory the old card
+    lacks, keeping is no path, and the sentence says why)."""
+    from service.documents.summary import figure
+
+    body = client.get("/breakeven?gpu=rtx5090&own=rtx3090&hours=2000").get_json()
+    paths = {p["name"]: p for p in body["own"]["paths"]}
+    best = min(paths.values(), key=lambda p: p["present_usd"])
+    assert body["own"]["best"] == best["name"]
+    said = body["summary"]
+    for name, words in (("keep", "keeping your rtx3090 costs"), ("upgrade", "to upgrade")):
+        path = paths[name]
+        assert f"{words} {path['present_usd']:,.2f} USD over" in said
+        assert f"{figure(path['wall_clock_hours'])} h" in said
+    assert f"to rent {paths['rent']['present_usd']:,.2f} USD" in said
+    assert f"the cheapest path is to {best['name']}." in said
+    stated = client.get("/breakeven?gpu=rtx5090&own=rtx3090&hours=2000&memory=32").get_json()
+    assert "keeping your rtx3090 is no path: " in stated["summary"]
+
+
 def test_owning_the_card_asked_about_is_keep_or_rent(client) -> None:  # type: ignore[no-untyped-def]
     body = client.get("/breakeven?detail=full&gpu=rtx3090&own=rtx3090&hours=2000").get_json()
     paths = {p["name"]: p for p in body["own"]["paths"]}

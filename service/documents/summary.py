@@ -33,9 +33,31 @@ def breakeven_summary(d: dict[str, Any]) -> str:
     tail = _payoff(d)
     price = _headline_price(d["rent"], lambda line: _amount(money, line, "present_usd"))
     spread = _spread_flip(d, money)
+    owned = "" if own is None else _owned_paths(own, money)
     return (
-        f"{head}{tail} (present values, {money.code}). {price}{spread}"
+        f"{head}{tail} (present values, {money.code}). {price}{owned}{spread}"
         f"The work: {d['work']['reading']}."
+    )
+
+
+def _owned_paths(own: dict[str, Any], money: Asked) -> str:
+    """The owner's three paths (own=) in a sentence: an owner asks whether to upgrade, and
+    the headline weighs buying the new card against renting, not keeping the old one."""
+    paths = {path["name"]: path for path in own["paths"]}
+    keep = paths["keep"]
+    if keep["present_usd"] is None:
+        kept = f"keeping your {own['gpu']} is no path: {keep['note']}"
+    else:
+        kept = (
+            f"keeping your {own['gpu']} costs {_amount(money, keep, 'present_usd')} over "
+            f"{figure(keep['wall_clock_hours'])} h of calendar time"
+        )
+    upgrade, rent = paths["upgrade"], paths["rent"]
+    return (
+        f"As its owner: {kept}, selling it to upgrade {_amount(money, upgrade, 'present_usd')}"
+        f" over {figure(upgrade['wall_clock_hours'])} h, selling it to rent "
+        f"{_amount(money, rent, 'present_usd')} over {figure(rent['wall_clock_hours'])} h; "
+        f"the cheapest path is to {own['best']}. "
     )
 
 
