@@ -147,3 +147,102 @@ def test_a_what_if_prices_the_offers_of_a_full_reading(client, settings) -> None
         fresh.extensions["breakeven"].store.dispose()
     assert after["sensitivity"] == alone["sensitivity"]
     assert after["rent"] == alone["rent"]
+
+
+# Found in review: three places where a full reading's shortcut, not the plan, was wrong; a
+# plan that costed more then disagreed with it. Each is a fresh reading's answer here.
+
+
+def test_equal_offers_past_the_shortlist_go_to_the_askers_country() -> None:
+    """Two offers at 1.00 USD/h, the first by row in us-east-1, the second in DE; asked from
+    DE for one rental (top=1): the tie goes to DE (JobCost.tie), however the catalog orders
+    them. The shortlist took the first `top` of each order and never saw the second."""
+    offers = [
+        offer(provider="custom", product="ib-a", region="us-east-1", usd_per_hour=1.0),
+        offer(provider="toy", product="ib-b", region="de", usd_per_hour=1.0),
+        offer(provider="custom", product="ib-c", region="fr", usd_per_hour=1.5),
+    ]
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(
+        reference="ref", hours=50.0, pricing="on_demand", top=1, country="de", assumptions=PLAIN
+    )
+    (best,) = quote(table, TOY, request, again_ok=False).rent
+    assert best.stored.offer.region == "de"
+    assert _ask(table, replace(request, hours=60.0), True) == _ask(
+        table, replace(request, hours=60.0), False
+    )
+
+
+def test_a_session_restart_can_make_a_dearer_rate_the_cheaper_rental() -> None:
+    """Colab-like offers, 10 h sessions, 1 h of work redone per restart, 19 h of ref's work:
+    X at 1.00 USD per hour of ref's work needs two sessions on ref (19 + 1 = 20 h, 20.00
+    USD); Y at 2.10 USD/h on the fast card (1.05 per hour of ref's work) does it in one
+    (9.5 h, 19.95 USD). The order sorts X first; a restart is a step, so it is read on."""
+    session = {"pricing": PricingModel.COMPUTE_UNITS, "provider": "colab", "product": "colab"}
+    offers = [
+        offer(region="us", accelerator="ref", usd_per_hour=1.0, **session),
+        offer(region="eu", accelerator="fast", usd_per_hour=2.1, **session),
+    ]
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(
+        reference="ref",
+        hours=19.0,
+        gpus=8,
+        pricing="any",
+        top=1,
+        session_hours=10.0,
+        deadline_hours=100.0,
+        assumptions=replace(PLAIN, spot_overhead=0.0, restart_hours=1.0),
+    )
+    (best,) = quote(table, TOY, request, again_ok=False).rent
+    assert best.stored.offer.region == "eu"
+    assert best.total_usd == pytest.approx(19.95)
+
+
+def test_a_marketplaces_banded_offer_is_its_tiers_best() -> None:
+    """A cloud's spot offer and a marketplace's, both with a published band (<5 %): both sit
+    in the banded order, the cloud's first. The marketplace's interruptible tier has one
+    offer, and says so, though the headline's reading never costed it."""
+    offers = [
+        offer(provider="aws", product="ib-a", region="us-east-1", pricing=PricingModel.SPOT,
+              interruption="<5%", usd_per_hour=1.0),
+        offer(provider="toy", product="ib-b", region="eu", pricing=PricingModel.SPOT,
+              market="verified", interruption="<5%", usd_per_hour=1.5),
+    ]  # fmt: skip
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(
+        reference="ref", hours=50.0, gpus=64, pricing="spot", top=1, deadline_hours=100.0,
+        assumptions=replace(PLAIN, max_instances=64),
+    )  # fmt: skip
+    tiers = {t.tier.name: t.best for t in quote(table, TOY, request, again_ok=False).tiers}
+    assert tiers["interruptible"] is not None
+    assert tiers["interruptible"].stored.offer.product == "ib-b"
+
+
+def test_a_reading_of_thousands_of_offers_is_not_planned(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A plan keeps at most PLAN_ROWS offers (counted once per costing; 2,000 here): a deep
+    reading that costed more (a walk by a tight deadline: 6,000 here) is read afresh each
+    time, and a table's plans stay small; a shallow one is planned."""
+    from service.engine import cheapest
+
+    monkeypatch.setattr(again_module, "PLAN_ROWS", 2000)
+    costed: list[int] = []
+    job_on = cheapest.job_on
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        costed.append(args[2].size)
+        return job_on(*args)
+
+    monkeypatch.setattr(cheapest, "job_on", counted)
+    table = _catalog(3, size=6000)
+    deep = QuoteRequest(
+        reference="ref", hours=30000.0, gpus=4096, deadline_hours=30.0, assumptions=PLAIN
+    )
+    _ask(table, deep, True)
+    assert sum(costed) > 2000
+    assert table.plans.get(again_module.plan_key(deep)) is None
+    costed.clear()
+    shallow = replace(deep, hours=50.0, deadline_hours=None, gpus=1)
+    _ask(table, shallow, True)
+    assert sum(costed) <= 2000
+    assert table.plans.get(again_module.plan_key(shallow)) is not None

@@ -31,6 +31,11 @@ from service.engine.costs import Limits
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
+PLAN_ROWS = 8192  # the most offers (counted once per costing) a plan keeps
+# Present values this close are a tie, which the tie-break (cheapest.cheapest) settles: a
+# plan answers only where every offer outside it costs more than that, so that the plan holds
+# every offer the tie-break weighs, as a full reading does (it reads on through ties)
+TIE = 1e-9
 RENT = "rent"  # the headline's rentals: the question's own `top`
 SAME_CARD = "same_card"
 MEASURED = "measured"
@@ -75,12 +80,11 @@ def left_out_question(table: OfferTable, request: QuoteRequest) -> QuoteRequest 
 
 @dataclass(frozen=True)
 class Part:
-    """One part of an answer as the plan prices it: the plan's offers it admits (positions
-    in Plan.rows), how many it names, and where in each cheapest-first order its first offer
+    """One part of an answer as the plan prices it: the plan's offers it admits, how many it
+    names, and where in each cheapest-first order its first offer
     outside the plan stands (the order's length where there is none)."""
 
-    within: np.ndarray
-    admits: np.ndarray  # the same as a mask over Plan.rows
+    admits: np.ndarray  # a mask over Plan.rows
     top: int
     stops: np.ndarray  # per hourly order (OfferTable.by_cost)
     reached: np.ndarray  # per committed order (OfferTable.committed_orders)
@@ -117,8 +121,11 @@ _BUT_HOURS = tuple(f.name for f in fields(QuoteRequest) if f.name != "hours")
 
 
 def remember(table: OfferTable, request: QuoteRequest, costed: list[np.ndarray]) -> None:
-    """The offers a full reading of ``request`` costed, for the next asking of it."""
-    table.plans.put(plan_key(request), Plan(costed))
+    """The offers a full reading of ``request`` costed, for the next asking of it; not
+    where it read thousands (a deep walk by a deadline): costing them all again would cost
+    as much as reading anew, and a table keeps many plans."""
+    if sum(rows.size for rows in costed) <= PLAN_ROWS:
+        table.plans.put(plan_key(request), Plan(costed))
 
 
 def again(
@@ -144,16 +151,18 @@ def again(
     found: dict[str, np.ndarray | None] = dict.fromkeys(parts)
     # every part's cheapest from one order of all the plan's offers (cheapest.cheapest's)
     order = np.lexsort((rows, job.tie, job.hours, job.present_usd))
+    present = job.present_usd
     for (name, part), floor in zip(shown.items(), floors.tolist(), strict=True):
         best = order[part.admits[order]][: part.top]
         best = best[job.feasible[best]]
         if best.size < part.top:
             if floor < np.inf:
                 return None  # fewer do the work than it names: an offer outside may too
-        elif job.present_usd[best[-1]] > floor:
-            return None  # an offer outside the plan may cost less
+        else:
+            if floor <= present[best[-1]] * (1 + TIE):
+                return None  # an offer outside the plan may cost as little, or less
         found[name] = best
-    return Planned(Costed(rows, job, None), found, shown[RENT].within)
+    return Planned(Costed(rows, job, None), found, np.flatnonzero(shown[RENT].admits))
 
 
 def _parts(
@@ -181,7 +190,6 @@ def _parts(
             continue
         outside = mask & ~held
         parts[name] = Part(
-            within=np.flatnonzero(mask[rows]),
             admits=mask[rows],
             top=request.top if name == RENT else 1,
             stops=np.array([_first(order, outside) for order in hourly], dtype=np.intp),

@@ -928,9 +928,11 @@ def _tiers(
             ended = costing.order_floors and all(math.isinf(costing.order_floors[g]) for g in own)
             if ended and not (kept & costing.job.feasible).any():
                 continue
-        if position is None and term is None and (kept is None or kept.any()):
-            # an hourly tier none of whose offers were costed has none (each order's first
-            # is); one whose cheapest was still not proved is asked alone
+        if position is None and term is None:
+            # a tier whose cheapest was not proved is asked alone, also where none of its
+            # offers was costed: an order holds several tiers' offers (the banded one: a
+            # marketplace's banded offer behind a cloud's), so its first costed says nothing
+            # of the others (asking alone a tier the question admits none of costs nothing)
             single = _cheapest_of(table, alone, need, s_ref, model, limits, seen)
             best[code] = None if single is None else single[0]
     for costing, chosen in proven.values():

@@ -124,7 +124,8 @@ class Costed:
         if found.size == 0:
             return None
         best = int(found[0])
-        return best if self.job.present_usd[best] <= floor else None
+        # strictly under: an offer not costed at the floor could tie it and win the tie-break
+        return best if self.job.present_usd[best] < floor else None
 
 
 def costed(
@@ -143,7 +144,9 @@ def costed(
     The shortlist holds the cheapest offers per hour of work on one instance, and a cluster
     or a miss only ever costs more than that (e(N) <= 1, interruptions grow with N). So
     while every shortlisted offer does the job on one instance in time, none outside it can
-    be cheaper. Once one needs a cluster or misses the deadline that bound is gone, and each
+    be cheaper, unless a session restarts (a restart is a step, not a share, so it can move
+    a session-bound offer past one its order sorts after it). Once one needs a cluster, a
+    second session or misses the deadline that bound is gone, and each
     cheapest-first order is read on, a chunk at a time, until the next offer's cost on one
     instance with no deadline (a floor under its real cost: the orders sort by it) is no
     less than the ``top``-th cheapest found: a cheap slow offer that needs a cluster is
@@ -176,7 +179,10 @@ def _hourly(
         shortlisted = None
     else:
         shortlisted = job_on(table, request, shortlist, s_ref, limits)
-        if np.all((shortlisted.instances == 1) | committed):
+        # one instance each, and one session each: a restart (a step per session) moves a
+        # session-bound offer past one its order sorts after it, as a cluster does
+        alone = (shortlisted.instances == 1) & (shortlisted.sessions == 1)
+        if np.all(alone | committed):
             return Costed(shortlist, shortlisted, None)
     if key is not None:
         walk = table.walks.get(key)
@@ -184,7 +190,7 @@ def _hourly(
             job = job_on(table, request, walk.rows, s_ref, limits)
             floors = _order_floors(table, request, walk.stops, s_ref, limits)
             floor = min(floors, default=np.inf)
-            if job.present_usd.size >= top and floor >= _bar(job.present_usd, top):
+            if job.present_usd.size >= top and floor > _bar(job.present_usd, top):
                 return Costed(walk.rows, job, floor, stops=walk.stops, order_floors=floors)
     mask = admitted()
     if mask.dtype != bool:  # a few offers' rows: cost them all at once
@@ -232,7 +238,8 @@ def _hourly(
             more = start < orders[g].size
             if more and chunk.size:
                 floor = cost.floor_usd[end] * share
-                more = floor < bar and floor * _penalty(g, start) < bar
+                # read on while an offer could tie the bar: the tie-break settles ties
+                more = floor <= bar and floor * _penalty(g, start) <= bar
             if more:
                 still.append(g)
             else:
@@ -296,7 +303,7 @@ def read_orders(
     size = COSTED_CHUNK
     while True:
         bar = bar_of(read.index, read.presents)
-        reading = [g for g in orders if floors[g] < bar]
+        reading = [g for g in orders if _short_of(floors[g], bar)]
         if not reading:
             break
         parts = []
@@ -376,7 +383,7 @@ def read_terms(
     size = TERMS_CHUNK
     costed: np.ndarray | None = None
     while True:
-        reading = [t for t in chosen if floors[t] < bar_of(t, read.index, read.presents)]
+        reading = [t for t in chosen if _short_of(floors[t], bar_of(t, read.index, read.presents))]
         if not reading:
             break
         if costed is None:
@@ -469,6 +476,13 @@ def _outruns(
     needed = request.hours * s_ref / rentals.speed / deadline
     stretch = 1.0 + rentals.share(request.assumptions.spot_overhead)
     return bool((needed * stretch * (1 - DEADLINE_TOLERANCE) > 1.0 + 1e-6).any())
+
+
+def _short_of(floor: float, bar: float) -> bool:
+    """Whether an order (or a term) whose unread offers cost at least ``floor`` must be read
+    on to find the offers at or under ``bar``: at the bar too, since an offer that ties it
+    may win the tie-break (cheapest.cheapest); never once read to its end (floor inf)."""
+    return floor <= bar and math.isfinite(floor)
 
 
 def _bar(presents: np.ndarray, top: int) -> float:

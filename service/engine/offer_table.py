@@ -32,6 +32,7 @@ HOURLY_TIERS = ("spot", "interruptible", "compute_units")
 
 Key = TypeVar("Key", bound=Hashable)
 SHORTLIST_CACHE = 512  # filter sets remembered per catalog (LRU)
+PLANS_KEPT = 128  # questions whose last reading's offers are remembered (again.py)
 CANDIDATE_MASKS = 16  # catalog-wide filter masks remembered (a bool per offer each)
 _GENERATIONS = itertools.count(1)  # tells tables apart for caches keyed on "this catalog"
 
@@ -193,6 +194,7 @@ class OfferTable:
         self.estimated: dict[SpeedKey, np.ndarray] = {}
         self._throughput: dict[SpeedKey, tuple[list[Throughput], np.ndarray]] = {}
         self.by_cost: dict[SpeedKey, tuple[np.ndarray, ...]] = {}
+        self.unit_cost: dict[SpeedKey, np.ndarray] = {}  # what the hourly orders sort by
         self.fastest_after: dict[SpeedKey, tuple[np.ndarray, ...]] = {}
         # Each term's committed offers in two orders: by what one term costs (price x term
         # hours) and by what an hour of work costs; a job on an offer costs at least both (one
@@ -204,7 +206,7 @@ class OfferTable:
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
         self.walks: Lru[tuple[object, ...], Any] = Lru(SHORTLIST_CACHE)
         # per question but its hours, the offers its last full reading costed (again.py)
-        self.plans: Lru[Any, Any] = Lru(SHORTLIST_CACHE)
+        self.plans: Lru[Any, Any] = Lru(PLANS_KEPT)
         self._candidates: Lru[tuple[object, ...], np.ndarray] = Lru(CANDIDATE_MASKS)
         self._held: Lru[tuple[object, ...], np.ndarray] = Lru(CANDIDATE_MASKS)
         self._rows_of: dict[str, np.ndarray] = {}  # accelerator -> its rows, when asked
@@ -258,9 +260,11 @@ class OfferTable:
             # Cheapest-first orders per class, one per overhead group: the spot_overhead
             # assumption scales a whole group alike, so a quote's top offers are the first
             # candidates of each. Session restarts add about the same share to every
-            # session-bound offer (a restart per session_hours of work), so that group keeps
-            # its order too; banded offers are ordered with their own overheads.
+            # session-bound offer (a restart per session_hours of work), about: a restart
+            # is a step, so where one comes the order is read on (cheapest._hourly); banded
+            # offers are ordered with their own overheads.
             unit_cost = self.price * own_overhead / self.speed[key] if rows else self.price
+            self.unit_cost[key] = unit_cost
             self.by_cost[key] = tuple(
                 group[np.argsort(unit_cost[group], kind="stable")] for group in groups
             )
@@ -345,13 +349,14 @@ class OfferTable:
             if str(p) in self.pricings
         }
         orders = (*self.by_cost[request.speed_key], *self.committed_orders[request.speed_key])
+        hours_orders = len(self.by_cost[request.speed_key])
+        sorted_by = self.unit_cost[request.speed_key]
         read = [
-            _leading(order, mask, request.top)
+            _leading(order, mask, request.top, sorted_by if g < hours_orders else None)
             if wanted & pricings
             else (_EMPTY, order.size)  # none admitted: read to its end at once
-            for order, pricings in zip(orders, self._order_pricings, strict=True)
+            for g, (order, pricings) in enumerate(zip(orders, self._order_pricings, strict=True))
         ]
-        hours_orders = len(self.by_cost[request.speed_key])
         hourly = [found for found, _ in read[:hours_orders]]
         committed = read[hours_orders:]
         rows = np.concatenate([*hourly, *(found for found, _ in committed)])
@@ -512,11 +517,16 @@ def _offer_column(rows: Sequence[StoredOffer], name: str) -> list[Any]:
     return [getattr(s.offer, name) for s in rows]
 
 
-def _leading(order: np.ndarray, mask: np.ndarray, top: int) -> tuple[np.ndarray, int]:
+def _leading(
+    order: np.ndarray, mask: np.ndarray, top: int, sorted_by: np.ndarray | None = None
+) -> tuple[np.ndarray, int]:
     """The first ``top`` rows of ``order`` that ``mask`` admits, and the position in ``order``
     just past the last of them (its length where fewer are admitted). Read from the front a
     chunk at a time, each eight times the last: the cheapest offers usually pass a
-    question's filters within the first chunk, so a quote rarely gathers the whole order."""
+    question's filters within the first chunk, so a quote rarely gathers the whole order.
+    With ``sorted_by`` (what the order sorts by), the admitted rows that tie the last one
+    come too: which of equal offers is cheapest is the tie-break's to say (the asker's
+    country, a dated price: cheapest.cheapest), not the catalog's row order."""
     found: list[np.ndarray] = []
     start, size, wanted = 0, LEADING_CHUNK, top
     end = order.size
@@ -528,6 +538,16 @@ def _leading(order: np.ndarray, mask: np.ndarray, top: int) -> tuple[np.ndarray,
         if wanted == 0:
             end = start + int(admitted[-1]) + 1
         start, size = start + size, size * 8
+    if sorted_by is not None and wanted == 0 and end < order.size:
+        last = sorted_by[order[end - 1]]
+        while end < order.size:
+            part = order[end : end + LEADING_CHUNK]
+            tied = sorted_by[part] == last
+            same = part.size if tied.all() else int(np.argmin(tied))
+            found.append(part[:same][mask[part[:same]]])
+            end += same
+            if same < part.size:
+                break
     return (np.concatenate(found) if found else _EMPTY), end
 
 
