@@ -52,12 +52,15 @@ def _markets(asked: frozenset[str] | None, tier: Tier) -> frozenset[str] | None:
     return asked & tier.markets
 
 
-def tier_question(request: QuoteRequest, tier: Tier) -> QuoteRequest | None:
-    """The question of ``tier``'s best offer alone; None where the question admits none of
-    the tier's markets."""
+def admits_tier(request: QuoteRequest, tier: Tier) -> bool:
+    """Whether the question admits any of ``tier``'s markets."""
     markets = _markets(request.markets, tier)
-    if markets is not None and not markets:
-        return None
+    return markets is None or bool(markets)
+
+
+def tier_question(request: QuoteRequest, tier: Tier) -> QuoteRequest:
+    """The question of ``tier``'s best offer alone (of a tier the question admits)."""
+    markets = _markets(request.markets, tier)
     return replace(request, pricing=str(tier.pricing), markets=markets, top=1)
 
 
@@ -174,8 +177,9 @@ def _parts(
     main = admitted_mask(table, request, need)
     masks: dict[str, np.ndarray | None] = {RENT: main}
     for tier in TIERS:
+        admits = admits_tier(request, tier)
         asked = tier_question(request, tier)
-        masks[tier.name] = None if asked is None else admitted_mask(table, asked, need)
+        masks[tier.name] = admitted_mask(table, asked, need) if admits else None
     same = table.accelerators.get(request.reference)
     masks[SAME_CARD] = None if same is None else main & (table.accelerator_code == same)
     masks[MEASURED] = admitted_mask(table, measured_question(request), need)

@@ -27,6 +27,7 @@ from service.engine.again import (
     RENT,
     SAME_CARD,
     Planned,
+    admits_tier,
     again,
     left_out_question,
     measured_question,
@@ -894,8 +895,7 @@ def _tiers(
         return found
 
     for code, tier in enumerate(TIERS):
-        alone = tier_question(request, tier)
-        if alone is None:
+        if not admits_tier(request, tier):
             continue  # the question admits none of the tier's markets
         mine = tier.pricing in asked
         costing, asking = (main, request) if mine else (other, wider)
@@ -928,11 +928,13 @@ def _tiers(
             ended = costing.order_floors and all(math.isinf(costing.order_floors[g]) for g in own)
             if ended and not (kept & costing.job.feasible).any():
                 continue
-        if position is None and term is None:
-            # a tier whose cheapest was not proved is asked alone, also where none of its
-            # offers was costed: an order holds several tiers' offers (the banded one: a
-            # marketplace's banded offer behind a cloud's), so its first costed says nothing
-            # of the others (asking alone a tier the question admits none of costs nothing)
+        # none of a tier's offers costed: it has none where its orders hold its offers
+        # alone (each order's first admitted was costed); an order shared with another
+        # tier's (the banded one: a marketplace's banded offer behind a cloud's) says
+        # nothing of it, so it is asked alone, as a tier whose cheapest was not proved is
+        shared = any(len(table.order_tiers[g]) > 1 for g in own)
+        if position is None and term is None and kept is not None and (kept.any() or shared):
+            alone = tier_question(request, tier)
             single = _cheapest_of(table, alone, need, s_ref, model, limits, seen)
             best[code] = None if single is None else single[0]
     for costing, chosen in proven.values():

@@ -227,6 +227,7 @@ class OfferTable:
         # every offer of an order pays the spot_overhead assumption: its clusters then pay
         # it too, whatever the offer.
         in_order = [frozenset(self.tier_code[group].tolist()) for group in groups]
+        self.order_tiers = tuple(in_order)  # the tiers whose offers each hourly order holds
         self.tier_orders = tuple(
             tuple(g for g, tiers in enumerate(in_order) if code in tiers)
             for code in range(len(TIER_NAMES))
@@ -540,7 +541,7 @@ def _leading(
         start, size = start + size, size * 8
     if sorted_by is not None and wanted == 0 and end < order.size:
         last = sorted_by[order[end - 1]]
-        while end < order.size:
+        while end < order.size and sorted_by[order[end]] == last:  # mostly: no tie
             part = order[end : end + LEADING_CHUNK]
             tied = sorted_by[part] == last
             same = part.size if tied.all() else int(np.argmin(tied))
