@@ -368,20 +368,7 @@ def _read(
     rentals, what the platform gate left out, the measured alternative, the same card, the
     tiers; ``seen`` gathers the rows each costed."""
     seen: list[np.ndarray] = []
-    admitted = functools.partial(admitted_mask, table, request, need)
-    key = table.filter_key(request, need)
-    rent, main = _rent_options(
-        table,
-        request,
-        shortlist.index,
-        s_ref,
-        model,
-        limits,
-        admitted,
-        key=key,
-        committed_next=shortlist.committed_next,
-    )
-    seen.append(main.index)
+    rent, main = _asked(table, request, need, shortlist, s_ref, model, limits, seen)
     if not rent:
         raise _missed(request, shortlist.candidates, limits.deadline_hours)
     measured = _cheapest_measured(table, request, need, s_ref, model, rent[0], limits, main, seen)
@@ -965,8 +952,23 @@ def _cheapest_of(
     shortlist = table.shortlist(asked, need, own=False)
     if shortlist.candidates == 0:
         return None
+    found, _ = _asked(table, asked, need, shortlist, s_ref, model, limits, seen)
+    return (found[0], shortlist.candidates) if found else None
+
+
+def _asked(
+    table: OfferTable,
+    asked: QuoteRequest,
+    need: MemoryNeed,
+    shortlist: Shortlist,
+    s_ref: float,
+    model: BuyModel,
+    limits: Limits,
+    seen: list[np.ndarray],
+) -> tuple[list[RentOption], Costed]:
+    """A question's cheapest offers read from its shortlist on (its walk remembered by its
+    filters), and the costing that found them, whose rows ``seen`` keeps."""
     admitted = functools.partial(admitted_mask, table, asked, need)
-    key = table.filter_key(asked, need)
     found, costing = _rent_options(
         table,
         asked,
@@ -975,8 +977,8 @@ def _cheapest_of(
         model,
         limits,
         admitted,
-        key=key,
+        key=table.filter_key(asked, need),
         committed_next=shortlist.committed_next,
     )
     seen.append(costing.index)
-    return (found[0], shortlist.candidates) if found else None
+    return found, costing
