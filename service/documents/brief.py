@@ -15,6 +15,7 @@ price's source by `source_ref` into the answer's `sources`: no figure without it
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -118,8 +119,7 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
         "sources": sources,
         "detail": FULL,
     }
-    money = re.compile(rf"(^|_)(usd|{currency.lower()})(_|$)")
-    return _rounded(answer, money)
+    return _rounded(answer, currency.lower())
 
 
 def _tier(tier: dict[str, Any], code: str) -> dict[str, Any]:
@@ -144,19 +144,27 @@ def _fields(holder: dict[str, Any], names: tuple[str, ...], code: str) -> dict[s
     return kept
 
 
-def _rounded(value: Any, money: re.Pattern[str], key: str = "") -> Any:
-    """Money (a key ``money`` matches) to the cent and hours and days to a tenth, through
-    the answer; a price per hour keeps four decimals (a cent is a quarter of some rates)."""
+def _rounded(value: Any, code: str, key: str = "") -> Any:
+    """Money (in dollars or ``code``) to the cent and hours and days to a tenth, through the
+    answer; a price per hour keeps four decimals (a cent is a quarter of some rates)."""
     if isinstance(value, dict):
-        return {k: _rounded(v, money, k) for k, v in value.items()}
+        return {k: _rounded(v, code, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [_rounded(item, money, key) for item in value]
+        return [_rounded(item, code, key) for item in value]
     if not isinstance(value, float):
         return value
+    digits = _digits(key, code)
+    return value if digits is None else round(value, digits)
+
+
+@functools.lru_cache(maxsize=1024)
+def _digits(key: str, code: str) -> int | None:
+    """The decimals a float under ``key`` keeps (None: all), by its name: an answer has a
+    few dozen names, each read once, not once per figure."""
     if "per_hour" in key:
-        return round(value, 4)
-    if money.search(key):
-        return round(value, 2)
+        return 4
+    if re.search(rf"(^|_)(usd|{re.escape(code)})(_|$)", key):
+        return 2
     if HOURS.search(key):
-        return round(value, 1)
-    return value
+        return 1
+    return None
