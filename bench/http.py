@@ -411,7 +411,7 @@ HISTORY_NOTE = [
     "outside them, the full reading where one part is not; the full reading settles ties by "
     "the tie-break, as a plan does. A new `hours` in process, this host: 1.7-1.9 ms on the "
     "bundled catalog (2.95 before, same host and hour) and 1.7 on the 50,000-offer one; over "
-    "HTTP 0.57 x /health. Where the 1.8 ms goes (real time, wrapped): /health's framework "
+    "HTTP 0.52-0.57 x /health. Where the 1.8 ms goes (real time, wrapped): /health's framework "
     "0.22-0.32, a memo's ages 0.07, the quote 0.75-0.82 (the plan's costing, floors and "
     "choice 0.3-0.5, the rent lines and crossings of 17 offers 0.2, the buy side 0.1), the "
     "answer's documents 0.4 (nineteen rent lines built and named, compacted, summarised). 0.9 "
