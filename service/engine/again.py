@@ -7,10 +7,12 @@ the platform gate left out): half a dozen readings and a dozen small costings, m
 question's time. Which offers can be cheapest hardly moves with the hours (an hourly offer's
 cost is its rate times the work on a cluster its speed sizes; whole terms and restarts move
 it in steps), so the offers the last asking costed (its :class:`Plan`) are costed again in
-one pass, and each part's cheapest among them stands where it is proved: at or under a floor
-on every offer that part admits and the plan does not hold, the next such offer in each
-cheapest-first order (cheapest.order_floors and term_floors, the bounds a walk stops on).
-One part not proved sends the question down the full reading, which makes a new plan.
+one pass, and each part's cheapest among them stands where it is proved: strictly under a
+floor on every offer that part admits and the plan does not hold, the next such offer in each
+cheapest-first order (cheapest.order_floors and term_floors, the bounds a walk stops on), so
+no offer outside can undercut or tie it. One part not proved sends the question down the
+full reading, which makes a new plan. Both settle ties alike: by the tie-break, among every
+offer that ties (cheapest.cheapest).
 """
 
 from __future__ import annotations
@@ -84,8 +86,8 @@ def left_out_question(table: OfferTable, request: QuoteRequest) -> QuoteRequest 
 @dataclass(frozen=True)
 class Part:
     """One part of an answer as the plan prices it: the plan's offers it admits, how many it
-    names, and where in each cheapest-first order its first offer
-    outside the plan stands (the order's length where there is none)."""
+    names, and where in each cheapest-first order its first offer outside the plan stands
+    (the order's length where there is none)."""
 
     admits: np.ndarray  # a mask over Plan.rows
     top: int
