@@ -246,3 +246,21 @@ def test_a_reading_of_thousands_of_offers_is_not_planned(monkeypatch) -> None:  
     _ask(table, shallow, True)
     assert sum(costed) <= 2000
     assert table.plans.get(again_module.plan_key(shallow)) is not None
+
+
+def test_one_price_in_thousands_of_regions_is_not_all_costed() -> None:
+    """3,000 offers at 1.00 USD/h, one to a region (a hostile import could make them): the
+    shortlist takes the offers that tie its last one, but at most TIED_MOST of them, so a
+    question does not cost the whole run; the answer names the first ones by row, at the
+    same cost."""
+    from service.engine.breakeven import memory_need
+    from service.engine.offer_table import TIED_MOST
+
+    offers = [offer(region=f"r{i}", usd_per_hour=1.0) for i in range(3000)]
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(reference="ref", hours=100.0, assumptions=PLAIN, top=3)
+    shortlist = table.shortlist(request, memory_need(request, 24.0))
+    assert request.top < shortlist.index.size <= request.top + TIED_MOST
+    result = quote(table, TOY, request, again_ok=False)
+    assert [r.stored.offer.region for r in result.rent] == ["r0", "r1", "r2"]
+    assert {r.total_usd for r in result.rent} == {100.0}

@@ -239,7 +239,9 @@ def _hourly(
             if more and chunk.size:
                 floor = cost.floor_usd[end] * share
                 # read on while an offer could tie the bar: the tie-break settles ties
-                more = floor <= bar and floor * _penalty(g, start) <= bar
+                more = _short_of(floor, bar, start) and _short_of(
+                    floor * _penalty(g, start), bar, start
+                )
             if more:
                 still.append(g)
             else:
@@ -303,7 +305,7 @@ def read_orders(
     size = COSTED_CHUNK
     while True:
         bar = bar_of(read.index, read.presents)
-        reading = [g for g in orders if _short_of(floors[g], bar)]
+        reading = [g for g in orders if _short_of(floors[g], bar, stops[g])]
         if not reading:
             break
         parts = []
@@ -383,7 +385,11 @@ def read_terms(
     size = TERMS_CHUNK
     costed: np.ndarray | None = None
     while True:
-        reading = [t for t in chosen if _short_of(floors[t], bar_of(t, read.index, read.presents))]
+        reading = [
+            t
+            for t in chosen
+            if _short_of(floors[t], bar_of(t, read.index, read.presents), reached[2 * t])
+        ]
         if not reading:
             break
         if costed is None:
@@ -478,11 +484,19 @@ def _outruns(
     return bool((needed * stretch * (1 - DEADLINE_TOLERANCE) > 1.0 + 1e-6).any())
 
 
-def _short_of(floor: float, bar: float) -> bool:
-    """Whether an order (or a term) whose unread offers cost at least ``floor`` must be read
-    on to find the offers at or under ``bar``: at the bar too, since an offer that ties it
-    may win the tie-break (cheapest.cheapest); never once read to its end (floor inf)."""
-    return floor <= bar and math.isfinite(floor)
+def _short_of(floor: float, bar: float, read: int) -> bool:
+    """Whether an order (or a term) whose unread offers cost at least ``floor``, read to
+    position ``read``, must be read on to find the offers at or under ``bar``: at the bar
+    too, since an offer that ties it may win the tie-break (cheapest.cheapest), within the
+    first TIED_READ offers of the order (one price in thousands of regions is not read to
+    its end for a tie: past that, the first by row); never once read to its end."""
+    if floor < bar:
+        return True
+    return floor == bar and read < TIED_READ and math.isfinite(floor)
+
+
+# how far into an order a tie with the bar is read on (_short_of)
+TIED_READ = 4096
 
 
 def _bar(presents: np.ndarray, top: int) -> float:

@@ -525,9 +525,9 @@ def _leading(
     just past the last of them (its length where fewer are admitted). Read from the front a
     chunk at a time, each eight times the last: the cheapest offers usually pass a
     question's filters within the first chunk, so a quote rarely gathers the whole order.
-    With ``sorted_by`` (what the order sorts by), the admitted rows that tie the last one
-    come too: which of equal offers is cheapest is the tie-break's to say (the asker's
-    country, a dated price: cheapest.cheapest), not the catalog's row order."""
+    With ``sorted_by`` (what the order sorts by), the rows that tie the last one come too
+    (up to TIED_MOST): which of equal offers is cheapest is the tie-break's to say (the
+    asker's country, a dated price: cheapest.cheapest), not the catalog's row order."""
     found: list[np.ndarray] = []
     start, size, wanted = 0, LEADING_CHUNK, top
     end = order.size
@@ -541,18 +541,20 @@ def _leading(
         start, size = start + size, size * 8
     if sorted_by is not None and wanted == 0 and end < order.size:
         last = sorted_by[order[end - 1]]
-        while end < order.size and sorted_by[order[end]] == last:  # mostly: no tie
-            part = order[end : end + LEADING_CHUNK]
+        if sorted_by[order[end]] == last:  # mostly: no tie
+            part = order[end : end + TIED_MOST]
             tied = sorted_by[part] == last
             same = part.size if tied.all() else int(np.argmin(tied))
             found.append(part[:same][mask[part[:same]]])
             end += same
-            if same < part.size:
-                break
     return (np.concatenate(found) if found else _EMPTY), end
 
 
 LEADING_CHUNK = 256  # rows of a cheapest-first order read first
+# Offers that tie a shortlist's last one taken with it, at most: one price in thousands of
+# regions (a hostile import) would otherwise make every question cost them all; past this
+# many, a tie goes to the first by row, at the same cost
+TIED_MOST = 256
 
 
 def _at(column: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
