@@ -264,3 +264,35 @@ def test_one_price_in_thousands_of_regions_is_not_all_costed() -> None:
     result = quote(table, TOY, request, again_ok=False)
     assert [r.stored.offer.region for r in result.rent] == ["r0", "r1", "r2"]
     assert {r.total_usd for r in result.rent} == {100.0}
+
+
+def test_a_card_with_many_offers_is_walked_for_its_same_card_rental(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The same card's rental, where the headline's costing does not prove it, was costed
+    over every offer of the card at once, which is right for a few and a catalog scan for a
+    card in every region. Past FEW_ROWS (20 here) they are walked as any offers are; the
+    rental is still the cheapest of them all, costed at once."""
+    from service.engine import cheapest
+    from tests.test_deadlines import _costed_in_full
+
+    monkeypatch.setattr(cheapest, "FEW_ROWS", 20)
+    rng = random.Random(9)
+    offers = [  # the fast card cheap, so the headline's walk never reaches ref's offers
+        offer(product="ib-fast", region=f"f{i}", accelerator="fast",
+              usd_per_hour=round(rng.uniform(0.5, 1.0), 4))
+        for i in range(400)
+    ] + [
+        offer(product="ib-ref", region=f"r{i}", usd_per_hour=round(rng.uniform(3.0, 5.0), 4))
+        for i in range(400)
+    ]  # fmt: skip
+    table = OfferTable(stored(*offers), TOY)
+    request = QuoteRequest(
+        reference="ref", hours=3000.0, gpus=256, deadline_hours=100.0, assumptions=PLAIN, top=1
+    )
+    result = quote(table, TOY, request, again_ok=False)
+    assert result.same_card is not None
+    job, admitted = _costed_in_full(table, request, result)
+    own = admitted & job.feasible & (table.accelerator_code == table.accelerators["ref"])
+    assert result.same_card[0].present_usd == pytest.approx(float(job.present_usd[own].min()))
+    assert result.same_card[1] == int(
+        (admitted & (table.accelerator_code == table.accelerators["ref"])).sum()
+    )

@@ -30,6 +30,7 @@ from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
 COSTED_CHUNK = 256  # offers of each cheapest-first order costed first, once the shortlist fails
+FEW_ROWS = 4096  # one card's offers costed all at once, not walked, up to this many
 # offers of each committed order costed first when a term is read on: a term's cheapest is
 # usually among its first few (its orders sort by a term's cost and by the work's), and the
 # offers a reading costs are those a question asked again costs each time (again.py)
@@ -193,9 +194,12 @@ def _hourly(
             if job.present_usd.size >= top and floor > _bar(job.present_usd, top):
                 return Costed(walk.rows, job, floor, stops=walk.stops, order_floors=floors)
     mask = admitted()
-    if mask.dtype != bool:  # a few offers' rows: cost them all at once
-        every = (np.inf,) * len(TERM_HOURS)
-        return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf, every)
+    if mask.dtype != bool:  # one card's offers' rows
+        if mask.size <= FEW_ROWS:  # few: cost them all at once
+            every = (np.inf,) * len(TERM_HOURS)
+            return Costed(mask, job_on(table, request, mask, s_ref, limits), np.inf, every)
+        rows, mask = mask, np.zeros(len(table), dtype=bool)
+        mask[rows] = True  # many (one card in every region): walk them as any others
     orders = list(table.by_cost[request.speed_key])
     stops = [order.size for order in orders]
     reading = list(range(len(orders)))
