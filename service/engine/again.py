@@ -25,6 +25,7 @@ from pricing.tiers import TIERS, Tier
 from service.engine.cheapest import (
     Costed,
     admitted_mask,
+    cheapest_first,
     job_on,
     order_floors,
     term_floors,
@@ -154,8 +155,7 @@ def again(
     if reached.shape[1]:
         floors = np.minimum(floors, term_floors(table, request, reached, s_ref, limits).min(axis=1))
     found: dict[str, np.ndarray | None] = dict.fromkeys(parts)
-    # every part's cheapest from one order of all the plan's offers (cheapest.cheapest's)
-    order = np.lexsort((rows, job.tie, job.hours, job.present_usd))
+    order = cheapest_first(rows, job)  # every part's cheapest from one order of them all
     present = job.present_usd
     for (name, part), floor in zip(shown.items(), floors.tolist(), strict=True):
         best = order[part.admits[order]][: part.top]

@@ -50,9 +50,17 @@ def cheapest(
     if within.size > 4 * top:
         cut = np.partition(present[within], top - 1)[top - 1]
         within = within[present[within] <= cut]
-    keys = (index[within], job.tie[within], job.hours[within], present[within])
-    order = within[np.lexsort(keys)][:top]
+    order = cheapest_first(index, job, within)[:top]
     return order[job.feasible[order]]
+
+
+def cheapest_first(index: np.ndarray, job: JobCost, within: np.ndarray | None = None) -> np.ndarray:
+    """The positions ``within`` (else all), cheapest first: by present value, then hours,
+    then JobCost.tie, then row; the one order every choice of a cheapest reads."""
+    if within is None:
+        return np.lexsort((index, job.tie, job.hours, job.present_usd))
+    keys = (index[within], job.tie[within], job.hours[within], job.present_usd[within])
+    return within[np.lexsort(keys)]
 
 
 @dataclass(frozen=True)
@@ -483,9 +491,7 @@ def _outruns(
     if not hourly.size or not math.isfinite(deadline) or deadline <= 0:
         return False
     rentals = Rentals.of(table, hourly, s_ref, request.speed_key)
-    needed = request.hours * s_ref / rentals.speed / deadline
-    stretch = 1.0 + rentals.share(request.assumptions.spot_overhead)
-    return bool((needed * stretch * (1 - DEADLINE_TOLERANCE) > 1.0 + 1e-6).any())
+    return bool(rentals.outrun(request.hours, request.assumptions.spot_overhead, deadline).any())
 
 
 def _short_of(floor: float, bar: float, read: int) -> bool:

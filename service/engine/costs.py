@@ -269,7 +269,7 @@ class Rentals:
         that meet ``limits``."""
         share = self.share(assumptions.spot_overhead)  # o: per instance
         per_work = self._per_work(rent_factor)
-        busy = hours * self.reference_speed / self.speed  # b: one instance, no interruptions
+        busy = self.busy_hours(hours)  # b: one instance, no interruptions
         n = self.instances(busy, share, assumptions.spot_overhead, limits)
         feasible = n > 0
         used = np.maximum(n, 1)
@@ -324,10 +324,8 @@ class Rentals:
             unsharded = short & ~self.clusters.shards[self.fabric]
             n[unsharded] = most[unsharded] + 1  # cannot hold it: past any cluster allowed
         if math.isfinite(limits.deadline_hours):
-            # instances' work per instance-hour (a deadline of 0 h: none, unless no work)
-            deadline = limits.deadline_hours
-            needed = busy / deadline if deadline > 0 else np.where(busy > 0, np.inf, 0.0)
-            if (needed * (1.0 + share) <= 1.0 + DEADLINE_TOLERANCE).all():
+            needed = _needed(busy, limits.deadline_hours)
+            if keeps_up_alone(needed, share).all():
                 return np.where(n <= most, n, 0)  # each alone makes it: no search
             shares = class_shares(spot_overhead)
             fewest = self.clusters.fewest(
@@ -336,9 +334,31 @@ class Rentals:
             n = np.maximum(n, fewest)
         return np.where(n <= most, n, 0)
 
+    def busy_hours(self, hours: float) -> np.ndarray:
+        """``hours`` of the reference card's work on one instance of each offer, no
+        interruptions: b."""
+        return hours * self.reference_speed / self.speed
+
+    def outrun(self, hours: float, spot_overhead: float, deadline: float) -> np.ndarray:
+        """Which offers one instance of cannot do ``hours`` of work by ``deadline``
+        (interruptions counted): they need a cluster, or miss it."""
+        needed = _needed(self.busy_hours(hours), deadline)
+        return ~keeps_up_alone(needed, self.share(spot_overhead))
+
     def _efficiency(self, n: np.ndarray) -> np.ndarray:
         """e(N) on each offer's fabric."""
         return self.clusters.efficiency[self.fabric, n - 1]
+
+
+def _needed(busy: np.ndarray, deadline: float) -> np.ndarray:
+    """Instances' work per instance-hour to do ``busy`` hours by ``deadline`` (a deadline of
+    0 h: none, unless no work)."""
+    return busy / deadline if deadline > 0 else np.where(busy > 0, np.inf, 0.0)
+
+
+def keeps_up_alone(needed: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """Whether one instance, interrupted at ``share``, does the work ``needed`` an hour."""
+    return needed * (1.0 + share) <= 1.0 + DEADLINE_TOLERANCE
 
 
 @functools.lru_cache(maxsize=64)
