@@ -296,3 +296,33 @@ def test_a_card_with_many_offers_is_walked_for_its_same_card_rental(monkeypatch)
     assert result.same_card[1] == int(
         (admitted & (table.accelerator_code == table.accelerators["ref"])).sum()
     )
+
+
+def test_a_plan_keeps_only_the_offers_its_parts_need(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A reading keeps all it read, most of it far above any part's choice (a term reading
+    reads its orders in growing chunks). Once proved, the plan leaves out each offer whose
+    own floor is over twice every admitting part's choice: it then holds fewer offers than
+    its reading costed (a plan that kept them all fails), and the hours asked next, near the last, are each priced from it,
+    as a full reading prices them."""
+    planned = []
+    found = again_module.again
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = found(*args, **kwargs)
+        planned.append(result is not None)
+        return result
+
+    monkeypatch.setattr(breakeven, "again", counted)
+    table = _catalog(5)
+    base = QuoteRequest(reference="ref", hours=500.0, assumptions=PLAIN)
+    for hours in (500.0, 510.0):
+        assert _ask(table, replace(base, hours=hours), True)
+    plan = table.plans.get(again_module.plan_key(base))
+    assert plan is not None and plan.ready is not None and plan.ready.trimmed
+    read = {int(row) for rows in plan.costed for row in rows}
+    assert plan.ready.rows.size < len(read)  # 69 of 85 here; 209 of 771 for a bundled 3090
+    planned.clear()
+    for hours in (520.0, 480.0, 600.0, 430.0, 515.5):
+        request = replace(base, hours=hours)
+        assert _ask(table, request, True) == _ask(table, request, False), hours
+    assert all(planned)

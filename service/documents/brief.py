@@ -147,14 +147,17 @@ def _fields(holder: dict[str, Any], names: tuple[str, ...], code: str) -> dict[s
 def _rounded(value: Any, code: str, key: str = "") -> Any:
     """Money (in dollars or ``code``) to the cent and hours and days to a tenth, through the
     answer; a price per hour keeps four decimals (a cent is a quarter of some rates)."""
-    if isinstance(value, dict):
-        return {k: _rounded(v, code, k) for k, v in value.items()}
+    if isinstance(value, dict):  # a text, a count or a flag is kept as it is, uncalled
+        return {k: _rounded(v, code, k) if isinstance(v, _WALKED) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [_rounded(item, code, key) for item in value]
+        return [_rounded(item, code, key) if isinstance(item, _WALKED) else item for item in value]
     if not isinstance(value, float):
         return value
     digits = _digits(key, code)
     return value if digits is None else round(value, digits)
+
+
+_WALKED = (dict, list, float)  # what _rounded looks into or rounds
 
 
 @functools.lru_cache(maxsize=1024)

@@ -13,6 +13,7 @@ stay in dollars, and the note says so.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, date, datetime
 from typing import Any
@@ -141,8 +142,10 @@ def with_currency(document: Any, rate: Rate | None) -> Any:
     return _convert(document, rate.per_usd, code)
 
 
+@functools.lru_cache(maxsize=4096)
 def sibling(key: str, currency: str) -> str:
-    """The name of a dollar amount's sibling in ``currency``: total_usd -> total_cny."""
+    """The name of a dollar amount's sibling in ``currency``: total_usd -> total_cny.
+    Remembered: an answer has a few dozen names, each asked for every figure."""
     code = currency.lower()
     return _USD.sub(lambda m: f"{m[1]}{code}{m[2]}", key)
 

@@ -26,11 +26,12 @@ from service.engine.cheapest import (
     Costed,
     admitted_mask,
     cheapest_first,
-    job_on,
+    job_of,
     order_floors,
+    row_floors,
     term_floors,
 )
-from service.engine.costs import Limits
+from service.engine.costs import Limits, Rentals
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
 
@@ -103,8 +104,19 @@ class Plan:
     question asked once pays nothing for them."""
 
     costed: list[np.ndarray]
-    rows: np.ndarray | None = None
-    parts: dict[str, Part | None] | None = None
+    ready: Ready | None = None  # swapped whole: a worker reads one consistent snapshot
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A plan as askings read it: its offers once each, every part's place in them, and
+    their columns gathered once for all askings' costings. ``trimmed``: the offers no part
+    needs (:func:`_trimmed`) are left out."""
+
+    rows: np.ndarray
+    parts: dict[str, Part | None]
+    rentals: Rentals
+    trimmed: bool
 
 
 @dataclass(frozen=True)
@@ -142,12 +154,33 @@ def again(
     plan = table.plans.get(plan_key(request))
     if plan is None:
         return None
-    if plan.rows is None or plan.parts is None:
+    ready = plan.ready
+    if ready is None or ready.rentals.reference_speed != s_ref:
         rows = np.sort(np.concatenate(plan.costed))
-        plan.rows = rows = rows[np.diff(rows, prepend=-1) != 0]  # each offer once
-        plan.parts = _parts(table, request, need, rows)
-    rows, parts = plan.rows, plan.parts
-    job = job_on(table, request, rows, s_ref, limits)
+        rows = rows[np.diff(rows, prepend=-1) != 0]  # each offer once
+        parts = _parts(table, request, need, rows)
+        rentals = Rentals.of(table, rows, s_ref, request.speed_key)
+        plan.ready = ready = Ready(rows, parts, rentals, trimmed=False)
+    proved = _proved(table, request, ready, s_ref, limits)
+    if proved is None:
+        return None
+    if not ready.trimmed:
+        plan.ready = _trimmed(table, request, need, s_ref, limits, ready, proved.bars)
+    return proved.planned
+
+
+@dataclass(frozen=True)
+class _Proof:
+    planned: Planned
+    bars: dict[str, float]  # per part, the present value of its dearest choice (inf: all of them)
+
+
+def _proved(
+    table: OfferTable, request: QuoteRequest, ready: Ready, s_ref: float, limits: Limits
+) -> _Proof | None:
+    """Every part's choice among the plan's offers, where each is proved: None otherwise."""
+    rows, parts = ready.rows, ready.parts
+    job = job_of(ready.rentals, request, limits)
     shown = {name: part for name, part in parts.items() if part is not None}
     stops = np.array([part.stops for part in shown.values()], dtype=np.intp)
     reached = np.array([part.reached for part in shown.values()], dtype=np.intp)
@@ -155,6 +188,7 @@ def again(
     if reached.shape[1]:
         floors = np.minimum(floors, term_floors(table, request, reached, s_ref, limits).min(axis=1))
     found: dict[str, np.ndarray | None] = dict.fromkeys(parts)
+    bars: dict[str, float] = {}
     order = cheapest_first(rows, job)  # every part's cheapest from one order of them all
     present = job.present_usd
     for (name, part), floor in zip(shown.items(), floors.tolist(), strict=True):
@@ -163,11 +197,54 @@ def again(
         if best.size < part.top:
             if floor < np.inf:
                 return None  # fewer do the work than it names: an offer outside may too
+            bars[name] = np.inf
         else:
-            if floor <= present[best[-1]] * (1 + TIE):
+            bars[name] = float(present[best[-1]])
+            if floor <= bars[name] * (1 + TIE):
                 return None  # an offer outside the plan may cost as little, or less
         found[name] = best
-    return Planned(Costed(rows, job, None), found, np.flatnonzero(shown[RENT].admits))
+    planned = Planned(Costed(rows, job, None), found, np.flatnonzero(shown[RENT].admits))
+    return _Proof(planned, bars)
+
+
+# A trimmed plan keeps each offer whose floor is within this many times the dearest choice of
+# a part that admits it: the parts still prove while the hours move that far
+TRIM_MARGIN = 2.0
+
+
+def _trimmed(
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    s_ref: float,
+    limits: Limits,
+    ready: Ready,
+    bars: dict[str, float],
+) -> Ready:
+    """``ready`` without the offers no part needs, as proved at this asking (each part's
+    dearest choice: ``bars``); ``ready`` itself, marked trimmed, where the parts would not
+    prove without them. A reading reads its orders in growing chunks and keeps all it read,
+    most far above any part's choice (a term reading read 760 offers where the parts chose
+    among a few dozen), and an asking costs every offer its plan holds. An offer is left
+    out where its own floor (cheapest.row_floors) is over TRIM_MARGIN times the bar of every
+    part that admits it: a floor then drawn at it stands over the bar at these hours, and
+    near them."""
+    floors = row_floors(table, request, ready.rows, s_ref, limits)
+    bar = np.zeros(ready.rows.size)  # per offer, the dearest bar of a part admitting it
+    for name, part in ready.parts.items():
+        if part is not None:
+            np.maximum(bar, np.where(part.admits, bars[name], 0.0), out=bar)
+    kept = floors <= TRIM_MARGIN * bar
+    if kept.all():
+        return replace(ready, trimmed=True)
+    rows = ready.rows[kept]
+    parts = _parts(table, request, need, rows)
+    trimmed = Ready(rows, parts, Rentals.of(table, rows, s_ref, request.speed_key), trimmed=True)
+    # a committed offer's floor takes its two orders' next offers, each by one bound: where
+    # the offers left out hold one bound low and the other high, the parts may not prove
+    if _proved(table, request, trimmed, s_ref, limits) is None:
+        return replace(ready, trimmed=True)
+    return trimmed
 
 
 def _parts(

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from hardware import Hardware, Throughput
+from hardware import Accelerator, Hardware, Throughput
 from hardware.ownership import System
 from pricing.offer import TERM_HOURS, StoredOffer, pricing_models
 from pricing.tiers import TIERS, Tier
@@ -31,6 +31,7 @@ from service.engine.again import (
     again,
     left_out_question,
     measured_question,
+    plan_key,
     remember,
     tier_question,
 )
@@ -60,6 +61,7 @@ from service.engine.costs import (
     verdict,
 )
 from service.engine.hours import HOURS_PER_DAY, LONGEST_HOURS, LONGEST_YEARS
+from service.engine.lru import Lru
 from service.engine.offer_table import MemoryNeed, OfferTable, Shortlist
 from service.engine.request import QuoteRequest
 
@@ -213,13 +215,49 @@ class Priced:
     limits: Limits  # the deadline, memory and instances the rentals met
 
 
-def quote(
-    table: OfferTable, hardware: Hardware, request: QuoteRequest, again_ok: bool = True
-) -> Quote:
-    """The question priced. ``again_ok``: a question asked before with other hours may be
-    priced from the offers its last reading costed (again.py); a what-if that prices the
-    answer's offers once more (Priced.shortlist) asks for the full reading instead, so it
-    re-prices the same offers whatever was asked before."""
+@dataclass(frozen=True)
+class Bought:
+    """What a question buys, but for its hours: the cards' price and where it came from, the
+    assumptions filled from data, the cards' draw and speed, the memory they must hold and
+    what owning them costs an hour of work. A dashboard sweeping the hours of one question
+    asks the same of it each time, a tenth of a new question's time: :func:`bought`
+    remembers it."""
+
+    reference: Accelerator  # the card bought
+    price: float  # USD per card
+    price_basis: str
+    price_source: str
+    system: System | None  # the whole system the card is sold in, where it is
+    assumptions: Assumptions  # the request's, with the defaults from data filled in
+    basis: BuyBasis
+    watts: float
+    need: MemoryNeed
+    reference_speed: float  # S(ref, k): the unit a rental's hours are counted in
+    local_speed: float  # reference-card hours the bought cards do per busy hour
+    nodes: int
+    fabric: str  # between the nodes, where more than one
+    model: BuyModel
+    site_parts: dict[str, float]  # the site's costs per calendar hour (costs.site_parts)
+
+
+def bought(hardware: Hardware, request: QuoteRequest) -> Bought:
+    """The buy side of ``request`` but for its hours, as last worked out for the same
+    question on the same hardware data."""
+    key = plan_key(request)
+    known = _BOUGHT.get(key)
+    if known is not None and known[0] is hardware:
+        return known[1]
+    found = _buy_side(hardware, request)
+    _BOUGHT.put(key, (hardware, found))
+    return found
+
+
+BOUGHT_KEPT = 256  # questions (but for their hours) whose buy side is remembered
+# per question but for its hours: (the hardware data it was read from, what it buys)
+_BOUGHT: Lru[tuple[object, ...], tuple[Hardware, Bought]] = Lru(BOUGHT_KEPT)
+
+
+def _buy_side(hardware: Hardware, request: QuoteRequest) -> Bought:
     ref = hardware.registry[request.reference]
     k = request.workload
     n = request.gpus
@@ -237,7 +275,6 @@ def quote(
     watts = request.watts if request.watts is not None else ref.board_power_w
     if watts is None:
         raise QuoteError("watts", f"no sourced board power for {ref.id}; pass watts=W")
-    need = memory_need(request, ref.device_memory_gb)
     held = request.gpus * (ref.memory_gb - request.memory_overhead_gb)
     if request.total_memory_gb is not None and held < request.total_memory_gb:
         kept = ""
@@ -248,10 +285,40 @@ def quote(
             f"{request.gpus} x {ref.id} hold {held:g} GB{kept}, less than total_memory="
             f"{request.total_memory_gb:g}: buy more cards (gpus=) or shard less",
         )
-
-    # Buy: n local reference cards; busy hours shrink with n, less the scaling loss.
-    s_ref = request.reference_speed or hardware.speed(ref.id, k, request.precision).relative
+    # n local reference cards; busy hours shrink with n, less the scaling loss
     local_speed = bought_speed(hardware, ref.id, k, n)
+    nodes = hardware.host(n).count
+    return Bought(
+        reference=ref,
+        price=price,
+        price_basis=price_basis,
+        price_source=price_source,
+        system=system,
+        assumptions=a,
+        basis=basis,
+        watts=watts,
+        need=memory_need(request, ref.device_memory_gb),
+        reference_speed=(
+            request.reference_speed or hardware.speed(ref.id, k, request.precision).relative
+        ),
+        local_speed=local_speed,
+        nodes=nodes,
+        fabric=bought_fabric(hardware, ref.id) if nodes > 1 else "none",
+        model=buy_model(price, watts, n, local_speed, a, nodes),
+        site_parts=site_parts(price, watts, n, a, nodes),
+    )
+
+
+def quote(
+    table: OfferTable, hardware: Hardware, request: QuoteRequest, again_ok: bool = True
+) -> Quote:
+    """The question priced. ``again_ok``: a question asked before with other hours may be
+    priced from the offers its last reading costed (again.py); a what-if that prices the
+    answer's offers once more (Priced.shortlist) asks for the full reading instead, so it
+    re-prices the same offers whatever was asked before."""
+    b = bought(hardware, request)
+    ref, n, a, need, model = b.reference, request.gpus, b.assumptions, b.need, b.model
+    s_ref, local_speed = b.reference_speed, b.local_speed
     busy_hours = request.hours / local_speed
     wall_clock = calendar_hours(request.hours, local_speed, a.utilization)
     if request.deadline_hours is None and wall_clock > LONGEST_HOURS * (1 + DEADLINE_TOLERANCE):
@@ -272,8 +339,6 @@ def quote(
             "the fewest that make it), or allow more time",
             [("deadline_days", "the bought cards miss it"), ("gpus", "too few to make it")],
         )
-    nodes = hardware.host(n).count
-    model = buy_model(price, watts, n, local_speed, a, nodes)
     # rentals weighed in today's money on the bought cards' calendar, as the verdict weighs
     limits = Limits(
         deadline,
@@ -283,21 +348,7 @@ def quote(
         model.clock,
         request.country,
     )
-    buy = _buy_cost(
-        request,
-        model,
-        a,
-        basis,
-        price,
-        watts,
-        nodes,
-        hours=busy_hours,
-        wall_clock_hours=wall_clock,
-        price_basis=price_basis,
-        price_source=price_source,
-        fabric=bought_fabric(hardware, ref.id) if nodes > 1 else "none",
-        system=None if system is None else f"{nodes} x {system.cards}-card {ref.id} system",
-    )
+    buy = _buy_cost(request, b, hours=busy_hours, wall_clock_hours=wall_clock)
 
     # Rent: the offers that can be cheapest, costed and merged; a question asked before with
     # other hours, from the offers its last reading costed where that proves every part
@@ -338,7 +389,7 @@ def quote(
         cheapest_measured=rentals.cheapest_measured,
         same_card=rentals.same_card,
         tiers=rentals.tiers,
-        priced=Priced(price, watts, local_speed, s_ref, rentals.index, limits),
+        priced=Priced(b.price, b.watts, local_speed, s_ref, rentals.index, limits),
     )
 
 
@@ -427,49 +478,42 @@ def _from_plan(
     )
 
 
-def _buy_cost(
-    request: QuoteRequest,
-    model: BuyModel,
-    a: Assumptions,
-    basis: BuyBasis,
-    price: float,
-    watts: float,
-    nodes: int,
-    **bought: Any,
-) -> BuyCost:
+def _buy_cost(request: QuoteRequest, b: Bought, hours: float, wall_clock_hours: float) -> BuyCost:
     """The buy side itemized: what is paid now, what running and the site cost over the
-    calendar time, what selling fetches; cash and present value. ``bought``: how the cards
-    were chosen and priced (busy and calendar hours, price basis and source, fabric,
-    system)."""
-    hours = request.hours
-    calendar = hours * model.calendar_per_hour
-    parts = {
-        name: usd * calendar
-        for name, usd in site_parts(price, watts, request.gpus, a, nodes).items()
-    }
+    calendar time, what selling fetches; cash and present value, for ``hours`` busy hours
+    (``wall_clock_hours`` of calendar time)."""
+    work, model, a, basis = request.hours, b.model, b.assumptions, b.basis
+    calendar = work * model.calendar_per_hour
+    parts = {name: usd * calendar for name, usd in b.site_parts.items()}
+    ref = b.reference.id
     return BuyCost(
         gpu=request.reference,
         gpus=request.gpus,
-        purchase_usd=request.gpus * price,
+        purchase_usd=request.gpus * b.price,
         host_usd=a.host_cost,
-        energy_usd=model.energy_usd_per_hour * hours,
-        resale_usd=model.resale(hours),
-        total_usd=model.cash(hours),
-        nodes=nodes,
+        energy_usd=model.energy_usd_per_hour * work,
+        resale_usd=model.resale(work),
+        total_usd=model.cash(work),
+        hours=hours,
+        wall_clock_hours=wall_clock_hours,
+        nodes=b.nodes,
+        fabric=b.fabric,
+        price_basis=b.price_basis,
+        price_source=b.price_source,
         host=basis.host,
         host_source=basis.host_source,
         resale_basis=basis.resale,
-        watts=watts,
+        watts=b.watts,
         site=basis.site,
         site_basis=basis.site_basis,
-        network_usd=nodes * a.network_usd,
-        replacements=(sets := model.replacements(hours)),
+        network_usd=b.nodes * a.network_usd,
+        replacements=(sets := model.replacements(work)),
         replacement_usd=sets * model.replacement_usd,
         site_usd=sum(parts.values()),
-        present_usd=model.cost(hours),
+        present_usd=model.cost(work),
         sources=basis.sources,
+        system=None if b.system is None else f"{b.nodes} x {b.system.cards}-card {ref} system",
         **parts,
-        **bought,
     )
 
 

@@ -459,8 +459,6 @@ def term_floors(
     order is read to its end (every offer of the term was read). Every reading's next
     offers in one pass."""
     orders = table.committed_orders[request.speed_key]
-    a, rf = request.assumptions, request.rent_factor
-    deadline = limits.deadline_hours
     floors = np.full((reached.shape[0], len(TERM_HOURS)), np.inf)
     sizes = np.array([order.size for order in orders], dtype=np.intp)
     open_ = reached < sizes  # per reading and order
@@ -472,12 +470,57 @@ def term_floors(
             orders[2 * t][reached[at, 2 * t]],
             orders[2 * t + 1][reached[at, 2 * t + 1]],
         )
-        rentals = Rentals.of(table, by_work, s_ref, request.speed_key)
-        works = rentals.floor_usd(request.hours, a.spot_overhead, rf)
-        term = table.term_cost[by_term] * rf
-        terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
-        share = limits.clock.term_floor_share(term_hours, deadline)
-        floors[at, t] = np.maximum(term, works * terms) * share
+        term, work = _term_bounds(table, request, term_hours, by_term, by_work, s_ref, limits)
+        floors[at, t] = np.maximum(term, work)
+    return floors
+
+
+def _term_bounds(
+    table: OfferTable,
+    request: QuoteRequest,
+    term_hours: float,
+    by_term: np.ndarray,
+    by_work: np.ndarray,
+    s_ref: float,
+    limits: Limits,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two bounds under a committed offer's present value (term_floors), in today's
+    money: one term's cost, of the offers ``by_term``; the work's on one instance times a
+    term over the deadline where that is more than 1, of the offers ``by_work``."""
+    rentals = Rentals.of(table, by_work, s_ref, request.speed_key)
+    rf = request.rent_factor
+    works = rentals.floor_usd(request.hours, request.assumptions.spot_overhead, rf)
+    deadline = limits.deadline_hours
+    terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
+    share = limits.clock.term_floor_share(term_hours, deadline)
+    return table.term_cost[by_term] * rf * share, works * terms * share
+
+
+def _hourly_bound(rentals: Rentals, request: QuoteRequest, limits: Limits) -> np.ndarray:
+    """Each of ``rentals``' work on one instance with no deadline, in today's money: what
+    no N, deadline or restart undercuts (an hourly order's floor before its penalty)."""
+    a = request.assumptions
+    costs = rentals.floor_usd(request.hours, a.spot_overhead, request.rent_factor)
+    return costs * limits.clock.hourly_share(request.hours)
+
+
+def row_floors(
+    table: OfferTable, request: QuoteRequest, rows: np.ndarray, s_ref: float, limits: Limits
+) -> np.ndarray:
+    """Per offer of ``rows``, the floor a reading that stops on it would draw, before an
+    hourly order's cluster penalty: its work on one instance, or a committed offer's greater
+    bound with the offer next in both its orders (term_floors)."""
+    floors = np.zeros(rows.size)
+    terms = table.term_hours[rows]
+    hourly = terms == 0
+    rentals = Rentals.of(table, rows[hourly], s_ref, request.speed_key)
+    floors[hourly] = _hourly_bound(rentals, request, limits)
+    for term_hours in TERM_HOURS.values():
+        at = terms == term_hours
+        if at.any():
+            of = rows[at]
+            term, work = _term_bounds(table, request, term_hours, of, of, s_ref, limits)
+            floors[at] = np.maximum(term, work)
     return floors
 
 
@@ -550,10 +593,7 @@ def order_floors(
         return floors
     at = stops[walks, unread]
     nexts = np.array([orders[g][p] for g, p in zip(unread.tolist(), at.tolist(), strict=True)])
-    rentals = Rentals.of(table, nexts, s_ref, key)
-    a = request.assumptions
-    costs = rentals.floor_usd(request.hours, a.spot_overhead, request.rent_factor)
-    costs *= limits.clock.hourly_share(request.hours)
+    costs = _hourly_bound(Rentals.of(table, nexts, s_ref, key), request, limits)
     penalties = {
         (g, p): _order_penalty(table, request, g, p, s_ref, limits)
         for g, p in set(zip(unread.tolist(), at.tolist(), strict=True))
@@ -610,7 +650,11 @@ def _cluster_penalty(busy: float, overhead: float, limits: Limits) -> float:
 def job_on(
     table: OfferTable, request: QuoteRequest, index: np.ndarray, s_ref: float, limits: Limits
 ) -> JobCost:
-    rentals = Rentals.of(table, index, s_ref, request.speed_key)
+    return job_of(Rentals.of(table, index, s_ref, request.speed_key), request, limits)
+
+
+def job_of(rentals: Rentals, request: QuoteRequest, limits: Limits) -> JobCost:
+    """The question's work on ``rentals``, within ``limits``."""
     a = request.assumptions
     return rentals.job(request.hours, a, request.rent_factor, request.session_hours, limits)
 
