@@ -10,7 +10,7 @@ from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
 from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
 from pricing.tiers import tier_for
-from service.documents.brief import brief
+from service.documents.brief import RENT_LINES, brief
 from service.documents.errors import Unanswerable
 from service.documents.freshness import PriceMoments, iso
 from service.documents.gpus import resolve_gpu
@@ -21,7 +21,7 @@ from service.documents.place import asked_currency
 from service.documents.queries import BreakevenQuery, sensitivity_parameters
 from service.documents.question import BuyTerms, deadline_document, read_question, reading
 from service.documents.sensitivity import ranges_document, sensitivity_document
-from service.documents.summary import breakeven_summary
+from service.documents.summary import breakeven_summary, sound_price
 from service.documents.work import job_workload, precision_document, work_document
 from service.engine.assumptions import as_dict
 from service.engine.breakeven import (
@@ -83,7 +83,8 @@ def breakeven_document(query: BreakevenQuery, runtime: Runtime) -> dict[str, Any
             "fx": None,  # below, per request: its age moves with the day
         }
         if query.detail == "compact":
-            document = brief(document, rate.currency if rate is not None else "USD")
+            currency = rate.currency if rate is not None else "USD"
+            document = brief(document, currency, listed=len(used))
         remembered = (document, _price_dates(used), PriceMoments.of(used))
         runtime.answers.put(key, remembered)
     document, dates, moments = remembered
@@ -122,7 +123,8 @@ def _answer(
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         (parameter, reason), *also = exc.blamed
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
-    document = _quote_document(result, runtime.colab)
+    shown = None if query.detail == "full" else _compact_lines(result.rent)
+    document = _quote_document(result, runtime.colab, shown)
     _name_rentals(document, runtime.hardware.registry)
     if query.detail == "full":  # the compact answer draws no chart: its curves are not sampled
         names = [line["name"] for line in document["rent"]]
@@ -196,7 +198,21 @@ def _throughput_used(
     return _throughput(hardware.speed(request.reference, request.workload, request.precision))
 
 
-def _quote_document(result: Quote, colab: SessionTerms | None) -> dict[str, Any]:
+def _compact_lines(rent: list[RentOption]) -> int | None:
+    """How many rent lines the compact answer renders: those it shows, and on to the first
+    whose price is one to sign where the headline's is not (its summary names that one);
+    every one where none is (the summary counts them)."""
+    for i, option in enumerate(rent):
+        offer = option.stored.offer
+        if sound_price(offer.price_as_of, offer.confidence):
+            return max(RENT_LINES, i + 1)
+    return None
+
+
+def _quote_document(
+    result: Quote, colab: SessionTerms | None, shown: int | None = None
+) -> dict[str, Any]:
+    """The full answer of ``result``, its first ``shown`` rent lines (None: all)."""
     request = result.request
     assumptions = {
         "gpus": request.gpus,
@@ -226,7 +242,7 @@ def _quote_document(result: Quote, colab: SessionTerms | None) -> dict[str, Any]
         "workload": str(request.workload),
         "assumptions": assumptions,
         "buy": buy,
-        "rent": [_rent_line(option, result, colab) for option in result.rent],
+        "rent": [_rent_line(option, result, colab) for option in result.rent[:shown]],
         "candidates": result.candidates,
         "memory_gate": _memory_gate(result.memory_gate),
         "left_out": _left_out(result.left_out, result, colab),

@@ -43,9 +43,12 @@ ASKED_PARTS = ("own", "sensitivity", "ranges", "cost_spread")  # own=, sensitivi
 FULL = "detail=full adds every listed rental, the assumptions, the curves, the work's derivation"
 
 
-def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
+def brief(
+    document: dict[str, Any], currency: str = "USD", listed: int | None = None
+) -> dict[str, Any]:
     """The compact answer from the full one (before its per-request `prices` and `fx`),
-    whose amounts are in dollars and, where asked, in ``currency``."""
+    whose amounts are in dollars and, where asked, in ``currency``. ``listed``: the rentals
+    the full answer lists, where ``document`` renders only the first few (None: all)."""
     sources: list[str] = []
     code = currency.lower()
 
@@ -72,23 +75,22 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
         "question": {
             "gpu": document["gpu"],
             "gpus": buy["gpus"],
-            "hours": document["hours"],
+            "hours": _figure(document["hours"], "hours", code),
             "workload": document["workload"],
             "reading": work["reading"],
-            "deadline_hours": deadline["hours"],
-            "deadline_days": deadline["days"],
+            "deadline_hours": _figure(deadline["hours"], "deadline_hours", code),
+            "deadline_days": _figure(deadline["days"], "deadline_days", code),
             "pricing": document["compared_with"]["pricing"],
             "site": buy["site"],
         },
         "buy": {
             "gpus": buy["gpus"],
             "system": buy["system"],
-            "wall_clock_hours": buy["wall_clock_hours"],
-            **_fields(buy, ("total_usd", "present_usd"), code),
+            **_fields(buy, ("wall_clock_hours", "total_usd", "present_usd"), code),
             "parts": _fields(buy, BUY_PARTS, code),
         },
         "rent": [rental(line) for line in document["rent"][:RENT_LINES]],
-        "listed": len(document["rent"]),
+        "listed": len(document["rent"]) if listed is None else listed,
         "candidates": document["candidates"],
         "tiers": [_tier(tier, code) for tier in document["tiers"]],
         "same_card": (
@@ -115,11 +117,15 @@ def brief(document: dict[str, Any], currency: str = "USD") -> dict[str, Any]:
             None if document["never_because"] is None else document["never_because"]["reason"]
         ),
         # what the question asked for by name comes as the full answer gives it
-        **{key: document[key] for key in ASKED_PARTS if document.get(key) is not None},
+        **{
+            key: _rounded(document[key], code, key)
+            for key in ASKED_PARTS
+            if document.get(key) is not None
+        },
         "sources": sources,
         "detail": FULL,
     }
-    return _rounded(answer, currency.lower())
+    return answer
 
 
 def _tier(tier: dict[str, Any], code: str) -> dict[str, Any]:
@@ -133,24 +139,30 @@ def _tier(tier: dict[str, Any], code: str) -> dict[str, Any]:
 
 
 def _fields(holder: dict[str, Any], names: tuple[str, ...], code: str) -> dict[str, Any]:
-    """``names`` from ``holder``, each amount with its sibling in the currency asked
-    (``code``: total_usd, total_eur)."""
+    """``names`` from ``holder``, rounded (:func:`_figure`), each amount with its sibling in
+    the currency asked (``code``: total_usd, total_eur)."""
     kept = {}
     for name in names:
-        kept[name] = holder[name]
+        kept[name] = _figure(holder[name], name, code)
         local = sibling(name, code)
         if local != name and local in holder:
-            kept[local] = holder[local]
+            kept[local] = _figure(holder[local], local, code)
     return kept
 
 
 def _rounded(value: Any, code: str, key: str = "") -> Any:
-    """Money (in dollars or ``code``) to the cent and hours and days to a tenth, through the
-    answer; a price per hour keeps four decimals (a cent is a quarter of some rates)."""
+    """:func:`_figure` through a part of the full answer given whole (``own=``)."""
     if isinstance(value, dict):  # a text, a count or a flag is kept as it is, uncalled
         return {k: _rounded(v, code, k) if isinstance(v, _WALKED) else v for k, v in value.items()}
     if isinstance(value, list):
         return [_rounded(item, code, key) if isinstance(item, _WALKED) else item for item in value]
+    return _figure(value, key, code)
+
+
+def _figure(value: Any, key: str, code: str) -> Any:
+    """A float under ``key`` rounded by its name: money (in dollars or ``code``) to the cent,
+    hours and days to a tenth; a price per hour keeps four decimals (a cent is a quarter of
+    some rates). Each figure is rounded as the answer picks it, not in a walk of it after."""
     if not isinstance(value, float):
         return value
     digits = _digits(key, code)

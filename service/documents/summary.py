@@ -103,8 +103,12 @@ def _headline_price(rent: list[dict[str, Any]], cost: Callable[[dict[str, Any]],
 
 
 def _sound(line: dict[str, Any]) -> bool:
+    return sound_price(line["price_as_of"], line["confidence"])
+
+
+def sound_price(price_as_of: str, confidence: str) -> bool:
     """A price one can sign: dated by its source, and not of low confidence."""
-    return is_dated(line["price_as_of"]) and line["confidence"] != "low"
+    return is_dated(price_as_of) and confidence != "low"
 
 
 def _payoff(d: dict[str, Any]) -> str:
