@@ -24,12 +24,16 @@ import numpy as np
 from pricing.tiers import TIERS, Tier
 from service.engine.cheapest import (
     Costed,
+    NextOffers,
+    NextTerms,
     admitted_mask,
     cheapest_first,
     job_of,
-    order_floors,
+    next_offers,
+    next_terms,
+    orders_floors_at,
     row_floors,
-    term_floors,
+    terms_floors_at,
 )
 from service.engine.costs import Limits, Rentals
 from service.engine.offer_table import MemoryNeed, OfferTable
@@ -116,6 +120,8 @@ class Ready:
     rows: np.ndarray
     parts: dict[str, Part | None]
     rentals: Rentals
+    nexts: NextOffers  # the shown parts' next offers outside the plan, per hourly order
+    next_terms: NextTerms  # and per committed term
     trimmed: bool
 
 
@@ -158,9 +164,7 @@ def again(
     if ready is None or ready.rentals.reference_speed != s_ref:
         rows = np.sort(np.concatenate(plan.costed))
         rows = rows[np.diff(rows, prepend=-1) != 0]  # each offer once
-        parts = _parts(table, request, need, rows)
-        rentals = Rentals.of(table, rows, s_ref, request.speed_key)
-        plan.ready = ready = Ready(rows, parts, rentals, trimmed=False)
+        plan.ready = ready = _ready(table, request, need, s_ref, rows, trimmed=False)
     proved = _proved(table, request, ready, s_ref, limits)
     if proved is None:
         return None
@@ -182,11 +186,10 @@ def _proved(
     rows, parts = ready.rows, ready.parts
     job = job_of(ready.rentals, request, limits)
     shown = {name: part for name, part in parts.items() if part is not None}
-    stops = np.array([part.stops for part in shown.values()], dtype=np.intp)
-    reached = np.array([part.reached for part in shown.values()], dtype=np.intp)
-    floors = order_floors(table, request, stops, s_ref, limits).min(axis=1, initial=np.inf)
-    if reached.shape[1]:
-        floors = np.minimum(floors, term_floors(table, request, reached, s_ref, limits).min(axis=1))
+    floors = orders_floors_at(table, request, ready.nexts, limits).min(axis=1, initial=np.inf)
+    if ready.next_terms.at.shape[1]:
+        terms = terms_floors_at(table, request, ready.next_terms, limits)
+        floors = np.minimum(floors, terms.min(axis=1))
     found: dict[str, np.ndarray | None] = dict.fromkeys(parts)
     bars: dict[str, float] = {}
     order = cheapest_first(rows, job)  # every part's cheapest from one order of them all
@@ -237,14 +240,35 @@ def _trimmed(
     kept = floors <= TRIM_MARGIN * bar
     if kept.all():
         return replace(ready, trimmed=True)
-    rows = ready.rows[kept]
-    parts = _parts(table, request, need, rows)
-    trimmed = Ready(rows, parts, Rentals.of(table, rows, s_ref, request.speed_key), trimmed=True)
+    trimmed = _ready(table, request, need, s_ref, ready.rows[kept], trimmed=True)
     # a committed offer's floor takes its two orders' next offers, each by one bound: where
     # the offers left out hold one bound low and the other high, the parts may not prove
     if _proved(table, request, trimmed, s_ref, limits) is None:
         return replace(ready, trimmed=True)
     return trimmed
+
+
+def _ready(
+    table: OfferTable,
+    request: QuoteRequest,
+    need: MemoryNeed,
+    s_ref: float,
+    rows: np.ndarray,
+    trimmed: bool,
+) -> Ready:
+    """A plan of ``rows`` as askings read it."""
+    parts = _parts(table, request, need, rows)
+    shown = [part for part in parts.values() if part is not None]
+    stops = np.array([part.stops for part in shown], dtype=np.intp)
+    reached = np.array([part.reached for part in shown], dtype=np.intp)
+    return Ready(
+        rows,
+        parts,
+        Rentals.of(table, rows, s_ref, request.speed_key),
+        next_offers(table, request, stops, s_ref),
+        next_terms(table, request, reached, s_ref),
+        trimmed,
+    )
 
 
 def _parts(

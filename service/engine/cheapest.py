@@ -456,22 +456,51 @@ def term_floors(
     orders: the next offer's term (by one term's cost), the next offer's work on one
     instance (by the work's cost) times a term over the deadline where that is more than 1,
     times the least share of today's money the term can have by the deadline; inf where an
-    order is read to its end (every offer of the term was read). Every reading's next
-    offers in one pass."""
+    order is read to its end (every offer of the term was read)."""
+    return terms_floors_at(table, request, next_terms(table, request, reached, s_ref), limits)
+
+
+@dataclass(frozen=True)
+class NextTerms:
+    """Where readings stopped in the committed orders, as the offers next in them: per
+    term, each distinct pair (next by one term's cost, next by the work's) once, and each
+    reading's pair (-1: an order of the term read to its end). Which offers are next does
+    not move with the hours: a plan keeps them (again.py)."""
+
+    by_term: tuple[np.ndarray, ...]  # per term, each pair's offer next by the term's cost
+    by_work: tuple[Rentals, ...]  # and the one next by the work's
+    at: np.ndarray  # per reading and term, its pair
+
+
+def next_terms(
+    table: OfferTable, request: QuoteRequest, reached: np.ndarray, s_ref: float
+) -> NextTerms:
     orders = table.committed_orders[request.speed_key]
-    floors = np.full((reached.shape[0], len(TERM_HOURS)), np.inf)
     sizes = np.array([order.size for order in orders], dtype=np.intp)
     open_ = reached < sizes  # per reading and order
-    for t, term_hours in enumerate(TERM_HOURS.values()):
-        at = np.flatnonzero(open_[:, 2 * t] & open_[:, 2 * t + 1])
-        if not at.size:
-            continue
-        by_term, by_work = (
-            orders[2 * t][reached[at, 2 * t]],
-            orders[2 * t + 1][reached[at, 2 * t + 1]],
+    at = np.full((reached.shape[0], len(TERM_HOURS)), -1, dtype=np.intp)
+    by_term, by_work = [], []
+    for t in range(len(TERM_HOURS)):
+        both = np.flatnonzero(open_[:, 2 * t] & open_[:, 2 * t + 1])
+        pairs, at[both, t] = np.unique(
+            reached[both][:, 2 * t : 2 * t + 2], axis=0, return_inverse=True
         )
-        term, work = _term_bounds(table, request, term_hours, by_term, by_work, s_ref, limits)
-        floors[at, t] = np.maximum(term, work)
+        by_term.append(orders[2 * t][pairs[:, 0]])
+        by_work.append(Rentals.of(table, orders[2 * t + 1][pairs[:, 1]], s_ref, request.speed_key))
+    return NextTerms(tuple(by_term), tuple(by_work), at)
+
+
+def terms_floors_at(
+    table: OfferTable, request: QuoteRequest, nexts: NextTerms, limits: Limits
+) -> np.ndarray:
+    """term_floors of the readings ``nexts`` stands for, at the question's hours."""
+    floors = np.empty(nexts.at.shape)
+    for t, term_hours in enumerate(TERM_HOURS.values()):
+        term, work = _term_bounds(
+            table, request, term_hours, nexts.by_term[t], nexts.by_work[t], limits
+        )
+        per_pair = np.append(np.maximum(term, work), np.inf)  # at -1: the last, inf
+        floors[:, t] = per_pair[nexts.at[:, t]]
     return floors
 
 
@@ -480,16 +509,14 @@ def _term_bounds(
     request: QuoteRequest,
     term_hours: float,
     by_term: np.ndarray,
-    by_work: np.ndarray,
-    s_ref: float,
+    by_work: Rentals,
     limits: Limits,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two bounds under a committed offer's present value (term_floors), in today's
     money: one term's cost, of the offers ``by_term``; the work's on one instance times a
     term over the deadline where that is more than 1, of the offers ``by_work``."""
-    rentals = Rentals.of(table, by_work, s_ref, request.speed_key)
     rf = request.rent_factor
-    works = rentals.floor_usd(request.hours, request.assumptions.spot_overhead, rf)
+    works = by_work.floor_usd(request.hours, request.assumptions.spot_overhead, rf)
     deadline = limits.deadline_hours
     terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
     share = limits.clock.term_floor_share(term_hours, deadline)
@@ -519,7 +546,8 @@ def row_floors(
         at = terms == term_hours
         if at.any():
             of = rows[at]
-            term, work = _term_bounds(table, request, term_hours, of, of, s_ref, limits)
+            works = Rentals.of(table, of, s_ref, request.speed_key)
+            term, work = _term_bounds(table, request, term_hours, of, works, limits)
             floors[at] = np.maximum(term, work)
     return floors
 
@@ -582,25 +610,46 @@ def order_floors(
     unread offer's cost on one instance with no deadline, which no later offer of that order
     undercuts, in today's money (inf where it was read to its end); by a deadline, times the
     least cluster penalty any unread offer of an order whose offers all pay the assumed
-    overhead can get away with (:func:`_cluster_penalty`). Every walk's next offers in one
-    pass."""
+    overhead can get away with (:func:`_cluster_penalty`)."""
+    return orders_floors_at(table, request, next_offers(table, request, stops, s_ref), limits)
+
+
+@dataclass(frozen=True)
+class NextOffers:
+    """Where walks stopped in the hourly orders, as the offers next in them: each distinct
+    (order, position) once, and each walk's per order (-1: read to its end). Which offers
+    are next does not move with the hours: a plan keeps them (again.py)."""
+
+    pairs: tuple[tuple[int, int], ...]  # (order, position) of each distinct next offer
+    rentals: Rentals  # those offers
+    at: np.ndarray  # per walk and order, its next offer's index into ``pairs``
+
+
+def next_offers(
+    table: OfferTable, request: QuoteRequest, stops: np.ndarray, s_ref: float
+) -> NextOffers:
     key = request.speed_key
     orders = table.by_cost[key]
-    floors = np.full(stops.shape, np.inf)
     sizes = np.array([order.size for order in orders], dtype=np.intp)
     walks, unread = np.nonzero(stops < sizes)
-    if not walks.size:
-        return floors
-    at = stops[walks, unread]
-    nexts = np.array([orders[g][p] for g, p in zip(unread.tolist(), at.tolist(), strict=True)])
-    costs = _hourly_bound(Rentals.of(table, nexts, s_ref, key), request, limits)
-    penalties = {
-        (g, p): _order_penalty(table, request, g, p, s_ref, limits)
-        for g, p in set(zip(unread.tolist(), at.tolist(), strict=True))
-    }
-    pairs = zip(unread.tolist(), at.tolist(), strict=True)
-    floors[walks, unread] = costs * np.array([penalties[pair] for pair in pairs])
-    return floors
+    found = list(zip(unread.tolist(), stops[walks, unread].tolist(), strict=True))
+    pairs = tuple(dict.fromkeys(found))  # each once, in the order met
+    index = {pair: i for i, pair in enumerate(pairs)}
+    at = np.full(stops.shape, -1, dtype=np.intp)
+    at[walks, unread] = [index[pair] for pair in found]
+    rows = np.array([orders[g][p] for g, p in pairs], dtype=np.intp)
+    return NextOffers(pairs, Rentals.of(table, rows, s_ref, key), at)
+
+
+def orders_floors_at(
+    table: OfferTable, request: QuoteRequest, nexts: NextOffers, limits: Limits
+) -> np.ndarray:
+    """order_floors of the walks ``nexts`` stands for, at the question's hours."""
+    s_ref = nexts.rentals.reference_speed
+    costs = _hourly_bound(nexts.rentals, request, limits)
+    penalties = [_order_penalty(table, request, g, p, s_ref, limits) for g, p in nexts.pairs]
+    per_pair = np.append(costs * np.array(penalties), np.inf)  # at -1: the last, inf
+    return per_pair[nexts.at]
 
 
 def _order_penalty(
