@@ -119,6 +119,7 @@ class Ready:
 
     rows: np.ndarray
     parts: dict[str, Part | None]
+    admits: np.ndarray  # the shown parts' masks over ``rows``, stacked in ``parts``' order
     rentals: Rentals
     nexts: NextOffers  # the shown parts' next offers outside the plan, per hourly order
     next_terms: NextTerms  # and per committed term
@@ -194,9 +195,14 @@ def _proved(
     bars: dict[str, float] = {}
     order = cheapest_first(rows, job)  # every part's cheapest from one order of them all
     present = job.present_usd
-    for (name, part), floor in zip(shown.items(), floors.tolist(), strict=True):
-        best = order[part.admits[order]][: part.top]
-        best = best[job.feasible[best]]
+    # per shown part, cheapest first, whether each offer is one it admits that does the work
+    doing = ready.admits[:, order] & job.feasible[order]
+    counts, firsts = doing.sum(axis=1).tolist(), order[doing.argmax(axis=1)]
+    for i, ((name, part), floor) in enumerate(zip(shown.items(), floors.tolist(), strict=True)):
+        if part.top == 1:  # most parts: their cheapest alone
+            best = firsts[i : i + 1] if counts[i] else firsts[:0]
+        else:
+            best = order[np.flatnonzero(doing[i])[: part.top]]
         if best.size < part.top:
             if floor < np.inf:
                 return None  # fewer do the work than it names: an offer outside may too
@@ -264,6 +270,7 @@ def _ready(
     return Ready(
         rows,
         parts,
+        np.array([part.admits for part in shown], dtype=bool).reshape(len(shown), rows.size),
         Rentals.of(table, rows, s_ref, request.speed_key),
         next_offers(table, request, stops, s_ref),
         next_terms(table, request, reached, s_ref),
