@@ -123,6 +123,9 @@ class Ready:
     rentals: Rentals
     nexts: NextOffers  # the shown parts' next offers outside the plan, per hourly order
     next_terms: NextTerms  # and per committed term
+    admitted: np.ndarray  # the positions of the offers the question itself admits
+    # the platforms the question left out and their candidates (None: it named none)
+    left_out: tuple[frozenset[str], int] | None
     trimmed: bool
 
 
@@ -135,6 +138,7 @@ class Planned:
     costed: Costed
     parts: dict[str, np.ndarray | None]
     admitted: np.ndarray
+    left_out: tuple[frozenset[str], int] | None  # Ready.left_out
 
 
 def plan_key(request: QuoteRequest) -> tuple[object, ...]:
@@ -212,7 +216,7 @@ def _proved(
             if floor <= bars[name] * (1 + TIE):
                 return None  # an offer outside the plan may cost as little, or less
         found[name] = best
-    planned = Planned(Costed(rows, job, None), found, np.flatnonzero(shown[RENT].admits))
+    planned = Planned(Costed(rows, job, None), found, ready.admitted, ready.left_out)
     return _Proof(planned, bars)
 
 
@@ -264,9 +268,16 @@ def _ready(
 ) -> Ready:
     """A plan of ``rows`` as askings read it."""
     parts = _parts(table, request, need, rows)
+    headline = parts[RENT]
+    assert headline is not None  # every question has it
     shown = [part for part in parts.values() if part is not None]
     stops = np.array([part.stops for part in shown], dtype=np.intp)
     reached = np.array([part.reached for part in shown], dtype=np.intp)
+    left = left_out_question(table, request)
+    left_out = None
+    if left is not None:  # left_out_question names the platforms
+        others = left.platforms or frozenset()
+        left_out = (others, table.shortlist(left, need, own=False).candidates)
     return Ready(
         rows,
         parts,
@@ -274,6 +285,8 @@ def _ready(
         Rentals.of(table, rows, s_ref, request.speed_key),
         next_offers(table, request, stops, s_ref),
         next_terms(table, request, reached, s_ref),
+        np.flatnonzero(headline.admits),
+        left_out,
         trimmed,
     )
 

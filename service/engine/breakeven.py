@@ -447,9 +447,11 @@ def _from_plan(
     pass over every part's offers."""
     named = [(name, found) for name, found in planned.parts.items() if found is not None]
     # an offer that is the best of several parts (the headline, its tier) is built once
-    every, at = np.unique(np.concatenate([found for _, found in named]), return_inverse=True)
-    options = _options(table, request, model, planned.costed, every)
-    built = iter(at.tolist())
+    positions = np.concatenate([found for _, found in named]).tolist()
+    every = dict.fromkeys(positions)
+    at = {position: i for i, position in enumerate(every)}
+    options = _options(table, request, model, planned.costed, np.fromiter(every, np.intp))
+    built = iter([at[position] for position in positions])
     lines = {name: [options[next(built)] for _ in range(found.size)] for name, found in named}
     rent = lines[RENT]
     if not rent:
@@ -460,12 +462,10 @@ def _from_plan(
         return found[0] if found else None
 
     same = best(SAME_CARD)
-    left = left_out_question(table, request)
     left_best = best(LEFT_OUT)
     left_out = None
-    if left is not None and left_best is not None:
-        offers = table.shortlist(left, need, own=False).candidates
-        others = left.platforms or frozenset()  # left_out_question names them
+    if planned.left_out is not None and left_best is not None:
+        others, offers = planned.left_out
         left_out = LeftOut(platforms=others, offers=offers, best=left_best)
     return _Rentals(
         rent=rent,
