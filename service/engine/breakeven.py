@@ -688,35 +688,36 @@ def _options(
     table: OfferTable, request: QuoteRequest, model: BuyModel, found: Costed, best: np.ndarray
 ) -> list[RentOption]:
     """The costed offers at positions ``best``, as rent lines."""
-    job = found.job
+    job = found.job.take(best)
     chosen = found.index[best]
-    rates = job.rate[best]
-    per_hour = crossing_rates(job.take(best), request.hours, table.term_hours[chosen])
+    per_hour = crossing_rates(job, request.hours, table.term_hours[chosen])
     crossings = crossing_hours(model, per_hour)
     fabric_code = table.fabric_code[chosen]
+    clusters = table.clusters
+    efficiency = clusters.efficiency[fabric_code, np.maximum(job.instances, 1) - 1]
     # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
     columns = zip(
         chosen.tolist(),
         fabric_code.tolist(),
-        job.hours[best].tolist(),
-        job.instances[best].tolist(),
-        job.total_usd[best].tolist(),
-        rates.tolist(),
+        efficiency.tolist(),
+        job.hours.tolist(),
+        job.instances.tolist(),
+        job.total_usd.tolist(),
+        job.rate.tolist(),
         crossings.tolist(),
-        job.sessions[best].tolist(),
-        job.paid_hours[best].tolist(),
-        job.present_usd[best].tolist(),
+        job.sessions.tolist(),
+        job.paid_hours.tolist(),
+        job.present_usd.tolist(),
         per_hour.tolist(),
         strict=True,
     )
-    clusters = table.clusters
     return [
         RentOption(
             stored=table.rows[row],
             hours=hours,
             instances=instances,
             fabric=clusters.names[fabric],
-            cluster_efficiency=float(clusters.efficiency[fabric, instances - 1]),
+            cluster_efficiency=efficiency,
             total_usd=total,
             present_usd=present,
             usd_per_reference_hour=rate,
@@ -729,6 +730,7 @@ def _options(
         for (
             row,
             fabric,
+            efficiency,
             hours,
             instances,
             total,

@@ -227,6 +227,7 @@ class Rentals:
         self._table, self._index, self._key = table, index, key
         self.reference_speed = reference_speed  # S_ref: the units an hour of its work holds
         self.clusters: Clusters = table.clusters
+        self._unmoved: dict[tuple[object, ...], tuple[np.ndarray, ...]] = {}
 
     @classmethod
     def of(
@@ -267,8 +268,9 @@ class Rentals:
     ) -> JobCost:
         """``hours`` of the reference card's work on each offer, on the fewest instances
         that meet ``limits``."""
-        share = self.share(assumptions.spot_overhead)  # o: per instance
-        per_work = self._per_work(rent_factor)
+        share, per_work, alone, tie = self._whatever_the_hours(
+            assumptions.spot_overhead, rent_factor, limits.home
+        )
         busy = self.busy_hours(hours)  # b: one instance, no interruptions
         n = self.instances(busy, share, assumptions.spot_overhead, limits)
         feasible = n > 0
@@ -290,8 +292,8 @@ class Rentals:
         feasible &= run <= limits.deadline_hours * (1 + DEADLINE_TOLERANCE)
         paid = paid_hours(run, self.term_hours)
         total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
-        rate = _per_reference_hour(per_work, stretch, efficiency)
-        floor = _floor(per_work, share, hours)
+        rate = _per_reference_hour(per_work, stretch, efficiency) if clustered else alone
+        floor = alone * hours  # _floor: per_work (1 + o) hours
         present = limits.clock.present(total, hours, paid, self.term_hours, self.upfront_share)
         return JobCost(
             hours=run,
@@ -302,8 +304,28 @@ class Rentals:
             paid_hours=paid,
             floor_usd=floor,
             present_usd=present,
-            tie=self._table.tie_rank(limits.home)[self._index],
+            tie=tie,
         )
+
+    def _whatever_the_hours(
+        self, spot_overhead: float, rent_factor: float, home: str | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What a job's cost takes from these offers whatever its hours: o, the work's
+        price, one instance's rate per hour of work (per_work (1 + o), the floor's per hour
+        too) and the tie ranks. Kept on the rentals: a plan's are costed at every asking
+        (service/engine/again.py)."""
+        key = (spot_overhead, rent_factor, home)
+        found = self._unmoved.get(key)
+        if found is None:
+            share = self.share(spot_overhead)
+            per_work = self._per_work(rent_factor)
+            alone = _per_reference_hour(per_work, 1.0 + share, 1.0)
+            tie = self._table.tie_rank(home)[self._index]
+            found = (share, per_work, alone, tie)
+            for kept in found:
+                kept.flags.writeable = False  # shared by every job on these rentals
+            self._unmoved[key] = found
+        return found
 
     def instances(
         self, busy: np.ndarray, share: np.ndarray, spot_overhead: float, limits: Limits
