@@ -302,8 +302,8 @@ def test_a_plan_keeps_only_the_offers_its_parts_need(monkeypatch) -> None:  # ty
     """A reading keeps all it read, most of it far above any part's choice (a term reading
     reads its orders in growing chunks). Once proved, the plan leaves out each offer whose
     own floor is over twice every admitting part's choice: it then holds fewer offers than
-    its reading costed (a plan that kept them all fails), and the hours asked next, near the last, are each priced from it,
-    as a full reading prices them."""
+    its reading costed (a plan that kept them all fails), and the hours asked next, near
+    the last, are each priced from it, as a full reading prices them."""
     planned = []
     found = again_module.again
 

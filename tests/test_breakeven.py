@@ -367,11 +367,11 @@ def test_a_breakeven_past_the_useful_life_is_not_a_payoff(
 ) -> None:
     from dataclasses import replace
 
-    from service.documents.breakeven import _quote_document
+    from service.documents.breakeven import RentLines, _quote_document
 
     result = run([offer(usd_per_hour=0.50)], assumptions=replace(PLAIN, lifetime_years=years))
     assert result.life_hours == pytest.approx(life_hours)
-    point = _quote_document(result, None)["breakeven"]
+    point = _quote_document(result, RentLines(result, None, HW.registry))["breakeven"]
     assert point["within_life"] is within
     assert point["crossing_hours"] == pytest.approx(1000 / 0.44)
     assert point["life_years"] == years

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from hardware import Hardware, Workload, load_hardware
 from pricing.offer import HOURLY, INTERRUPTIBLE, PRICED, PricingModel, pricing_models
-from service.documents.breakeven import _quote_document
+from service.documents.breakeven import RentLines, _quote_document
 from service.engine.assumptions import MAX_USD, MIN_UTILIZATION, Assumptions
 from service.engine.breakeven import (
     NoMatchingOffers,
@@ -173,7 +173,7 @@ def test_costs_are_never_negative_and_every_number_is_finite(world: World) -> No
     if result.breakeven_hours is not None:
         assert result.breakeven_hours >= 0 and result.breakeven_days is not None
         assert result.breakeven_days >= 0
-    numbers = _numbers(_quote_document(result, None))
+    numbers = _numbers(_quote_document(result, RentLines(result, None, world.hardware.registry)))
     assert len(numbers) > 20
     bad = [(where, n) for where, n in numbers if not math.isfinite(n)]
     assert bad == []

@@ -16,7 +16,7 @@ from service.documents.freshness import PriceMoments, iso
 from service.documents.gpus import resolve_gpu
 from service.documents.moment import catalog_at
 from service.documents.money import asked_rate, fx_document, in_dollars, with_currency
-from service.documents.offers import RENTED, named, offer_fields
+from service.documents.offers import RENTED, offer_fields, offer_name
 from service.documents.place import asked_currency
 from service.documents.queries import BreakevenQuery, sensitivity_parameters
 from service.documents.question import BuyTerms, deadline_document, read_question, reading
@@ -37,6 +37,7 @@ from service.engine.breakeven import (
 from service.engine.costs import NEVER_REASONS, never_reason, verdict
 from service.engine.curves import Curves, cost_curves
 from service.engine.interruption import extra_work, overhead_basis
+from service.engine.lru import Lru
 from service.engine.offer_table import OfferTable
 from service.engine.ranges import CostSpread, cost_spread, ranges
 from service.engine.request import QuoteRequest
@@ -124,8 +125,8 @@ def _answer(
         (parameter, reason), *also = exc.blamed
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
     shown = None if query.detail == "full" else _compact_lines(result.rent)
-    document = _quote_document(result, runtime.colab, shown)
-    _name_rentals(document, runtime.hardware.registry)
+    lines = RentLines(result, runtime.colab, runtime.hardware.registry)
+    document = _quote_document(result, lines, shown)
     if query.detail == "full":  # the compact answer draws no chart: its curves are not sampled
         names = [line["name"] for line in document["rent"]]
         document["curves"] = _curves(cost_curves(result, names))
@@ -209,9 +210,7 @@ def _compact_lines(rent: list[RentOption]) -> int | None:
     return None
 
 
-def _quote_document(
-    result: Quote, colab: SessionTerms | None, shown: int | None = None
-) -> dict[str, Any]:
+def _quote_document(result: Quote, lines: RentLines, shown: int | None = None) -> dict[str, Any]:
     """The full answer of ``result``, its first ``shown`` rent lines (None: all)."""
     request = result.request
     assumptions = {
@@ -242,21 +241,19 @@ def _quote_document(
         "workload": str(request.workload),
         "assumptions": assumptions,
         "buy": buy,
-        "rent": [_rent_line(option, result, colab) for option in result.rent[:shown]],
+        "rent": [lines(option) for option in result.rent[:shown]],
         "candidates": result.candidates,
         "memory_gate": _memory_gate(result.memory_gate),
-        "left_out": _left_out(result.left_out, result, colab),
+        "left_out": _left_out(result.left_out, lines),
         "cheapest_measured": (
-            None
-            if result.cheapest_measured is None
-            else _rent_line(result.cheapest_measured, result, colab)
+            None if result.cheapest_measured is None else lines(result.cheapest_measured)
         ),
         "same_card": (
             None
             if result.same_card is None
             else {
                 "offers": result.same_card[1],
-                "cheapest": _rent_line(result.same_card[0], result, colab),
+                "cheapest": lines(result.same_card[0]),
             }
         ),
         "deadline": None,  # the question's rules: deadline_document
@@ -267,23 +264,9 @@ def _quote_document(
         "breakeven": breakeven,
         "payoff": payoff_case(result),
         "never_because": _never_because(result),
-        "tiers": [_tier(best, result, colab) for best in result.tiers],
+        "tiers": [_tier(best, result, lines) for best in result.tiers],
         "prices": None,  # per request: the prices' ages move with the clock
     }
-
-
-def _name_rentals(document: dict[str, Any], registry: Registry) -> None:
-    """Every rental the answer lists, named as its provider sells it (offers.offer_name):
-    the lines, each tier's best, what a gate left out, the same card's, the measured one."""
-    document["rent"] = [named(line, registry) for line in document["rent"]]
-    for tier in document["tiers"]:
-        if tier["best"] is not None:
-            tier["best"] = named(tier["best"], registry)
-    for part, line in (("left_out", "best"), ("same_card", "cheapest")):
-        if document[part] is not None:
-            document[part][line] = named(document[part][line], registry)
-    if document["cheapest_measured"] is not None:
-        document["cheapest_measured"] = named(document["cheapest_measured"], registry)
 
 
 def _curves(curves: Curves) -> dict[str, Any]:
@@ -344,10 +327,10 @@ def _compared_with(result: Quote) -> dict[str, Any]:
     }
 
 
-def _tier(found: TierBest, result: Quote, colab: SessionTerms | None) -> dict[str, Any]:
+def _tier(found: TierBest, result: Quote, lines: RentLines) -> dict[str, Any]:
     """One tier's best offer for the same work, and its own verdict against buying."""
     tier, best = found.tier, found.best
-    line = None if best is None else _rent_line(best, result, colab)
+    line = None if best is None else lines(best)
     buy = result.buy.present_usd
     return {
         "tier": tier.name,
@@ -430,24 +413,52 @@ def _breakeven(result: Quote) -> dict[str, Any]:
     }
 
 
-def _rent_line(option: RentOption, result: Quote, colab: SessionTerms | None) -> dict[str, Any]:
-    return {
-        **offer_fields(option.stored, RENTED),
-        "wall_clock_hours": option.hours,
-        "instances": option.instances,
-        "instance_hours": option.hours * option.instances,
-        "fabric": option.fabric,
-        "cluster_efficiency": option.cluster_efficiency,
-        "total_usd": option.total_usd,
-        "present_usd": option.present_usd,
-        "usd_per_reference_hour": option.usd_per_reference_hour,
-        "breakeven_hours": option.breakeven_hours,
-        "throughput_estimated": option.throughput_estimated,
-        "throughput": _throughput(option.throughput),
-        "sessions": _sessions(option, result, colab),
-        "interruption": _interruption(option, result.assumptions.spot_overhead),
-        "commitment": _commitment(option),
-    }
+class RentLines:
+    """How the answer lists a rental: the offer as its provider sells it, named
+    (offers.offer_name), then what the work on it costs. The offer's part does not move with
+    the work, so it is remembered per offer and cluster size (:func:`_offer_part`): a
+    question asked again with other hours lists mostly the same offers."""
+
+    def __init__(self, result: Quote, colab: SessionTerms | None, registry: Registry) -> None:
+        self._result, self._colab, self._registry = result, colab, registry
+
+    def __call__(self, option: RentOption) -> dict[str, Any]:
+        result = self._result
+        return {
+            **_offer_part(option.stored, option.instances, self._registry),
+            "wall_clock_hours": option.hours,
+            "instances": option.instances,
+            "instance_hours": option.hours * option.instances,
+            "fabric": option.fabric,
+            "cluster_efficiency": option.cluster_efficiency,
+            "total_usd": option.total_usd,
+            "present_usd": option.present_usd,
+            "usd_per_reference_hour": option.usd_per_reference_hour,
+            "breakeven_hours": option.breakeven_hours,
+            "throughput_estimated": option.throughput_estimated,
+            "throughput": _throughput(option.throughput),
+            "sessions": _sessions(option, result, self._colab),
+            "interruption": _interruption(option, result.assumptions.spot_overhead),
+            "commitment": _commitment(option),
+        }
+
+
+def _offer_part(stored: StoredOffer, instances: int, registry: Registry) -> dict[str, Any]:
+    """A rent line's offer fields, its name first (read it, never write it: it is shared)."""
+    key = (id(stored), instances)
+    known = _OFFER_PARTS.get(key)
+    if known is not None and known[0] is stored and known[1] is registry:
+        return known[2]
+    fields = offer_fields(stored, RENTED)
+    part = {"name": offer_name({**fields, "instances": instances}, registry), **fields}
+    _OFFER_PARTS.put(key, (stored, registry, part))  # held: its id names no other offer
+    return part
+
+
+OFFER_PARTS_KEPT = 4096  # rent lines' offer parts remembered (_offer_part)
+_OFFER_PARTS: Lru[tuple[int, int], tuple[StoredOffer, Registry, dict[str, Any]]] = Lru(
+    OFFER_PARTS_KEPT
+)
 
 
 def _commitment(option: RentOption) -> dict[str, Any] | None:
@@ -554,16 +565,14 @@ def _memory_gate(gate: MemoryGate | None) -> dict[str, Any] | None:
     }
 
 
-def _left_out(
-    left_out: LeftOut | None, result: Quote, colab: SessionTerms | None
-) -> dict[str, Any] | None:
+def _left_out(left_out: LeftOut | None, lines: RentLines) -> dict[str, Any] | None:
     """Offers the platform gate kept out, and the cheapest of them: nothing is hidden."""
     if left_out is None:
         return None
     return {
         "platforms": sorted(left_out.platforms),
         "offers": left_out.offers,
-        "best": _rent_line(left_out.best, result, colab),
+        "best": lines(left_out.best),
     }
 
 
