@@ -124,9 +124,8 @@ def _answer(
         slug = "no-matching-offers" if isinstance(exc, NoMatchingOffers) else "cannot-quote"
         (parameter, reason), *also = exc.blamed
         raise Unanswerable(slug, str(exc), parameter, reason, also=also) from exc
-    shown = None if query.detail == "full" else _compact_lines(result.rent)
     lines = RentLines(result, runtime.colab, runtime.hardware.registry)
-    document = _quote_document(result, lines, shown)
+    document = _quote_document(result, lines, compact=query.detail == "compact")
     if query.detail == "full":  # the compact answer draws no chart: its curves are not sampled
         names = [line["name"] for line in document["rent"]]
         document["curves"] = _curves(cost_curves(result, names))
@@ -210,9 +209,12 @@ def _compact_lines(rent: list[RentOption]) -> int | None:
     return None
 
 
-def _quote_document(result: Quote, lines: RentLines, shown: int | None = None) -> dict[str, Any]:
-    """The full answer of ``result``, its first ``shown`` rent lines (None: all)."""
+def _quote_document(result: Quote, lines: RentLines, compact: bool = False) -> dict[str, Any]:
+    """The full answer of ``result``; ``compact``: what of it the compact answer shows (brief.py
+    picks from it), the rent lines it lists (:func:`_compact_lines`) and each tier's best by
+    name, its figures the tier's own."""
     request = result.request
+    shown = _compact_lines(result.rent) if compact else None
     assumptions = {
         "gpus": request.gpus,
         "memory": result.memory_gb,
@@ -264,7 +266,7 @@ def _quote_document(result: Quote, lines: RentLines, shown: int | None = None) -
         "breakeven": breakeven,
         "payoff": payoff_case(result),
         "never_because": _never_because(result),
-        "tiers": [_tier(best, result, lines) for best in result.tiers],
+        "tiers": [_tier(best, result, lines, compact) for best in result.tiers],
         "prices": None,  # per request: the prices' ages move with the clock
     }
 
@@ -327,10 +329,12 @@ def _compared_with(result: Quote) -> dict[str, Any]:
     }
 
 
-def _tier(found: TierBest, result: Quote, lines: RentLines) -> dict[str, Any]:
-    """One tier's best offer for the same work, and its own verdict against buying."""
+def _tier(found: TierBest, result: Quote, lines: RentLines, named: bool) -> dict[str, Any]:
+    """One tier's best offer for the same work, and its own verdict against buying;
+    ``named``: the offer by its name and fields alone (RentLines.offer), as a compact answer
+    shows it."""
     tier, best = found.tier, found.best
-    line = None if best is None else lines(best)
+    line = None if best is None else lines.offer(best) if named else lines(best)
     buy = result.buy.present_usd
     return {
         "tier": tier.name,
@@ -422,10 +426,14 @@ class RentLines:
     def __init__(self, result: Quote, colab: SessionTerms | None, registry: Registry) -> None:
         self._result, self._colab, self._registry = result, colab, registry
 
+    def offer(self, option: RentOption) -> dict[str, Any]:
+        """The line's offer part alone: its name and fields (read it, never write it)."""
+        return _offer_part(option.stored, option.instances, self._registry)
+
     def __call__(self, option: RentOption) -> dict[str, Any]:
         result = self._result
         return {
-            **_offer_part(option.stored, option.instances, self._registry),
+            **self.offer(option),
             "wall_clock_hours": option.hours,
             "instances": option.instances,
             "instance_hours": option.hours * option.instances,

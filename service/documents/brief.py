@@ -129,12 +129,13 @@ def brief(
 
 
 def _tier(tier: dict[str, Any], code: str) -> dict[str, Any]:
-    """A pricing tier's best offer in a line: its name, hours and totals, and its verdict."""
+    """A pricing tier's best offer in a line: its name, hours and totals (the tier's, which
+    are its best's), and its verdict."""
     line = {"tier": tier["tier"], "verdict": tier["verdict"]}
     best = tier["best"]
     if best is not None:
         line["name"] = best["name"]
-        line.update(_fields(best, ("wall_clock_hours", "total_usd", "present_usd"), code))
+        line.update(_fields(tier, ("wall_clock_hours", "total_usd", "present_usd"), code))
     return line
 
 
