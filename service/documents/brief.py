@@ -143,12 +143,32 @@ def _fields(holder: dict[str, Any], names: tuple[str, ...], code: str) -> dict[s
     """``names`` from ``holder``, rounded (:func:`_figure`), each amount with its sibling in
     the currency asked (``code``: total_usd, total_eur)."""
     kept = {}
-    for name in names:
-        kept[name] = _figure(holder[name], name, code)
-        local = sibling(name, code)
-        if local != name and local in holder:
-            kept[local] = _figure(holder[local], local, code)
+    for name, digits, local, local_digits in _picking(names, code):
+        kept[name] = _to(holder[name], digits)
+        if local is not None and local in holder:
+            kept[local] = _to(holder[local], local_digits)
     return kept
+
+
+def _to(value: Any, digits: int | None) -> Any:
+    """``value`` to ``digits`` decimals where it is a float (None: all of them)."""
+    return round(value, digits) if digits is not None and isinstance(value, float) else value
+
+
+@functools.lru_cache(maxsize=256)
+def _picking(
+    names: tuple[str, ...], code: str
+) -> tuple[tuple[str, int | None, str | None, int | None], ...]:
+    """How :func:`_fields` picks ``names``: each with its decimals (:func:`_digits`), its
+    sibling in ``code`` (None: not an amount, or dollars asked) and the sibling's decimals;
+    worked out once per set of names, not per figure."""
+    picked = []
+    for name in names:
+        local: str | None = sibling(name, code)
+        local = None if local == name else local
+        local_digits = None if local is None else _digits(local, code)
+        picked.append((name, _digits(name, code), local, local_digits))
+    return tuple(picked)
 
 
 def _rounded(value: Any, code: str, key: str = "") -> Any:
@@ -164,10 +184,7 @@ def _figure(value: Any, key: str, code: str) -> Any:
     """A float under ``key`` rounded by its name: money (in dollars or ``code``) to the cent,
     hours and days to a tenth; a price per hour keeps four decimals (a cent is a quarter of
     some rates). Each figure is rounded as the answer picks it, not in a walk of it after."""
-    if not isinstance(value, float):
-        return value
-    digits = _digits(key, code)
-    return value if digits is None else round(value, digits)
+    return value if not isinstance(value, float) else _to(value, _digits(key, code))
 
 
 _WALKED = (dict, list, float)  # what _rounded looks into or rounds

@@ -13,7 +13,7 @@ import functools
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -128,8 +128,11 @@ class BuyCost:
     system: str | None  # the whole system bought where the card is sold only in one
 
 
-@dataclass(frozen=True)
-class RentOption:
+class RentOption(NamedTuple):
+    """One rental priced for the work. A named tuple, not a frozen dataclass: a quote makes
+    a score of them, and a frozen dataclass's field-by-field init was a tenth of a new
+    question's time in the engine."""
+
     stored: StoredOffer
     hours: float  # wall-clock hours the offer runs to do the work (all instances at once)
     instances: int  # of the offer, as one cluster
