@@ -482,11 +482,14 @@ def next_terms(
     by_term, by_work = [], []
     for t in range(len(TERM_HOURS)):
         both = np.flatnonzero(open_[:, 2 * t] & open_[:, 2 * t + 1])
-        pairs, at[both, t] = np.unique(
-            reached[both][:, 2 * t : 2 * t + 2], axis=0, return_inverse=True
-        )
-        by_term.append(orders[2 * t][pairs[:, 0]])
-        by_work.append(Rentals.of(table, orders[2 * t + 1][pairs[:, 1]], s_ref, request.speed_key))
+        terms, works = reached[both, 2 * t].tolist(), reached[both, 2 * t + 1].tolist()
+        found = list(zip(terms, works, strict=True))
+        pairs = list(dict.fromkeys(found))  # each once, in the order met
+        index = {pair: i for i, pair in enumerate(pairs)}
+        at[both, t] = [index[pair] for pair in found]
+        by_term.append(orders[2 * t][[term for term, _ in pairs]])
+        nexts = orders[2 * t + 1][[work for _, work in pairs]]
+        by_work.append(Rentals.of(table, nexts, s_ref, request.speed_key))
     return NextTerms(tuple(by_term), tuple(by_work), at)
 
 
