@@ -326,3 +326,18 @@ def test_a_plan_keeps_only_the_offers_its_parts_need(monkeypatch) -> None:  # ty
         request = replace(base, hours=hours)
         assert _ask(table, request, True) == _ask(table, request, False), hours
     assert all(planned)
+
+
+def test_the_buy_side_remembered_is_the_hardware_datas_it_was_read_from() -> None:
+    """The buy side of a question but for its hours is remembered (breakeven.bought), and
+    asked of other hardware data (the card dearer) it is read from that data, not handed
+    the last one's."""
+    from tests.helpers import toy_card
+
+    cheap = TOY
+    dear = replace(TOY, cards={"ref": toy_card("ref", 3000.0)})
+    table = _catalog(2)
+    request = QuoteRequest(reference="ref", hours=500.0, assumptions=PLAIN)
+    assert quote(table, cheap, request).buy.purchase_usd == 1000.0
+    assert quote(table, dear, replace(request, hours=510.0)).buy.purchase_usd == 3000.0
+    assert quote(table, cheap, replace(request, hours=520.0)).buy.purchase_usd == 1000.0

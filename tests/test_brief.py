@@ -126,3 +126,22 @@ def test_offers_compact_gives_each_source_once(client) -> None:  # type: ignore[
     csv = client.get(page + "&detail=compact&format=csv").get_data(as_text=True)
     assert "source" in csv.splitlines()[0]  # a spreadsheet's rows keep their own sources
     json.dumps(brief)
+
+
+def test_an_offer_is_named_for_the_instances_each_answer_rents(client) -> None:  # type: ignore[no-untyped-def]
+    """A rent line's offer part (its fields and name) is remembered per offer and cluster
+    size: the same 8 x H100 offer listed alone for one question and as a cluster of them
+    by a deadline for the next (five instances of it) is named each time for what that
+    answer rents."""
+    alone = client.get("/breakeven?gpu=h100-sxm&hours=100&detail=full").get_json()
+    rushed = "/breakeven?gpu=h100-sxm&hours=20000&deadline_days=30&detail=full"
+    cluster = client.get(rushed).get_json()
+    for answer in (alone, cluster):
+        for line in answer["rent"]:
+            prefix = f"{line['instances']} instances of " if line["instances"] > 1 else ""
+            assert line["name"].startswith(prefix + f"{line['count']} x "), line["name"]
+    names = {line["product"]: line["name"] for line in alone["rent"]}
+    shared = [line for line in cluster["rent"] if line["product"] in names]
+    clustered = [line for line in shared if line["instances"] > 1]
+    assert clustered  # an offer both answers list, rented alone and as a cluster
+    assert all(line["name"] != names[line["product"]] for line in clustered)
