@@ -192,9 +192,8 @@ def _proved(
     job = job_of(ready.rentals, request, limits)
     shown = {name: part for name, part in parts.items() if part is not None}
     floors = orders_floors_at(table, request, ready.nexts, limits).min(axis=1, initial=np.inf)
-    if ready.next_terms.at.shape[1]:
-        terms = terms_floors_at(table, request, ready.next_terms, limits)
-        floors = np.minimum(floors, terms.min(axis=1))
+    terms = terms_floors_at(table, request, ready.next_terms, limits)
+    floors = np.minimum(floors, terms.min(axis=1, initial=np.inf))
     found: dict[str, np.ndarray | None] = dict.fromkeys(parts)
     bars: dict[str, float] = {}
     order = cheapest_first(rows, job)  # every part's cheapest from one order of them all

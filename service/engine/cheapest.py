@@ -463,13 +463,14 @@ def term_floors(
 @dataclass(frozen=True)
 class NextTerms:
     """Where readings stopped in the committed orders, as the offers next in them: per
-    term, each distinct pair (next by one term's cost, next by the work's) once, and each
-    reading's pair (-1: an order of the term read to its end). Which offers are next does
-    not move with the hours: a plan keeps them (again.py)."""
+    term, the readings with both its orders open (the others read every offer of it), and
+    for each the offer next by one term's cost and next by the work's. Which offers are
+    next does not move with the hours: a plan keeps them (again.py)."""
 
-    by_term: tuple[np.ndarray, ...]  # per term, each pair's offer next by the term's cost
-    by_work: tuple[Rentals, ...]  # and the one next by the work's
-    at: np.ndarray  # per reading and term, its pair
+    readings: int
+    open_: tuple[np.ndarray, ...]  # per term, the readings that have next offers in it
+    by_term: tuple[np.ndarray, ...]  # their offers next by the term's cost
+    by_work: tuple[Rentals, ...]  # and next by the work's
 
 
 def next_terms(
@@ -478,32 +479,27 @@ def next_terms(
     orders = table.committed_orders[request.speed_key]
     sizes = np.array([order.size for order in orders], dtype=np.intp)
     open_ = reached < sizes  # per reading and order
-    at = np.full((reached.shape[0], len(TERM_HOURS)), -1, dtype=np.intp)
-    by_term, by_work = [], []
+    readings, by_term, by_work = [], [], []
     for t in range(len(TERM_HOURS)):
         both = np.flatnonzero(open_[:, 2 * t] & open_[:, 2 * t + 1])
-        terms, works = reached[both, 2 * t].tolist(), reached[both, 2 * t + 1].tolist()
-        found = list(zip(terms, works, strict=True))
-        pairs = list(dict.fromkeys(found))  # each once, in the order met
-        index = {pair: i for i, pair in enumerate(pairs)}
-        at[both, t] = [index[pair] for pair in found]
-        by_term.append(orders[2 * t][[term for term, _ in pairs]])
-        nexts = orders[2 * t + 1][[work for _, work in pairs]]
+        readings.append(both)
+        by_term.append(orders[2 * t][reached[both, 2 * t]])
+        nexts = orders[2 * t + 1][reached[both, 2 * t + 1]]
         by_work.append(Rentals.of(table, nexts, s_ref, request.speed_key))
-    return NextTerms(tuple(by_term), tuple(by_work), at)
+    return NextTerms(reached.shape[0], tuple(readings), tuple(by_term), tuple(by_work))
 
 
 def terms_floors_at(
     table: OfferTable, request: QuoteRequest, nexts: NextTerms, limits: Limits
 ) -> np.ndarray:
     """term_floors of the readings ``nexts`` stands for, at the question's hours."""
-    floors = np.empty(nexts.at.shape)
+    floors = np.full((nexts.readings, len(TERM_HOURS)), np.inf)
     for t, term_hours in enumerate(TERM_HOURS.values()):
-        term, work = _term_bounds(
-            table, request, term_hours, nexts.by_term[t], nexts.by_work[t], limits
-        )
-        per_pair = np.append(np.maximum(term, work), np.inf)  # at -1: the last, inf
-        floors[:, t] = per_pair[nexts.at[:, t]]
+        if nexts.open_[t].size:
+            term, work = _term_bounds(
+                table, request, term_hours, nexts.by_term[t], nexts.by_work[t], limits
+            )
+            floors[nexts.open_[t], t] = np.maximum(term, work)
     return floors
 
 
