@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, fields, replace
 from typing import Any
 
@@ -593,4 +594,10 @@ def _price_dates(used: list[StoredOffer]) -> dict[str, Any]:
 
 def _fields(value: Any) -> dict[str, Any]:
     """A flat dataclass as a dict, without asdict's deep copy."""
-    return {f.name: getattr(value, f.name) for f in fields(value)}
+    return {name: getattr(value, name) for name in _names(type(value))}
+
+
+@functools.cache
+def _names(kind: type) -> tuple[str, ...]:
+    """A dataclass's field names, read once per class."""
+    return tuple(f.name for f in fields(kind))

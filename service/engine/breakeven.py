@@ -701,6 +701,7 @@ def _options(
     # Python lists before the loop: indexing numpy arrays one scalar at a time is slow.
     columns = zip(
         chosen.tolist(),
+        table.throughputs(chosen, request.speed_key),
         fabric_code.tolist(),
         efficiency.tolist(),
         job.hours.tolist(),
@@ -726,12 +727,13 @@ def _options(
             usd_per_reference_hour=rate,
             breakeven_hours=None if math.isinf(crossing) else crossing,
             crossing_rate=crossing_rate,
-            throughput=table.throughput(row, request.speed_key),
+            throughput=throughput,
             sessions=int(count),
             paid_hours=paid,
         )
         for (
             row,
+            throughput,
             fabric,
             efficiency,
             hours,

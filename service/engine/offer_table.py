@@ -285,10 +285,10 @@ class OfferTable:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def throughput(self, row: int, key: SpeedKey) -> Throughput:
-        """How offer ``row``'s accelerator speed is known: its value, method and source."""
+    def throughputs(self, rows: np.ndarray, key: SpeedKey) -> list[Throughput]:
+        """How each of ``rows``' accelerator speed is known: its value, method and source."""
         records, pair_code = self._throughput[key]
-        return records[pair_code[row]]
+        return [records[code] for code in pair_code[rows].tolist()]
 
     def filter_key(self, request: QuoteRequest, need: MemoryNeed) -> tuple[object, ...]:
         """What a question's candidates depend on: its filters and its memory need."""
