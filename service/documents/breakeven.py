@@ -199,23 +199,28 @@ def _throughput_used(
     return _throughput(hardware.speed(request.reference, request.workload, request.precision))
 
 
-def _compact_lines(rent: list[RentOption]) -> int | None:
-    """How many rent lines the compact answer renders: those it shows, and on to the first
-    whose price is one to sign where the headline's is not (its summary names that one);
-    every one where none is (the summary counts them)."""
-    for i, option in enumerate(rent):
-        offer = option.stored.offer
-        if sound_price(offer.price_as_of, offer.confidence):
-            return max(RENT_LINES, i + 1)
-    return None
+def _compact_rent(rent: list[RentOption]) -> list[RentOption]:
+    """The rent lines a compact answer renders: the three it shows and, where none of them
+    has a price to sign, the first listed one that has (its summary names that one); every
+    one where none has (the summary counts them)."""
+    shown = rent[:RENT_LINES]
+    if any(_signable(option) for option in shown):
+        return shown
+    further = next((option for option in rent[RENT_LINES:] if _signable(option)), None)
+    return rent if further is None else [*shown, further]
+
+
+def _signable(option: RentOption) -> bool:
+    offer = option.stored.offer
+    return sound_price(offer.price_as_of, offer.confidence)
 
 
 def _quote_document(result: Quote, lines: RentLines, compact: bool = False) -> dict[str, Any]:
     """The full answer of ``result``; ``compact``: what of it the compact answer shows (brief.py
-    picks from it), the rent lines it lists (:func:`_compact_lines`) and each tier's best by
+    picks from it), the rent lines it lists (:func:`_compact_rent`) and each tier's best by
     name, its figures the tier's own."""
     request = result.request
-    shown = _compact_lines(result.rent) if compact else None
+    rented = _compact_rent(result.rent) if compact else result.rent
     assumptions = {
         "gpus": request.gpus,
         "memory": result.memory_gb,
@@ -244,7 +249,7 @@ def _quote_document(result: Quote, lines: RentLines, compact: bool = False) -> d
         "workload": str(request.workload),
         "assumptions": assumptions,
         "buy": buy,
-        "rent": [lines(option) for option in result.rent[:shown]],
+        "rent": [lines(option) for option in rented],
         "candidates": result.candidates,
         "memory_gate": _memory_gate(result.memory_gate),
         "left_out": _left_out(result.left_out, lines),
