@@ -68,6 +68,11 @@ function request()
 end
 """
 IN_PROCESS_REQUESTS = 2_000
+# A new `hours` in process, per catalog: rounds of IN_PROCESS_REQUESTS spread through the run
+# (its start, after the in-process figures, after the load), the median round given with
+# their range. A shared host's speed moves by half within minutes (2026-12-06: the same code
+# 0.8 ms in one minute, 1.4 in the next): one round is one minute's host.
+NEW_HOURS_ROUNDS = 3
 # gunicorn's graceful stop waits up to 30 s (BREAKEVEN_WEB_GRACEFUL_TIMEOUT_SECONDS) for a
 # worker that is still booting when it is told to stop.
 STOP_TIMEOUT_S = 60
@@ -216,10 +221,10 @@ def _bytes(settings: Settings) -> dict[str, float]:
 
 def run() -> dict[str, float | str]:
     results: dict[str, float | str] = {"load_generator": "wrk" if shutil.which("wrk") else "python"}
-    with tempfile.TemporaryDirectory() as bundled:  # the embedded defaults: bundled prices
-        settings = Settings(data_dir=Path(bundled))
-        results.update(_bytes(settings))
-        results["new_hours_bundled_p50_ms"] = _new_hours_p50(settings)
+    bundled_dir = tempfile.TemporaryDirectory()  # the embedded defaults: bundled prices
+    bundled = Settings(data_dir=Path(bundled_dir.name))
+    results.update(_bytes(bundled))
+    new_hours: dict[str, list[float]] = {"bundled": [_new_hours_p50(bundled)], "large": []}
     with tempfile.TemporaryDirectory() as fresh:
         process, _, start_s = serve(Path(fresh), workers=2)
         process.terminate()
@@ -237,7 +242,8 @@ def run() -> dict[str, float | str]:
         services.store.dispose()
         results["server_p50_ms"] = _in_process_p50(settings, vary_filters=False)
         results["server_p50_new_filters_ms"] = _in_process_p50(settings, vary_filters=True)
-        results["new_hours_p50_ms"] = _new_hours_p50(settings)
+        new_hours["large"].append(_new_hours_p50(settings))
+        new_hours["bundled"].append(_new_hours_p50(bundled))
         results["health_server_p50_ms"] = _in_process_p50(settings, False, base=HEALTH)
         # issue 21: every input's flip, the tornado and the ranges: the budget's question,
         # and a new question each time (what the analysis itself costs)
@@ -261,6 +267,16 @@ def run() -> dict[str, float | str]:
         finally:
             process.terminate()
             process.wait(timeout=STOP_TIMEOUT_S)
+        while len(new_hours["large"]) < NEW_HOURS_ROUNDS:
+            new_hours["large"].append(_new_hours_p50(settings))
+            new_hours["bundled"].append(_new_hours_p50(bundled))
+    bundled_dir.cleanup()
+    for name, rounds_ms in (
+        ("new_hours", new_hours["large"]),
+        ("new_hours_bundled", new_hours["bundled"]),
+    ):
+        results[f"{name}_p50_ms"] = statistics.median(rounds_ms)
+        results[f"{name}_low_ms"], results[f"{name}_high_ms"] = min(rounds_ms), max(rounds_ms)
     for name, figures in (("health", health), ("breakeven", breakeven), ("new", new)):
         for key, value in figures.items():
             results[f"{name}_{key}"] = value
@@ -314,9 +330,11 @@ def section(h: dict[str, Any]) -> list[str]:
         f"{h['server_p50_sensitivity_ms']:.2f} ms | | <= {SERVER_P50_MS:g} ms |",
         f"| server time p50, `sensitivity=all`, new filters each request | | "
         f"{h['server_p50_sensitivity_new_ms']:.2f} ms | | |",
-        f"| server time p50, a new `hours` each request (50,000 offers / bundled) | | | "
-        f"{h['new_hours_p50_ms']:.2f} / {h['new_hours_bundled_p50_ms']:.2f} ms "
-        f"| <= {NEW_HOURS_P50_MS:g} ms |",
+        f"| server time p50, a new `hours` each request (50,000 offers / bundled; the median "
+        f"of {NEW_HOURS_ROUNDS} rounds spread through the run, their range in brackets) | | | "
+        f"{h['new_hours_p50_ms']:.2f} ({h['new_hours_low_ms']:.2f}-{h['new_hours_high_ms']:.2f})"
+        f" / {h['new_hours_bundled_p50_ms']:.2f} ({h['new_hours_bundled_low_ms']:.2f}-"
+        f"{h['new_hours_bundled_high_ms']:.2f}) ms | <= {NEW_HOURS_P50_MS:g} ms |",
         f"| start: `breakeven serve` to first answer, fresh database | "
         f"{h['start_to_first_answer_s']:.2f} s | | | <= {START_BUDGET_S:g} s |",
         "",

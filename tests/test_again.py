@@ -61,6 +61,20 @@ def _ask(table: OfferTable, request: QuoteRequest, again_ok: bool) -> Quote | st
         return f"{exc.parameter}: {exc}"
 
 
+def _planned(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each asking from now on was priced from a plan."""
+    planned: list[bool] = []
+    found = again_module.again
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = found(*args, **kwargs)
+        planned.append(result is not None)
+        return result
+
+    monkeypatch.setattr(breakeven, "again", counted)
+    return planned
+
+
 # Each question, and how many of its twelve askings at least a plan must answer
 QUESTIONS = [
     ({"pricing": "dependable"}, 6),
@@ -80,15 +94,7 @@ def test_a_question_asked_again_answers_as_a_full_reading(monkeypatch, fields, l
     """Twelve hours from 3 to 40,000 asked one after another: each answer, priced from the
     last asking's plan where it proves every part, is the full reading's to the last field;
     and most of them were priced from a plan where a plan can prove them."""
-    planned = []
-    found = again_module.again
-
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        result = found(*args, **kwargs)
-        planned.append(result is not None)
-        return result
-
-    monkeypatch.setattr(breakeven, "again", counted)
+    planned = _planned(monkeypatch)
     rng = random.Random(7)
     table = _catalog(11)
     base = QuoteRequest(reference="ref", hours=1.0, **{"assumptions": PLAIN, **fields})
@@ -304,15 +310,7 @@ def test_a_plan_keeps_only_the_offers_its_parts_need(monkeypatch) -> None:  # ty
     own floor is over twice every admitting part's choice: it then holds fewer offers than
     its reading costed (a plan that kept them all fails), and the hours asked next, near
     the last, are each priced from it, as a full reading prices them."""
-    planned = []
-    found = again_module.again
-
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        result = found(*args, **kwargs)
-        planned.append(result is not None)
-        return result
-
-    monkeypatch.setattr(breakeven, "again", counted)
+    planned = _planned(monkeypatch)
     table = _catalog(5)
     base = QuoteRequest(reference="ref", hours=500.0, assumptions=PLAIN)
     for hours in (500.0, 510.0):
