@@ -943,6 +943,10 @@ def _tiers(
         position = None
         if costing is not None and kept is not None:
             position = costing.cheapest_of(kept, whole_orders=True, term=term, orders=own)
+            if position is not None and costing.floor is None and term is None:
+                # the shortlist sufficed: its cheapest of each order is the order's first,
+                # which in an order two tiers share may be the other's
+                position = position if _firsts_costed(table, asking, need, costing, code) else None
             if position is None and term is not None:
                 # read the term's orders on until its own cheapest is proved
                 costing = read_on(costing, asking, mine)
@@ -981,6 +985,27 @@ def _tiers(
         for (code, _), option in zip(chosen, options, strict=True):
             best[code] = option
     return tuple(TierBest(tier, option) for tier, option in zip(TIERS, best, strict=True))
+
+
+def _firsts_costed(
+    table: OfferTable, asking: QuoteRequest, need: MemoryNeed, costing: Costed, code: int
+) -> bool:
+    """Whether tier ``code``'s first admitted offer in each hourly order it shares with
+    another tier was costed. The shortlist takes each order's first offers whatever their
+    tier: in the banded order (a cloud's spot offers with a published band and a
+    marketplace's interruptible ones) it may hold the other tier's alone, and this tier's
+    cheapest there was never costed."""
+    admitted = None
+    for g in table.tier_orders[code]:
+        if len(table.order_tiers[g]) < 2:
+            continue
+        if admitted is None:
+            admitted = admitted_mask(table, asking, need)
+        order = table.by_cost[asking.speed_key][g]
+        mine = order[admitted[order] & (table.tier_code[order] == code)]
+        if mine.size and not (costing.index == mine[0]).any():
+            return False
+    return True
 
 
 def _tier_bar(table: OfferTable, code: int, index: np.ndarray, presents: np.ndarray) -> float:
