@@ -369,3 +369,17 @@ def test_a_clouds_banded_spot_offer_is_its_tiers_best_behind_a_marketplaces() ->
         result = quote(table, TOY, replace(request, hours=100.0 + again_ok), again_ok=again_ok)
         spot = next(tier.best for tier in result.tiers if tier.tier.name == "spot")
         assert spot is not None and spot.stored.offer.product == "spot-banded"
+
+
+def test_a_sweep_that_jumps_is_priced_from_the_plan_its_trim_was_cut_from(  # type: ignore[no-untyped-def]
+    monkeypatch, client
+) -> None:
+    """A dashboard jumping between 100 h and 10,000 h of 3090 work on the bundled catalog:
+    the plan trimmed at one of them does not prove the other, the plan it was cut from
+    does. Each asking after the first is priced from one of them, where every other one was
+    read in full (its plan thrown away and trimmed again)."""
+    planned = _planned(monkeypatch)
+    for i in range(10):
+        response = client.get(f"/breakeven?gpu=rtx3090&hours={(100 if i % 2 else 10000) + i}")
+        assert response.status_code == 200
+    assert planned == [False] + [True] * 9

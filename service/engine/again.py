@@ -127,6 +127,9 @@ class Ready:
     # the platforms the question left out and their candidates (None: it named none)
     left_out: tuple[frozenset[str], int] | None
     trimmed: bool
+    # the plan a trimmed one was cut from: it proves hours far from the trim's (a sweep
+    # that jumps), where the trimmed one does not
+    whole: Ready | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,9 @@ def again(
         rows = rows[np.diff(rows, prepend=-1) != 0]  # each offer once
         plan.ready = ready = _ready(table, request, need, s_ref, rows, trimmed=False)
     proved = _proved(table, request, ready, s_ref, limits)
+    if proved is None and ready.whole is not None:
+        proved = _proved(table, request, ready.whole, s_ref, limits)
+        return None if proved is None else proved.planned
     if proved is None:
         return None
     if not ready.trimmed:
@@ -240,7 +246,8 @@ def _trimmed(
     among a few dozen), and an asking costs every offer its plan holds. An offer is left
     out where its own floor (cheapest.row_floors) is over TRIM_MARGIN times the bar of every
     part that admits it: a floor then drawn at it stands over the bar at these hours, and
-    near them."""
+    near them. Far from them (a sweep that jumps) the plan it was cut from is asked next
+    (Ready.whole), so a jump is not a full reading each time."""
     floors = row_floors(table, request, ready.rows, s_ref, limits)
     bar = np.zeros(ready.rows.size)  # per offer, the dearest bar of a part admitting it
     for name, part in ready.parts.items():
@@ -254,7 +261,7 @@ def _trimmed(
     # the offers left out hold one bound low and the other high, the parts may not prove
     if _proved(table, request, trimmed, s_ref, limits) is None:
         return replace(ready, trimmed=True)
-    return trimmed
+    return replace(trimmed, whole=ready)
 
 
 def _ready(
