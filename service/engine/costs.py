@@ -227,7 +227,9 @@ class Rentals:
         self._table, self._index, self._key = table, index, key
         self.reference_speed = reference_speed  # S_ref: the units an hour of its work holds
         self.clusters: Clusters = table.clusters
-        self._unmoved: dict[tuple[object, ...], tuple[np.ndarray, ...]] = {}
+        # what a job's cost takes from the offers whatever its hours (_unmoved, _ties)
+        self._unmoved_by: dict[tuple[float, float], tuple[np.ndarray, ...]] = {}
+        self._ties_by: dict[str | None, np.ndarray] = {}
 
     @classmethod
     def of(
@@ -246,13 +248,12 @@ class Rentals:
         """``usd_per_reference_hour``: one hour of the reference card's work on each offer,
         on one instance, the interruption allowance included, session restarts not (they
         belong to a job). The job's own rate at N = 1, to the last bit."""
-        alone = 1.0 + self.share(spot_overhead)  # slowdown(o, 1)
-        return _per_reference_hour(self._per_work(rent_factor), alone, 1.0)
+        return self._unmoved(spot_overhead, rent_factor)[2]
 
     def floor_usd(self, hours: float, spot_overhead: float, rent_factor: float) -> np.ndarray:
         """``hours`` of the reference card's work on one instance of each offer, with no
         deadline and restarts aside: no N, deadline or term costs less (JobCost.floor_usd)."""
-        return _floor(self._per_work(rent_factor), self.share(spot_overhead), hours)
+        return self.rate(spot_overhead, rent_factor) * hours
 
     def _per_work(self, rent_factor: float) -> np.ndarray:
         """USD per hour of the reference card's work, before interruptions and clusters."""
@@ -268,9 +269,7 @@ class Rentals:
     ) -> JobCost:
         """``hours`` of the reference card's work on each offer, on the fewest instances
         that meet ``limits``."""
-        share, per_work, alone, tie = self._whatever_the_hours(
-            assumptions.spot_overhead, rent_factor, limits.home
-        )
+        share, per_work, alone = self._unmoved(assumptions.spot_overhead, rent_factor)
         busy = self.busy_hours(hours)  # b: one instance, no interruptions
         n = self.instances(busy, share, assumptions.spot_overhead, limits)
         feasible = n > 0
@@ -293,7 +292,7 @@ class Rentals:
         paid = paid_hours(run, self.term_hours)
         total = np.where(feasible, used * paid * self.usd_per_hour * rent_factor, np.inf)
         rate = _per_reference_hour(per_work, stretch, efficiency) if clustered else alone
-        floor = alone * hours  # _floor: per_work (1 + o) hours
+        floor = alone * hours  # floor_usd
         present = limits.clock.present(total, hours, paid, self.term_hours, self.upfront_share)
         return JobCost(
             hours=run,
@@ -304,27 +303,30 @@ class Rentals:
             paid_hours=paid,
             floor_usd=floor,
             present_usd=present,
-            tie=tie,
+            tie=self._ties(limits.home),
         )
 
-    def _whatever_the_hours(
-        self, spot_overhead: float, rent_factor: float, home: str | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """What a job's cost takes from these offers whatever its hours: o, the work's
-        price, one instance's rate per hour of work (per_work (1 + o), the floor's per hour
-        too) and the tie ranks. Kept on the rentals: a plan's are costed at every asking
+    def _unmoved(
+        self, spot_overhead: float, rent_factor: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What a job's cost takes from these offers whatever its hours: o, the work's price
+        and one instance's rate per hour of work, per_work (1 + o) (:meth:`rate`, the floor's
+        per hour too). Kept on the rentals, read-only: a plan's are costed at every asking
         (service/engine/again.py)."""
-        key = (spot_overhead, rent_factor, home)
-        found = self._unmoved.get(key)
+        key = (spot_overhead, rent_factor)
+        found = self._unmoved_by.get(key)
         if found is None:
             share = self.share(spot_overhead)
             per_work = self._per_work(rent_factor)
-            alone = _per_reference_hour(per_work, 1.0 + share, 1.0)
-            tie = self._table.tie_rank(home)[self._index]
-            found = (share, per_work, alone, tie)
-            for kept in found:
-                kept.flags.writeable = False  # shared by every job on these rentals
-            self._unmoved[key] = found
+            alone = _per_reference_hour(per_work, 1.0 + share, 1.0)  # slowdown(o, 1)
+            found = self._unmoved_by[key] = _read_only(share, per_work, alone)
+        return found
+
+    def _ties(self, home: str | None) -> np.ndarray:
+        """JobCost.tie of these offers for an asker at ``home``, kept as :meth:`_unmoved`."""
+        found = self._ties_by.get(home)
+        if found is None:
+            found = self._ties_by[home] = _read_only(self._table.tie_rank(home)[self._index])[0]
         return found
 
     def instances(
@@ -391,9 +393,11 @@ def _class_shares(spot_overhead: float) -> np.ndarray:
     return shares
 
 
-def _floor(per_work: Any, share: Any, hours: float) -> Any:
-    """The work on one instance with no deadline, restarts aside (JobCost.floor_usd)."""
-    return per_work * (1.0 + share) * hours
+def _read_only(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``arrays`` made read-only: shared by every job on the same rentals."""
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays
 
 
 def _per_reference_hour(per_work: np.ndarray, stretch: Any, efficiency: Any) -> np.ndarray:
