@@ -12,6 +12,7 @@ from datetime import date, datetime
 from enum import StrEnum
 
 from pricing.fx import BASE
+from pricing.hours import HOURS_PER_MONTH
 
 # The adapter whose rows stand in for a cloud until that cloud's own adapter has a current run.
 BUNDLED = "bundled"
@@ -36,8 +37,13 @@ TEXT_LIMITS = {
 class PricingModel(StrEnum):
     ON_DEMAND = "on_demand"
     SPOT = "spot"
+    RESERVED_1M = "reserved_1m"
+    RESERVED_3M = "reserved_3m"
+    RESERVED_6M = "reserved_6m"
     RESERVED_1Y = "reserved_1y"
+    RESERVED_2Y = "reserved_2y"
     RESERVED_3Y = "reserved_3y"
+    RESERVED_5Y = "reserved_5y"
     COMPUTE_UNITS = "compute_units"  # Colab: units/hour x price/unit, no guaranteed capacity
     SUBSCRIPTION = "subscription"
 
@@ -45,13 +51,25 @@ class PricingModel(StrEnum):
 # Offers the provider may take away mid-run: the engine adds the spot overhead to them.
 INTERRUPTIBLE = frozenset({PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
 
-# Hourly offers a training job can be priced against; reserved terms commit a year or more.
+# Hourly offers a training job can be priced against; reserved terms commit a month or more.
 HOURLY = frozenset({PricingModel.ON_DEMAND, PricingModel.SPOT, PricingModel.COMPUTE_UNITS})
 
-# Committed terms: capacity paid for every hour of the term, used or not. A year is 365 days
-# (AWS: "1 year = 365 days"; Azure's reservation totals are per 8,760 h year), so a term's
-# hours are the divisor that turns a term's price into the effective hourly rate.
-TERM_HOURS = {PricingModel.RESERVED_1Y: 8760.0, PricingModel.RESERVED_3Y: 26280.0}
+# Committed terms as providers sell them, by length in months: capacity paid for every hour of
+# the term, used or not. Clouds sell 1 and 3 years (AWS, Google Cloud, Azure; Azure also 5);
+# the GPU clouds a month to 2 years (Verda 1, 3, 6, 12 and 24 months, Civo 6 to 36, Jarvislabs
+# and Cirrascale 1 to 12). A term is one row here, and every committed order, floor and tier
+# follows from this table. A term's hours (on pricing/hours.py's calendar) are the divisor
+# that turns a term's price into the effective hourly rate.
+TERM_MONTHS = {
+    PricingModel.RESERVED_1M: 1,
+    PricingModel.RESERVED_3M: 3,
+    PricingModel.RESERVED_6M: 6,
+    PricingModel.RESERVED_1Y: 12,
+    PricingModel.RESERVED_2Y: 24,
+    PricingModel.RESERVED_3Y: 36,
+    PricingModel.RESERVED_5Y: 60,
+}
+TERM_HOURS = {term: months * HOURS_PER_MONTH for term, months in TERM_MONTHS.items()}
 COMMITTED = frozenset(TERM_HOURS)
 
 # Every tier an offer may be priced in that a job can be costed against.
@@ -163,7 +181,7 @@ class Offer:
     market: str = "cloud"  # one of MARKETS
     reliability: float | None = None  # the marketplace's uptime score, 0-1, where it gives one
     interruption: str = ""  # one of INTERRUPTION_BANDS where the provider publishes it, else ""
-    # committed terms (pricing reserved_1y or reserved_3y): how the term is bought, and the
+    # committed terms (a pricing in TERM_MONTHS): how the term is bought, and the
     # share of its total paid before the first hour. usd_per_hour is then the effective rate:
     # the hourly charge plus any upfront fee spread over the term's hours.
     purchase_option: str = ""  # one of PURCHASE_OPTIONS for a committed offer, else ""

@@ -16,10 +16,15 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from pricing.offer import MARKETS, Offer, PricingModel
+from pricing.offer import MARKETS, TERM_MONTHS, Offer, PricingModel
 
 CLOUD_MARKETS = frozenset({"cloud"})
 MARKETPLACES = frozenset(MARKETS) - CLOUD_MARKETS
+
+
+def _term_words(months: int) -> str:
+    """A term as a contract names it: "6-month", "1-year"."""
+    return f"{months // 12}-year" if months % 12 == 0 else f"{months}-month"
 
 
 @dataclass(frozen=True)
@@ -39,20 +44,16 @@ TIERS = (
         False,
         "paid by the hour while it runs; kept until released",
     ),
-    Tier(
-        "reserved_1y",
-        PricingModel.RESERVED_1Y,
-        None,
-        False,
-        "a 1-year commitment (reserved instance, committed-use discount, reservation): "
-        "every hour of the term paid, used or not",
-    ),
-    Tier(
-        "reserved_3y",
-        PricingModel.RESERVED_3Y,
-        None,
-        False,
-        "a 3-year commitment: every hour of the term paid, used or not",
+    *(
+        Tier(
+            str(term),
+            term,
+            None,
+            False,
+            f"a {_term_words(months)} commitment (a reserved instance, committed-use discount, "
+            "reservation or contract): every hour of the term paid, used or not",
+        )
+        for term, months in TERM_MONTHS.items()
     ),
     Tier(
         "spot",

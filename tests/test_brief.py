@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from pricing.tiers import TIER_NAMES
+from service.documents.brief import TERM_NAMES
+
 CARD = "/breakeven?gpu=rtx3090&hours=500"
 MONEY = re.compile(r"(^|_)(usd|eur)(_|$)")
 
@@ -37,7 +40,12 @@ def test_the_card_example_is_under_4_kb_and_holds_what_a_person_reads(client) ->
             line
         )
         assert answer["sources"][line["source_ref"]]
-    assert {tier["tier"] for tier in answer["tiers"]} >= {"on_demand", "spot", "reserved_1y"}
+    shown = [tier["tier"] for tier in answer["tiers"]]
+    # the hourly tiers, and the cheapest of the terms from a month to five years; the rest
+    # named, for detail=full
+    assert {"on_demand", "spot", "interruptible", "compute_units"} <= set(shown)
+    assert len([name for name in shown if name in TERM_NAMES]) == 1
+    assert sorted([*shown, *answer["other_terms"]]) == sorted(TIER_NAMES)
     assert set(answer["buy"]["parts"]) == {
         *("purchase_usd", "replacement_usd", "host_usd", "network_usd", "energy_usd"),
         *("site_usd", "resale_usd"),
@@ -73,11 +81,20 @@ def test_each_figure_is_the_full_answers_rounded(client, question: str) -> None:
     assert sum(v for k, v in parts.items() if k.endswith("_usd") and k != "resale_usd") - parts[
         "resale_usd"
     ] == pytest.approx(compact["buy"]["total_usd"], abs=0.05)
-    for tier, whole in zip(compact["tiers"], full["tiers"], strict=True):
-        assert tier["tier"] == whole["tier"] and tier["verdict"] == whole["verdict"]
+    wholes = {whole["tier"]: whole for whole in full["tiers"]}
+    for tier in compact["tiers"]:
+        whole = wholes[tier["tier"]]
+        assert tier["verdict"] == whole["verdict"]
         if whole["best"] is not None:
             assert tier["name"] == whole["best"]["name"]
             assert tier["total_usd"] == round(whole["total_usd"], 2)
+    # of the committed terms, the cheapest in today's money, and the headline's where that
+    # is another; every other term with an offer is named
+    terms = [w for w in full["tiers"] if w["tier"] in TERM_NAMES and w["best"] is not None]
+    shown = {t["tier"] for t in compact["tiers"]} & TERM_NAMES
+    cheapest = {min(terms, key=lambda w: w["present_usd"])["tier"]} if terms else set()
+    assert cheapest <= shown <= cheapest | {full["compared_with"]["tier"]}
+    assert set(compact["other_terms"]) == {w["tier"] for w in terms} - shown
     assert compact["payoff"] == full["payoff"]
     for key, value in _floats(compact):
         if "per_hour" in key or key == "per_usd":  # a rate, not an amount

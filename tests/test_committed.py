@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hardware import Workload, load_hardware
-from pricing.offer import PricingModel
+from pricing.offer import TERM_MONTHS, PricingModel
 from pricing.tiers import TIER_NAMES
 from service.cli import cli
 from service.engine.assumptions import Assumptions
@@ -126,7 +126,9 @@ def test_two_years_of_eight_h100s_on_each_tier_and_bought() -> None:
     )
     result = quote(table, REAL, request)
     tiers = _tiers(result)
-    on_demand, one_year, three_years = (tiers[name] for name in TIER_NAMES[:3])
+    on_demand, one_year, three_years = (
+        tiers[n] for n in ("on_demand", "reserved_1y", "reserved_3y")
+    )
     assert on_demand.hours == pytest.approx(17_520.0)
     assert on_demand.total_usd == pytest.approx(1_550_344.80)
     assert one_year.paid_hours == 2 * YEAR  # renewed once: two terms, every hour used
@@ -260,7 +262,8 @@ def test_the_cli_quote_prints_every_tier(settings) -> None:  # type: ignore[no-u
     result = CliRunner().invoke(cli, args, env=env)
     assert result.exit_code == 0, result.output
     text = result.output
-    assert "pricing=dependable: on_demand, reserved_1y, reserved_3y" in text
+    terms = ", ".join(str(term) for term in TERM_MONTHS)  # shortest first, as sold
+    assert f"pricing=dependable: on_demand, {terms}" in text
     assert "(against the cheapest on_demand rental)" in text
     tiers = text[text.index("TIERS") :]
     for name in TIER_NAMES:

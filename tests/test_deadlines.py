@@ -668,6 +668,7 @@ def test_both_terms_read_on_together_find_each_terms_cheapest(monkeypatch) -> No
     once."""
     from pricing.tiers import TIERS
     from service.engine import breakeven
+    from service.engine.breakeven import TERMS
 
     readings: list[tuple[int, ...]] = []
     read_terms = breakeven.read_terms
@@ -693,7 +694,9 @@ def test_both_terms_read_on_together_find_each_terms_cheapest(monkeypatch) -> No
             fields["purchase_option"], fields["upfront_share"] = "no_upfront", 0.0
         offers.append(offer(**fields))
     table = OfferTable(stored(*offers), TOY)
-    terms = [code for code, tier in enumerate(TIERS) if tier.name.startswith("reserved")]
+    on_table = (PricingModel.RESERVED_1Y, PricingModel.RESERVED_3Y)
+    terms = [code for code, tier in enumerate(TIERS) if tier.pricing in on_table]
+    both = tuple(TERMS.index(term) for term in on_table)  # their positions in TERM_HOURS
     together = 0
     for hours in (500.0, 2000.0, 9000.0, 30000.0):
         for deadline in (None, 100.0, 1000.0):
@@ -707,7 +710,7 @@ def test_both_terms_read_on_together_find_each_terms_cheapest(monkeypatch) -> No
             except QuoteError:
                 continue  # nothing makes that deadline
             assert len(readings) <= 1  # one reading for every term left unproved
-            together += readings == [(0, 1)]
+            together += readings == [both]
             job, admitted = _costed_in_full(table, request, result)
             for code in terms:
                 mine = admitted & (table.tier_code == code) & job.feasible

@@ -26,6 +26,7 @@ from pricing.offer import (
     MARKETS,
     PRICED,
     PURCHASE_OPTIONS,
+    TERM_MONTHS,
     TEXT_LIMITS,
     Offer,
     PricingModel,
@@ -453,7 +454,7 @@ def _committed_terms(
             if values[name]:
                 fail(
                     name,
-                    f"only a committed row (reserved_1y, reserved_3y) has one, got "
+                    f"only a committed row ({', '.join(TERM_MONTHS)}) has one, got "
                     f"{shown(values[name])} on a {shown(pricing)} row",
                 )
         return None

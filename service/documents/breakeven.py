@@ -328,7 +328,8 @@ def _compared_with(result: Quote) -> dict[str, Any]:
     assert chosen is not None  # a subscription is never rented: pricing admits none
     return {
         "pricing": result.request.pricing,
-        "admits": sorted(str(p) for p in pricing_models(result.request.pricing)),
+        # in PricingModel's order: on demand, then the terms shortest first
+        "admits": [str(p) for p in PricingModel if p in pricing_models(result.request.pricing)],
         "tier": chosen.name,
         "interruptible": chosen.interruptible,
         "why": PRICING_WHY.get(result.request.pricing, "as asked (pricing=)"),

@@ -19,6 +19,7 @@ import functools
 import re
 from typing import Any
 
+from pricing.offer import TERM_MONTHS
 from service.documents.money import sibling
 
 RENT_LINES = 3  # the cheapest rentals shown; detail=full lists the question's `top`
@@ -40,6 +41,7 @@ RENT_FIELDS = (
 BUY_PARTS = ("purchase_usd", "replacement_usd", "host_usd", "network_usd", "energy_usd")
 BUY_PARTS += ("site_usd", "resale_usd")
 ASKED_PARTS = ("own", "sensitivity", "ranges", "cost_spread")  # own=, sensitivity=, a job's spread
+TERM_NAMES = frozenset(str(term) for term in TERM_MONTHS)
 FULL = "detail=full adds every listed rental, the assumptions, the curves, the work's derivation"
 
 
@@ -92,7 +94,7 @@ def brief(
         "rent": [rental(line) for line in document["rent"][:RENT_LINES]],
         "listed": len(document["rent"]) if listed is None else listed,
         "candidates": document["candidates"],
-        "tiers": [_tier(tier, code) for tier in document["tiers"]],
+        **_tiers(document, code),
         "same_card": (
             None if same is None else {"offers": same["offers"], **(rental(same["cheapest"]))}
         ),
@@ -126,6 +128,23 @@ def brief(
         "detail": FULL,
     }
     return answer
+
+
+def _tiers(document: dict[str, Any], code: str) -> dict[str, Any]:
+    """A line per hourly tier and one committed term: the cheapest in present value, and the
+    one the headline compares with where that is another. Seven terms from a month to five
+    years would otherwise be most of the answer; ``other_terms`` names those left out (each
+    with an offer) for ``detail=full``, which gives every tier."""
+    tiers = document["tiers"]
+    headline = document["compared_with"]["tier"]
+    terms = [t for t in tiers if t["tier"] in TERM_NAMES and t["best"] is not None]
+    cheapest = min(terms, key=lambda t: t["present_usd"], default=None)
+    kept = {headline} | ({cheapest["tier"]} if cheapest is not None else set())
+    shown = [t for t in tiers if t["tier"] not in TERM_NAMES or t["tier"] in kept]
+    return {
+        "tiers": [_tier(tier, code) for tier in shown],
+        "other_terms": [t["tier"] for t in terms if t["tier"] not in kept],
+    }
 
 
 def _tier(tier: dict[str, Any], code: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from hardware.ownership import SITES
 from hardware.tariffs import Country as TariffCountry
 from hardware.tariffs import UsState
 from pricing.fx import Currency as FxCurrency
-from pricing.offer import MARKETS, PRICING_CHOICES, PricingModel
+from pricing.offer import MARKETS, PRICING_CHOICES, TERM_MONTHS, PricingModel
 from service.engine.assumptions import CURRENCY_SPAN, MAX_USD, bounds, overrides_model
 from service.engine.hours import HOURS_PER_DAY, HOURS_PER_MONTH, LONGEST_YEARS
 from service.engine.request import QUESTION_BOUNDS
@@ -148,7 +148,9 @@ RentalPricing = Annotated[
             + ", ".join(
                 f"`{p}`" for p in PRICING_CHOICES if p not in ("dependable", "any", "interruptible")
             )
-            + ". Committed terms (`reserved_1y`, `reserved_3y`) are paid whole, used or not."
+            + ". Committed terms ("
+            + ", ".join(f"`{term}`" for term in TERM_MONTHS)
+            + ") are paid whole, used or not."
         )
     ),
 ]

@@ -917,6 +917,7 @@ def _tiers(
                 term
                 for term, code in TERM_TIERS.items()
                 if (TERMS[term] in asked) == mine  # a term of this costing's question
+                and table.terms_offered[term]
                 and costing.cheapest_of(
                     table.tier_code[costing.index] == code, whole_orders=True, term=term
                 )

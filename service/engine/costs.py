@@ -24,8 +24,8 @@ hold the job, which is also the cheapest: cost grows with N. The job costs N * h
 rent_factor. Restarts are a cost of a particular job, not of an hour of work: they are in
 the job's total, never in the rate.
 
-A committed offer (reserved_1y, reserved_3y) is paid for every hour of its term, used or
-not: its instances are each paid ceil(hours / T) * T hours, T the term's hours, so the job
+A committed offer (a term of pricing.offer.TERM_MONTHS) is paid for every hour of its term,
+used or not: its instances are each paid ceil(hours / T) * T hours, T the term's hours, so the job
 costs N * ceil(hours / T) * T * p * rent_factor, p the effective hourly rate (upfront fees
 spread over the term). The fewest instances are still the cheapest: N * ceil(x / (N e(N)))
 is at least ceil(x), for x = hours on one instance in terms and e(N) <= 1. Its rate is the

@@ -163,6 +163,10 @@ class OfferTable:
             self.pricing_code
         ]
         self.committed_rows = np.flatnonzero(self.term_hours > 0)
+        # whether any offer is of each term (TERM_HOURS order): a term none sells is never read
+        self.terms_offered = tuple(
+            bool((self.term_hours == term).any()) for term in TERM_HOURS.values()
+        )
         # the share of a committed term paid before its first hour (0: none, or not committed)
         self.upfront_share = np.array(
             [s.offer.upfront_share or 0.0 for s in rows], dtype=np.float64

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema, models_json_schema
 
 from hardware import Precision, Workload
+from pricing.offer import TERM_MONTHS
 from service.documents.breakeven import PAYOFF_CASES
 from service.documents.offers import CATALOG, HISTORY, OFFER_FIELDS, RANKED, RENTED, Number
 from service.documents.queries import Query
@@ -219,9 +220,12 @@ class InterruptionOut(_Out):
 
 
 class CommitmentOut(_Out):
-    """A committed rental's term: paid whole, used or not (pricing reserved_1y, reserved_3y)."""
+    """A committed rental's term: paid whole, used or not (a pricing of TERM_MONTHS)."""
 
-    term_hours: float = Field(description="Hours of one term: 8,760 (1 year), 26,280 (3 years).")
+    term_hours: float = Field(
+        description="Hours of one term, a month of 730 h: 4,380 (6 months), 8,760 (1 year), "
+        "26,280 (3 years)."
+    )
     terms: int = Field(description="Terms each instance is bought for: the work's hours fit.")
     purchase_option: str = Field(
         description="no_upfront, partial_upfront, all_upfront (AWS), commitment (Google "
@@ -318,8 +322,9 @@ class TierOut(_Out):
     """The best offer of one pricing tier for the same work, and its verdict against buying."""
 
     tier: str = Field(
-        description="on_demand, reserved_1y, reserved_3y, spot (clouds), interruptible "
-        "(marketplaces), compute_units (Colab)."
+        description="on_demand, a committed term ("
+        + ", ".join(str(term) for term in TERM_MONTHS)
+        + "), spot (clouds), interruptible (marketplaces), compute_units (Colab)."
     )
     description: str
     interruptible: bool = Field(description="The provider may take the capacity back mid-run.")
@@ -942,6 +947,11 @@ class CatalogProvider(_Out):
         description="A live adapter is scheduled to refresh it (BREAKEVEN_REFRESH_PROVIDERS); "
         "false: only the bundled snapshot or imports bring its rows."
     )
+    bundled_why: str | None = Field(
+        description="Where no live adapter refreshes it: why (pricing/bundled_only.py: its "
+        "prices a web page, its API behind an account). Null where it is live, or its rows "
+        "came from an import alone."
+    )
     undated_why: str | None = Field(
         description="Where fewer than 70 % of its offers are dated: why. Null otherwise."
     )
@@ -1189,7 +1199,13 @@ class BreakevenCompact(_Out):
     rent: list[CompactRental] = Field(description="The three cheapest rentals.")
     listed: int = Field(description="Rentals `detail=full` lists (the question's `top`).")
     candidates: int = Field(description="Offers that passed the filters and gates.")
-    tiers: list[CompactTier]
+    tiers: list[CompactTier] = Field(
+        description="Each hourly tier, and of the committed terms the cheapest and the one "
+        "the headline compares with; `detail=full` gives every tier."
+    )
+    other_terms: list[str] = Field(
+        description="The committed terms with an offer this answer leaves out of `tiers`."
+    )
     same_card: CompactRental | None = Field(description="The bought card, rented.")
     left_out: CompactLeftOut | None = Field(description="What the platform gate kept out.")
     memory_gate: dict[str, float | None]

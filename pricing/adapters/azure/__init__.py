@@ -67,8 +67,10 @@ FRACTIONAL = frozenset(
 )
 EVICTABLE = (" Spot", " Low Priority")  # skuName / meterName suffixes
 EVICTABLE_NOTE = "{} VM: evictable"  # an evictable offer's note names which of the two
-# reservationTerm and savingsPlan[].term values -> the committed tier
-TERMS = {"1 Year": PricingModel.RESERVED_1Y, "3 Years": PricingModel.RESERVED_3Y}
+# savingsPlan[].term values -> the committed tier: Azure's savings plans are 1 or 3 years
+SAVINGS_PLAN_TERMS = {"1 Year": PricingModel.RESERVED_1Y, "3 Years": PricingModel.RESERVED_3Y}
+# reservationTerm values: reservations also for 5 years (ND H100 v5, Retail Prices API)
+TERMS = {**SAVINGS_PLAN_TERMS, "5 Years": PricingModel.RESERVED_5Y}
 # GPU sizes seen but in no row of the table, and items refused: reported, never priced.
 UNMAPPED = Reason("GPU VM sizes not in pricing/data/azure_vms.csv skipped")
 REJECTED = Reason("non-USD or malformed items rejected", each=True, shown=False)
@@ -207,7 +209,9 @@ def _parse_one(
         return [(rank, offer(PricingModel.SPOT, float(price), EVICTABLE_NOTE.format(evictable)))]
     found = [(rank, offer(PricingModel.ON_DEMAND, float(price)))]
     for plan in item.get("savingsPlan") or ():
-        term = TERMS.get(str(plan.get("term") or "")) if isinstance(plan, dict) else None
+        term = (
+            SAVINGS_PLAN_TERMS.get(str(plan.get("term") or "")) if isinstance(plan, dict) else None
+        )
         rate = plan.get("unitPrice") if term is not None else None
         if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
             continue

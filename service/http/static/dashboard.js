@@ -101,7 +101,9 @@ const methodName = (m) => ({ measured: t("measured"), adjusted: t("adjusted"), e
 // The identifiers an answer gives (pricing tiers, markets, host kinds), in the reader's
 // language: English shows them as the API names them.
 const tierName = (x) => ({ on_demand: t("on_demand"), spot: t("spot"), interruptible: t("interruptible"),
-  reserved_1y: t("reserved_1y"), reserved_3y: t("reserved_3y"), compute_units: t("compute_units") }[x] || x);
+  reserved_1m: t("reserved_1m"), reserved_3m: t("reserved_3m"), reserved_6m: t("reserved_6m"),
+  reserved_1y: t("reserved_1y"), reserved_2y: t("reserved_2y"), reserved_3y: t("reserved_3y"),
+  reserved_5y: t("reserved_5y"), compute_units: t("compute_units") }[x] || x);
 const marketName = (x) => ({ cloud: t("cloud"), secure: t("secure"), verified: t("verified"),
   community: t("community") }[x] || x);
 const hostName = (x) => ({ desktop: t("desktop"), workstation: t("workstation"), server: t("server") }[x] || x);
