@@ -178,7 +178,18 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
         default=30, ge=0, description="A refresh missed by less than this still runs (once)."
     )
     refresh_providers: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast", "voltagepark", "oci"),
+        default=(
+            "aws",
+            "gcp",
+            "azure",
+            "lambda",
+            "colab",
+            "runpod",
+            "vast",
+            "voltagepark",
+            "oci",
+            "verda",
+        ),
         description="Comma list of sources the scheduler and a bare `breakeven refresh` run.",
     )
     refresh_timeout_seconds: float = Field(
@@ -324,6 +335,11 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     voltagepark_url: str = Field(
         default="https://cloud-api.voltagepark.com",
         description="Voltage Park API base URL (its public bare-metal locations list: no key).",
+    )
+    verda_url: str = Field(
+        default="https://api.verda.com",
+        description="Verda (DataCrunch) API base URL (its public instance types and long-term "
+        "contract periods: no key).",
     )
 
     @field_validator("aws_regions", "refresh_providers", mode="before")

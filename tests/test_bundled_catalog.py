@@ -449,10 +449,20 @@ def test_providers_lists_every_provider_the_catalog_rents_from(client, offers: l
     assert {p: line["offers"] for p, line in catalog.items()} == dict(counts)
     for provider in NEOCLOUDS:
         line = catalog[provider]
-        assert not line["live"] and line["dated_share"] == 1.0
+        assert line["live"] == (provider == "verda") and line["dated_share"] == 1.0
         assert line["oldest_price"] == line["newest_price"] == "2026-09-27"
         assert "h100-sxm" in line["accelerators"] or provider == "cirrascale"
     assert catalog["aws"]["live"] and catalog["aws"]["name"] == "AWS"
     for line in catalog.values():
         assert (line["dated_share"] < 0.7) == (line["undated_why"] is not None), line
     assert "public catalog that gives no date" in catalog["vast"]["undated_why"]
+    # a provider no live adapter refreshes says why (a web page, an API behind an account)
+    for line in catalog.values():
+        assert (line["bundled_why"] is None) == line["live"], line
+    assert "needs an account's API key" in catalog["gcore"]["bundled_why"]
+    assert catalog["verda"]["pricing"][:4] == [
+        "on_demand",
+        "reserved_1m",
+        "reserved_3m",
+        "reserved_6m",
+    ]

@@ -71,7 +71,9 @@ DRIVER_SAYS = (
     'connection failed: connection to server at "127.0.0.1", port 5432 failed: '
     f'FATAL:  role "{ROLE}" is not permitted to log in'
 )
-LEAKS = ("127.0.0.1", "5432", ROLE, "OperationalError", "FATAL")
+# The driver's words: where the server is ("port 5432", not a price's digits such as
+# 3772.2469349543235), the role, the exception.
+LEAKS = ("127.0.0.1", "port 5432", ":5432", ROLE, "OperationalError", "FATAL")
 
 
 def _role_refused(*_args: Any, **_kwargs: Any) -> Any:

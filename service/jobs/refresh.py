@@ -17,6 +17,7 @@ from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
 from pricing.adapters.oci import OciAdapter
 from pricing.adapters.runpod import RunPodAdapter, RunPodConfig
 from pricing.adapters.vast import VastAdapter, VastConfig
+from pricing.adapters.verda import VerdaAdapter
 from pricing.adapters.voltagepark import VoltageParkAdapter
 from pricing.offer import BUNDLED
 from pricing.refresh import RefreshPolicy
@@ -79,6 +80,9 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
         ),
         "voltagepark": VoltageParkAdapter(
             WebConfig(url=settings.voltagepark_url, http=http), runtime.resolve_accelerator
+        ),
+        "verda": VerdaAdapter(
+            WebConfig(url=settings.verda_url, http=http), runtime.resolve_accelerator
         ),
     }
 
