@@ -463,14 +463,16 @@ def term_floors(
 @dataclass(frozen=True)
 class NextTerms:
     """Where readings stopped in the committed orders, as the offers next in them: per
-    term, the readings with both its orders open (the others read every offer of it), and
-    for each the offer next by one term's cost and next by the work's. Which offers are
-    next does not move with the hours: a plan keeps them (again.py)."""
+    reading and term with both its orders open (the others read every offer of the term),
+    the offer next by one term's cost and next by the work's, all terms in one array so
+    that their floors are costed at once. Which offers are next does not move with the
+    hours: a plan keeps them (again.py)."""
 
     readings: int
-    open_: tuple[np.ndarray, ...]  # per term, the readings that have next offers in it
-    by_term: tuple[np.ndarray, ...]  # their offers next by the term's cost
-    by_work: tuple[Rentals, ...]  # and next by the work's
+    reading: np.ndarray  # per entry, its reading
+    term: np.ndarray  # and its term (position in TERM_HOURS)
+    by_term: np.ndarray  # the offer next by the term's cost
+    by_work: Rentals  # and next by the work's
 
 
 def next_terms(
@@ -479,14 +481,24 @@ def next_terms(
     orders = table.committed_orders[request.speed_key]
     sizes = np.array([order.size for order in orders], dtype=np.intp)
     open_ = reached < sizes  # per reading and order
-    readings, by_term, by_work = [], [], []
+    readings, terms, by_term, by_work = [], [], [], []
     for t in range(len(TERM_HOURS)):
+        if not table.terms_offered[t]:
+            continue  # no offer of the term: both its orders are empty, read to their end
         both = np.flatnonzero(open_[:, 2 * t] & open_[:, 2 * t + 1])
         readings.append(both)
+        terms.append(np.full(both.size, t, dtype=np.intp))
         by_term.append(orders[2 * t][reached[both, 2 * t]])
-        nexts = orders[2 * t + 1][reached[both, 2 * t + 1]]
-        by_work.append(Rentals.of(table, nexts, s_ref, request.speed_key))
-    return NextTerms(reached.shape[0], tuple(readings), tuple(by_term), tuple(by_work))
+        by_work.append(orders[2 * t + 1][reached[both, 2 * t + 1]])
+    empty = np.zeros(0, dtype=np.intp)
+    works = np.concatenate(by_work) if by_work else empty
+    return NextTerms(
+        reached.shape[0],
+        np.concatenate(readings) if readings else empty,
+        np.concatenate(terms) if terms else empty,
+        np.concatenate(by_term) if by_term else empty,
+        Rentals.of(table, works, s_ref, request.speed_key),
+    )
 
 
 def terms_floors_at(
@@ -494,32 +506,44 @@ def terms_floors_at(
 ) -> np.ndarray:
     """term_floors of the readings ``nexts`` stands for, at the question's hours."""
     floors = np.full((nexts.readings, len(TERM_HOURS)), np.inf)
-    for t, term_hours in enumerate(TERM_HOURS.values()):
-        if nexts.open_[t].size:
-            term, work = _term_bounds(
-                table, request, term_hours, nexts.by_term[t], nexts.by_work[t], limits
-            )
-            floors[nexts.open_[t], t] = np.maximum(term, work)
+    if nexts.term.size:
+        term, work = _term_bounds(table, request, nexts.term, nexts.by_term, nexts.by_work, limits)
+        floors[nexts.reading, nexts.term] = np.maximum(term, work)
     return floors
 
 
 def _term_bounds(
     table: OfferTable,
     request: QuoteRequest,
-    term_hours: float,
+    terms: np.ndarray,
     by_term: np.ndarray,
     by_work: Rentals,
     limits: Limits,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two bounds under a committed offer's present value (term_floors), in today's
-    money: one term's cost, of the offers ``by_term``; the work's on one instance times a
-    term over the deadline where that is more than 1, of the offers ``by_work``."""
+    money, each entry of its term (``terms``: positions in TERM_HOURS): one term's cost, of
+    the offers ``by_term``; the work's on one instance times a term over the deadline where
+    that is more than 1, of the offers ``by_work``."""
     rf = request.rent_factor
     works = by_work.floor_usd(request.hours, request.assumptions.spot_overhead, rf)
+    many, share = _term_factors(limits)
+    return table.term_cost[by_term] * rf * share[terms], works * (many * share)[terms]
+
+
+def _term_factors(limits: Limits) -> tuple[np.ndarray, np.ndarray]:
+    """Per term (TERM_HOURS order), the terms an instance pays over the deadline where
+    more than one, and the least share of today's money one USD of the term can have."""
     deadline = limits.deadline_hours
-    terms = max(1.0, term_hours / deadline) if deadline > 0 else 1.0
-    share = limits.clock.term_floor_share(term_hours, deadline)
-    return table.term_cost[by_term] * rf * share, works * terms * share
+    many = [max(1.0, hours / deadline) if deadline > 0 else 1.0 for hours in TERM_HOURS.values()]
+    share = [limits.clock.term_floor_share(hours, deadline) for hours in TERM_HOURS.values()]
+    return np.array(many), np.array(share)
+
+
+def _term_positions(term_hours: np.ndarray) -> np.ndarray:
+    """Each term's position in TERM_HOURS, from its hours."""
+    hours = np.fromiter(TERM_HOURS.values(), dtype=np.float64)
+    by_hours = np.argsort(hours)
+    return by_hours[np.searchsorted(hours[by_hours], term_hours)]
 
 
 def _hourly_bound(rentals: Rentals, request: QuoteRequest, limits: Limits) -> np.ndarray:
@@ -541,13 +565,18 @@ def row_floors(
     hourly = terms == 0
     rentals = Rentals.of(table, rows[hourly], s_ref, request.speed_key)
     floors[hourly] = _hourly_bound(rentals, request, limits)
-    for term_hours in TERM_HOURS.values():
-        at = terms == term_hours
-        if at.any():
-            of = rows[at]
-            works = Rentals.of(table, of, s_ref, request.speed_key)
-            term, work = _term_bounds(table, request, term_hours, of, works, limits)
-            floors[at] = np.maximum(term, work)
+    committed = ~hourly
+    if committed.any():
+        of = rows[committed]
+        term, work = _term_bounds(
+            table,
+            request,
+            _term_positions(terms[committed]),
+            of,
+            Rentals.of(table, of, s_ref, request.speed_key),
+            limits,
+        )
+        floors[committed] = np.maximum(term, work)
     return floors
 
 
