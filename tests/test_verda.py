@@ -98,6 +98,8 @@ def test_a_committed_offer_is_a_whole_term_paid_as_sold() -> None:
     assert six.term_hours == TERM_HOURS[PricingModel.RESERVED_6M] == 4380.0
     assert (six.purchase_option, six.upfront_share) == ("commitment", 0.0)
     assert "long-term contract of 6 months: 4 % off the on-demand 28.44" in six.notes
+    one = next(o for o in offers if o.product == six.product and o.pricing == "reserved_1m")
+    assert "long-term contract of 1 month: 2 % off" in one.notes
     assert six.price_as_of == TODAY
 
 
@@ -112,6 +114,49 @@ def test_a_committed_offer_is_a_whole_term_paid_as_sold() -> None:
 def test_instance_types_the_list_cannot_mean_fail_loudly(document: object, message: str) -> None:
     with pytest.raises(AdapterError, match=message):
         parse_instance_types(document, {}, RESOLVE, TODAY, skip_report())
+
+
+@pytest.mark.parametrize(
+    ("unit", "value", "term"),
+    [
+        ("month", 6, PricingModel.RESERVED_6M),
+        ("months", 6.0, PricingModel.RESERVED_6M),
+        (" Month ", "3", PricingModel.RESERVED_3M),
+        ("YEARS", 2, PricingModel.RESERVED_2Y),
+        ("year", 0.5, PricingModel.RESERVED_6M),
+    ],
+)
+def test_a_periods_length_is_read_in_any_spelling(unit: str, value: object, term: str) -> None:
+    period = {**periods()[0], "unit_name": unit, "unit_value": value}
+    assert parse_periods([period], skip_report()) == {term: Decimal("0.02")}
+
+
+def test_two_periods_of_one_length_keep_the_larger_discount() -> None:
+    """A "12 months" at 10 % and a "1 year" at 8 %: a buyer takes the 10 %."""
+    twelve = {**periods()[3], "code": "12_MONTHS", "unit_name": "month", "unit_value": 12}
+    twelve["discount_percentage"] = 10.0
+    terms = parse_periods([twelve, periods()[3]], skip_report())
+    assert terms == {PricingModel.RESERVED_1Y: Decimal("0.1")}
+
+
+def test_a_list_whose_sold_periods_are_no_terms_length_fails() -> None:
+    """Contracts on sale but none of a length a term has: not 'Verda sells no contract'."""
+    odd = [{**periods()[0], "unit_name": "week", "unit_value": 2}, periods()[5]]
+    with pytest.raises(AdapterError, match="none of the 2 long-term periods sold"):
+        parse_periods(odd, skip_report())
+    assert parse_periods([periods()[6]], skip_report()) == {}  # none sold: no terms, no error
+
+
+def test_a_gpu_count_written_as_a_float_is_read() -> None:
+    node = {
+        **instance_types()[1],
+        "gpu": {"description": "8x H100 SXM5 80GB", "number_of_gpus": 8.0},
+    }
+    offers = parse_instance_types([node], {}, RESOLVE, TODAY, skip_report())
+    assert {(o.pricing, o.count, o.usd_per_hour) for o in offers} == {
+        (PricingModel.ON_DEMAND, 8, 28.44),
+        (PricingModel.SPOT, 8, 11.20),
+    }
 
 
 @pytest.mark.parametrize("discount", [-5, 100, 140, "lots", None, True])
@@ -138,7 +183,7 @@ def _adapter(fake: VerdaFake, retries: int = 3, timeout: float = 10.0) -> VerdaA
 
 def test_a_fetch_reads_both_lists_and_reports_what_it_skipped(fake) -> None:  # type: ignore[no-untyped-def]
     batch = _adapter(fake).fetch()
-    assert fake.requests == ["/v1/long-term/periods", "/v1/instance-types"]
+    assert fake.requests == ["/v1/long-term/periods/instances", "/v1/instance-types"]
     assert len(batch.offers) == 3 * 6 + 2  # 3 types x (on demand + 5 terms), 2 H100 spot
     assert batch.source_version.startswith("Verda API /v1/instance-types")
     assert "1 contract lengths that are not a committed term skipped (9_MONTHS)" in (

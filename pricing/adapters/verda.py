@@ -5,12 +5,14 @@ contracts as committed terms, from two public lists that need no account.
 id, such as ``8H100.80S.176V``), the GPU by ``name`` (``H100 SXM5 80GB``) and by ``gpu``
 (``{"description": "8x H100 SXM5 80GB", "number_of_gpus": 8}``), and the whole instance's
 ``price_per_hour`` and ``spot_price`` as decimal strings in ``currency`` (``usd``).
-``GET {url}/v1/long-term/periods`` answers the contracts Verda sells: per period a ``code``,
-its length (``unit_name`` month or year, ``unit_value``), whether it is sold
-(``is_enabled``) and its ``discount_percentage`` off the on-demand price. A contract is a
-committed term at that discount, every hour paid (``purchase_option`` commitment); a period
-whose length is not one of the terms (pricing/offer.py TERM_MONTHS) is reported, not
-priced, so a new length shows in the run record before it shows in an answer.
+``GET {url}/v1/long-term/periods/instances`` answers the contracts Verda sells for an
+instance (``.../clusters`` lists a cluster's): per period a ``code``, its length
+(``unit_name`` month or year, ``unit_value``), whether it is sold (``is_enabled``) and its
+``discount_percentage`` off the on-demand price. A contract is a committed term at that
+discount, every hour paid (``purchase_option`` commitment); a period whose length is not
+one of the terms (pricing/offer.py TERM_MONTHS) is reported, not priced, so a new length
+shows in the run record before it shows in an answer; a list whose enabled periods are none
+of the terms fails the run, as an unreadable one does.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from pricing.offer import TERM_MONTHS, Offer, PricingModel
 PROVIDER = "verda"
 SERVICE = "Verda Cloud"
 TYPES_PATH = "/v1/instance-types"
-PERIODS_PATH = "/v1/long-term/periods"
+PERIODS_PATH = "/v1/long-term/periods/instances"  # an instance's; clusters have their own
 SOURCE = f"Verda API {TYPES_PATH} and {PERIODS_PATH}"
 REGION = "global"  # the lists name no location
 CURRENCY = "usd"
-MONTHS_IN = {"month": 1, "year": 12}  # a period's unit_name, in months
+MONTHS_IN = {"month": 1, "year": 12}  # a period's unit_name (any case, plural), in months
 TERM_OF_MONTHS = {months: term for term, months in TERM_MONTHS.items()}
 
 NO_GPU = Reason("instance types without a GPU skipped")
@@ -55,11 +57,13 @@ def parse_periods(periods: Any, skipped: SkipReport) -> dict[PricingModel, Decim
     if not isinstance(periods, list):
         raise AdapterError(f"the long-term periods are not a list: {type(periods).__name__}")
     terms: dict[PricingModel, Decimal] = {}
+    enabled = 0
     for period in periods:
         if not isinstance(period, Mapping):
             raise AdapterError(f"a long-term period is not an object: {period!r}")
         if period.get("is_enabled") is not True:
             continue
+        enabled += 1
         code = str(period.get("code") or period.get("name") or "?")
         unit, value = period.get("unit_name"), period.get("unit_value")
         months = _months(unit, value)
@@ -70,7 +74,9 @@ def parse_periods(periods: Any, skipped: SkipReport) -> dict[PricingModel, Decim
         discount = _share(period.get("discount_percentage"))
         if discount is None:
             raise AdapterError(f"period {code!r}: bad discount_percentage")
-        terms[term] = discount
+        terms[term] = max(discount, terms.get(term, discount))  # "12 months" and "1 year"
+    if enabled and not terms:
+        raise AdapterError(f"none of the {enabled} long-term periods sold is a term's length")
     return terms
 
 
@@ -94,6 +100,8 @@ def parse_instance_types(
             raise AdapterError(f"an instance type without its id: {item.get('id')!r}")
         gpu = item.get("gpu")
         count = gpu.get("number_of_gpus") if isinstance(gpu, Mapping) else None
+        if isinstance(count, float) and count.is_integer():
+            count = int(count)  # 8.0
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             skipped.add(NO_GPU, product)
             continue
@@ -119,7 +127,7 @@ def parse_instance_types(
                 made.offer(
                     term,
                     rate,
-                    f"long-term contract of {TERM_MONTHS[term]} months: "
+                    f"long-term contract of {_months_words(TERM_MONTHS[term])}: "
                     f"{(discount * 100).normalize():f} % "
                     f"off the on-demand {price} USD an instance-hour",
                 )
@@ -170,10 +178,19 @@ def _accelerator(item: Mapping[str, Any], resolve: Callable[[str], str | None]) 
 
 
 def _months(unit: Any, value: Any) -> int | None:
-    if unit not in MONTHS_IN or isinstance(value, bool) or not isinstance(value, int | float):
+    """A period's length in whole months; None where it is not one ("week", 1.5 months)."""
+    unit = str(unit).strip().lower().removesuffix("s") if isinstance(unit, str) else None
+    if unit not in MONTHS_IN or isinstance(value, bool):
         return None
-    months = value * MONTHS_IN[unit]
-    return int(months) if float(months).is_integer() and months > 0 else None
+    try:
+        months = Decimal(str(value).strip()) * MONTHS_IN[unit]
+    except ArithmeticError:
+        return None
+    return int(months) if months.is_finite() and months > 0 and months % 1 == 0 else None
+
+
+def _months_words(months: int) -> str:
+    return f"{months} month{'s' if months != 1 else ''}"
 
 
 def _share(percent: Any) -> Decimal | None:

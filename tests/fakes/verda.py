@@ -1,5 +1,5 @@
 """A local fake of Verda's two public lists, ``GET /v1/instance-types`` and
-``GET /v1/long-term/periods``, in their wire format: JSON lists, prices as decimal strings
+``GET /v1/long-term/periods/instances``, in their wire format: JSON lists, prices as decimal strings
 (the samples and what in them is real: tests/fakes/samples/README.md). No key: both are
 public.
 
@@ -18,7 +18,7 @@ from tests.fakes.aws import SAMPLES
 from tests.fakes.faults import Faults
 
 TYPES_PATH = "/v1/instance-types"
-PERIODS_PATH = "/v1/long-term/periods"
+PERIODS_PATH = "/v1/long-term/periods/instances"
 
 
 def instance_types() -> list[dict[str, Any]]:
