@@ -80,6 +80,7 @@ TIERS = (
     ),
 )
 TIER_NAMES = tuple(tier.name for tier in TIERS)
+TERM_NAMES = frozenset(str(term) for term in TERM_MONTHS)  # the committed tiers' names
 
 
 @functools.lru_cache(maxsize=64)  # a few (pricing, market) pairs; every rent line asks

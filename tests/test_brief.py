@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from pricing.tiers import TIER_NAMES
-from service.documents.brief import TERM_NAMES
+from pricing.tiers import TERM_NAMES, TIER_NAMES
 
 CARD = "/breakeven?gpu=rtx3090&hours=500"
 MONEY = re.compile(r"(^|_)(usd|eur)(_|$)")

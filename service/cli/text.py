@@ -14,6 +14,7 @@ import unicodedata
 from typing import Any
 
 from pricing.controls import escape_controls
+from pricing.tiers import TERM_NAMES
 from service.documents.money import Asked
 from service.documents.summary import figure
 from service.i18n import Translator, translator
@@ -167,6 +168,8 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
     tier_header = [t("tier"), t("provider"), t("product"), t("total {currency}", currency=m.code)]
     tiers = _tiers(d, m, t)
     lines.append(table([*tier_header, t("wall h"), t("verdict")], tiers, width, (t("wall h"),), t))
+    if unsold := [tier["tier"] for tier in d["tiers"] if _unsold_term(tier)]:
+        lines.append(t("No offer of these terms does the work: {terms}", terms=", ".join(unsold)))
     gate = d["memory_gate"]
     need = t(" and ").join(
         text
@@ -330,6 +333,8 @@ def _tiers(d: dict[str, Any], m: Asked, t: Translator) -> list[list[str]]:
     one says the terms it pays for, an interruptible one that it may be taken back."""
     rows = []
     for tier in d["tiers"]:
+        if _unsold_term(tier):
+            continue  # a line under the table names them
         best = tier["best"]
         if best is None:
             rows.append([tier["tier"], "-", t("none does the work"), "-", "-", "-"])
@@ -357,6 +362,12 @@ def _tiers(d: dict[str, Any], m: Asked, t: Translator) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def _unsold_term(tier: dict[str, Any]) -> bool:
+    """A committed term no offer of does the work: seven terms, most of them empty for a
+    given card, would fill the table with dashes."""
+    return tier["best"] is None and tier["tier"] in TERM_NAMES
 
 
 def _what_would_have_to_be_true(d: dict[str, Any], m: Asked, t: Translator) -> list[str]:

@@ -19,7 +19,7 @@ import functools
 import re
 from typing import Any
 
-from pricing.offer import TERM_MONTHS
+from pricing.tiers import TERM_NAMES
 from service.documents.money import sibling
 
 RENT_LINES = 3  # the cheapest rentals shown; detail=full lists the question's `top`
@@ -41,7 +41,6 @@ RENT_FIELDS = (
 BUY_PARTS = ("purchase_usd", "replacement_usd", "host_usd", "network_usd", "energy_usd")
 BUY_PARTS += ("site_usd", "resale_usd")
 ASKED_PARTS = ("own", "sensitivity", "ranges", "cost_spread")  # own=, sensitivity=, a job's spread
-TERM_NAMES = frozenset(str(term) for term in TERM_MONTHS)
 FULL = "detail=full adds every listed rental, the assumptions, the curves, the work's derivation"
 
 

@@ -75,7 +75,8 @@ OFFER_FIELDS: dict[str, OfferField] = {
     "market": OfferField(str, "offer.market"),
     "reliability": OfferField(Number | None, "offer.reliability"),
     "interruption": OfferField(str, "offer.interruption"),
-    # pricing/tiers.py: on_demand, reserved_1y, reserved_3y, spot, interruptible, compute_units
+    # pricing/tiers.py: on_demand, a committed term (reserved_1m ... reserved_5y), spot,
+    # interruptible, compute_units
     "tier": OfferField(str | None, "offer", tier_of),
     "purchase_option": OfferField(str, "offer.purchase_option"),
     "upfront_share": OfferField(Number | None, "offer.upfront_share"),

@@ -550,11 +550,13 @@ function renderWork(w) {
   line.textContent = `${text}${t(".")}`;
 }
 
-// The best offer of each pricing tier (on demand, 1- and 3-year terms, spot ...) beside the
-// headline, each with its verdict against buying: a table a screen reader reads too.
+// The best offer of each pricing tier (on demand, each committed term, spot ...) beside the
+// headline, each with its verdict against buying: a table a screen reader reads too. A term
+// no offer of does the work is left out (seven terms, most empty for a given card).
 function renderTiers(a) {
   const header = [t("Tier"), t("Best offer"), t("Total"), t("Wall-clock h"), t("Against buying")];
-  const rows = a.tiers.map((tier) => {
+  const shown = a.tiers.filter((tier) => tier.best || !tier.tier.startsWith("reserved_"));
+  const rows = shown.map((tier) => {
     if (!tier.best) return [tierName(tier.tier), t("none does the work"), "", "", ""];
     const b = tier.best;
     let verdict = tier.verdict === "buy" ? t("buying is cheaper") : t("renting is cheaper");
@@ -565,7 +567,7 @@ function renderTiers(a) {
     const offer = `${b.instances > 1 ? `${b.instances} × ` : ""}${b.provider} ${b.product} (${b.region})`;
     return [tierName(tier.tier), offer, money(tier, "total_usd"), num(tier.wall_clock_hours, 1), verdict];
   });
-  fillTable("#tiers", header, rows, (i) => (a.tiers[i].tier === a.compared_with.tier ? "headline" : ""));
+  fillTable("#tiers", header, rows, (i) => (shown[i].tier === a.compared_with.tier ? "headline" : ""));
 }
 
 function renderAnswer(a) {
