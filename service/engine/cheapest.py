@@ -478,26 +478,18 @@ class NextTerms:
 def next_terms(
     table: OfferTable, request: QuoteRequest, reached: np.ndarray, s_ref: float
 ) -> NextTerms:
-    orders = table.committed_orders[request.speed_key]
-    sizes = np.array([order.size for order in orders], dtype=np.intp)
-    open_ = reached < sizes  # per reading and order
-    readings, terms, by_term, by_work = [], [], [], []
-    for t in range(len(TERM_HOURS)):
-        if not table.terms_offered[t]:
-            continue  # no offer of the term: both its orders are empty, read to their end
-        both = np.flatnonzero(open_[:, 2 * t] & open_[:, 2 * t + 1])
-        readings.append(both)
-        terms.append(np.full(both.size, t, dtype=np.intp))
-        by_term.append(orders[2 * t][reached[both, 2 * t]])
-        by_work.append(orders[2 * t + 1][reached[both, 2 * t + 1]])
-    empty = np.zeros(0, dtype=np.intp)
-    works = np.concatenate(by_work) if by_work else empty
+    flat = table.committed_flat[request.speed_key]
+    by_term_cost, by_work_cost = reached[:, 0::2], reached[:, 1::2]  # per reading and term
+    open_ = (by_term_cost < flat.sizes[0::2]) & (by_work_cost < flat.sizes[1::2])
+    reading, term = np.nonzero(open_)  # a term none sells is read to its end: never open
     return NextTerms(
         reached.shape[0],
-        np.concatenate(readings) if readings else empty,
-        np.concatenate(terms) if terms else empty,
-        np.concatenate(by_term) if by_term else empty,
-        Rentals.of(table, works, s_ref, request.speed_key),
+        reading,
+        term,
+        flat.at(2 * term, by_term_cost[reading, term]),
+        Rentals.of(
+            table, flat.at(2 * term + 1, by_work_cost[reading, term]), s_ref, request.speed_key
+        ),
     )
 
 
@@ -527,7 +519,7 @@ def _term_bounds(
     rf = request.rent_factor
     works = by_work.floor_usd(request.hours, request.assumptions.spot_overhead, rf)
     many, share = _term_factors(limits)
-    return table.term_cost[by_term] * rf * share[terms], works * (many * share)[terms]
+    return table.term_cost[by_term] * rf * share[terms], works * many[terms] * share[terms]
 
 
 def _term_factors(limits: Limits) -> tuple[np.ndarray, np.ndarray]:

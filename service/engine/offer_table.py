@@ -205,6 +205,8 @@ class OfferTable:
         # instance at least, one term at least; service/engine/cheapest.py reads them). Per
         # term, in TERM_HOURS order: (1-year by term, 1-year by work, 3-year by term, ...).
         self.committed_orders: dict[SpeedKey, tuple[np.ndarray, ...]] = {}
+        # the same orders end to end, to read many at once (Committed: rows, starts, sizes)
+        self.committed_flat: dict[SpeedKey, Committed] = {}
         self.term_cost = self.price * self.term_hours
         self._shortlists: Lru[tuple[object, ...], Shortlist] = Lru(SHORTLIST_CACHE)
         # per filter set, where reading the cheapest-first orders stopped (cheapest.py)
@@ -285,6 +287,7 @@ class OfferTable:
                 for rows in (np.flatnonzero(self.term_hours == term),)
                 for cost in (self.term_cost, unit_cost)
             )
+            self.committed_flat[key] = Committed.of(self.committed_orders[key])
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -362,13 +365,10 @@ class OfferTable:
             else (_EMPTY, order.size)  # none admitted: read to its end at once
             for g, (order, pricings) in enumerate(zip(orders, self._order_pricings, strict=True))
         ]
-        hourly = [found for found, _ in read[:hours_orders]]
-        committed = read[hours_orders:]
-        rows = np.concatenate([*hourly, *(found for found, _ in committed)])
+        rows = np.concatenate([found for found, _ in read])
+        ends = tuple(end for _, end in read[hours_orders:])
         # a committed offer early in both of its orders is listed once
-        return np.unique(rows) if self.committed_rows.size else rows, tuple(
-            end for _, end in committed
-        )
+        return np.unique(rows) if self.committed_rows.size else rows, ends
 
     def tie_rank(self, home: str | None) -> np.ndarray:
         """Per row, where a rental of equal cost goes (JobCost.tie): a dated price in the
@@ -552,6 +552,28 @@ def _leading(
             found.append(part[:same][mask[part[:same]]])
             end += same
     return (np.concatenate(found) if found else _EMPTY), end
+
+
+@dataclass(frozen=True)
+class Committed:
+    """The committed orders (two a term) end to end: order g is ``rows[starts[g] :
+    starts[g] + sizes[g]]``. Seven terms make fourteen orders, whose next offers a term's
+    floors gather at once rather than one order at a time (cheapest.next_terms)."""
+
+    rows: np.ndarray
+    starts: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, orders: Sequence[np.ndarray]) -> Committed:
+        sizes = np.array([order.size for order in orders], dtype=np.intp)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
+        rows = np.concatenate(orders) if orders else _EMPTY
+        return cls(rows.astype(np.intp), starts, sizes)
+
+    def at(self, orders: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """The row at each of ``positions`` in each of ``orders`` (one per position)."""
+        return self.rows[self.starts[orders] + positions]
 
 
 LEADING_CHUNK = 256  # rows of a cheapest-first order read first
