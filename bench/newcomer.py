@@ -1,5 +1,6 @@
 """What a newcomer meets: a fresh clone to the first answer with `make run`, the virtual
-environment it builds, and the size of the answers on the wire.
+environment it builds, the bundled catalog it serves, and the size of the answers on the
+wire.
 
 `python -m bench.newcomer [REPO]` clones REPO (default: this checkout) into a temporary
 folder, runs `make run` there on a free port, and times the first 200 from /breakeven; then
@@ -73,11 +74,19 @@ def run(repo: str) -> dict[str, object]:
             assert len(gzip.decompress(raw)) == len(plain.content), path
             sizes[path] = (len(plain.content), len(raw))
         venv_mb = _size(work / "repo" / ".venv") / 1e6
+        catalog = requests.get(base + "/providers", timeout=60).json()["catalog"]
+        snapshot = work / "repo" / "pricing" / "data" / "snapshot.csv"
+        bundled = {
+            "providers": len(catalog),
+            "offers": sum(line["offers"] for line in catalog),
+            "dated": sum(line["dated"] for line in catalog),
+            "snapshot_bytes": snapshot.stat().st_size,
+        }
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
-    return {"first_answer_s": first_answer_s, "venv_mb": venv_mb, "sizes": sizes}
+    return {"first_answer_s": first_answer_s, "venv_mb": venv_mb, "sizes": sizes, **bundled}
 
 
 def section(r: dict[str, object]) -> list[str]:
@@ -93,6 +102,8 @@ def section(r: dict[str, object]) -> list[str]:
         f"| clone to first answer | {r['first_answer_s']:.1f} s "
         f"| <= {FIRST_ANSWER_BUDGET_S:.0f} s |",
         f"| virtual environment | {r['venv_mb']:,.0f} MB | |",
+        f"| bundled catalog | {r['offers']:,} offers from {r['providers']} providers, "
+        f"{r['dated']:,} dated; snapshot.csv {r['snapshot_bytes']:,} bytes | |",
         "",
         "| answer | bytes | gzipped |",
         "|---|---|---|",
