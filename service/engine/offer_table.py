@@ -356,17 +356,18 @@ class OfferTable:
             for p in pricing_models(request.pricing)
             if str(p) in self.pricings
         }
-        orders = (*self.by_cost[request.speed_key], *self.committed_orders[request.speed_key])
-        hours_orders = len(self.by_cost[request.speed_key])
+        orders = self.by_cost[request.speed_key]
         sorted_by = self.unit_cost[request.speed_key]
-        read = [
-            _leading(order, mask, request.top, sorted_by if g < hours_orders else None)
-            if wanted & pricings
-            else (_EMPTY, order.size)  # none admitted: read to its end at once
-            for g, (order, pricings) in enumerate(zip(orders, self._order_pricings, strict=True))
+        # an order whose pricings the question admits none of is read to its end at once
+        asked = [bool(wanted & pricings) for pricings in self._order_pricings]
+        hourly = [
+            _leading(order, mask, request.top, sorted_by)[0] if asked[g] else _EMPTY
+            for g, order in enumerate(orders)
         ]
-        rows = np.concatenate([found for found, _ in read])
-        ends = tuple(end for _, end in read[hours_orders:])
+        committed, ends = self.committed_flat[request.speed_key].leading(
+            asked[len(orders) :], mask, request.top
+        )
+        rows = np.concatenate([*hourly, *committed])
         # a committed offer early in both of its orders is listed once
         return np.unique(rows) if self.committed_rows.size else rows, ends
 
@@ -558,22 +559,68 @@ def _leading(
 class Committed:
     """The committed orders (two a term) end to end: order g is ``rows[starts[g] :
     starts[g] + sizes[g]]``. Seven terms make fourteen orders, whose next offers a term's
-    floors gather at once rather than one order at a time (cheapest.next_terms)."""
+    floors gather at once (cheapest.next_terms), and whose first chunks a shortlist reads
+    in one gather (``leading``), rather than one order at a time."""
 
     rows: np.ndarray
     starts: np.ndarray
     sizes: np.ndarray
+
+    orders: tuple[np.ndarray, ...]
+    heads: np.ndarray  # each order's first LEADING_CHUNK rows, end to end
+    head_starts: np.ndarray  # where each order's head starts in heads, and their end
+    head_bounds: tuple[int, ...]  # the same, as ints for the loop over orders
 
     @classmethod
     def of(cls, orders: Sequence[np.ndarray]) -> Committed:
         sizes = np.array([order.size for order in orders], dtype=np.intp)
         starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
         rows = np.concatenate(orders) if orders else _EMPTY
-        return cls(rows.astype(np.intp), starts, sizes)
+        heads = [order[:LEADING_CHUNK] for order in orders]
+        head_starts = np.cumsum([0, *(head.size for head in heads)]).astype(np.intp)
+        joined = np.concatenate(heads) if heads else _EMPTY
+        return cls(
+            rows.astype(np.intp),
+            starts,
+            sizes,
+            tuple(orders),
+            joined,
+            head_starts,
+            tuple(head_starts.tolist()),
+        )
 
     def at(self, orders: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """The row at each of ``positions`` in each of ``orders`` (one per position)."""
         return self.rows[self.starts[orders] + positions]
+
+    def leading(
+        self, asked: Sequence[bool], mask: np.ndarray, top: int
+    ) -> tuple[list[np.ndarray], tuple[int, ...]]:
+        """:func:`_leading` of each order (no tie-break), the first chunks of all of them
+        read in one gather; an order whose first chunk admits fewer than ``top`` and goes on
+        is read on alone. Fourteen orders for seven terms, most of them short, would
+        otherwise cost fourteen readings. An order not ``asked`` is read to its end at once."""
+        admitted = np.flatnonzero(mask[self.heads])  # positions in heads, in order
+        bounds = np.searchsorted(admitted, self.head_starts).tolist()
+        found, ends = [], []
+        for g, order in enumerate(self.orders):
+            if not asked[g]:
+                found.append(_EMPTY)
+                ends.append(order.size)
+                continue
+            first, head_end = self.head_bounds[g], self.head_bounds[g + 1]
+            mine = admitted[bounds[g] : min(bounds[g + 1], bounds[g] + top)]
+            if mine.size == top:
+                found.append(self.heads[mine])
+                ends.append(int(mine[-1] - first) + 1)
+            elif head_end - first == order.size:  # the whole order was its head
+                found.append(self.heads[mine])
+                ends.append(order.size)
+            else:
+                rows, end = _leading(order, mask, top)
+                found.append(rows)
+                ends.append(end)
+        return found, tuple(ends)
 
 
 LEADING_CHUNK = 256  # rows of a cheapest-first order read first
