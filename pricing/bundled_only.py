@@ -1,9 +1,10 @@
 """Why a provider's prices come from the bundled snapshot alone: no live adapter reads them.
 
 A provider gets a live adapter where its price list is public without an account (Voltage
-Park, Oracle, Verda) or behind a key a team can set (Lambda, RunPod, Vast.ai). The others
-are listed here with the reason, which ``/providers`` gives on the provider's line, so a
-reader knows whether its prices can ever refresh themselves or wait for the next bundle.
+Park, Oracle, Verda, Hyperbolic) or behind a key a team can set (Lambda, RunPod, Vast.ai).
+The others are listed here with the reason, which ``/providers`` gives on the provider's
+line, so a reader knows whether its prices can ever refresh themselves or wait for the next
+bundle.
 What each reason says of a page or an API was read from the source it names.
 """
 
@@ -15,9 +16,6 @@ PAGE_ONLY = "its prices are a web page, with no public price list or API an adap
 BUNDLED_ONLY = {
     "together": f"{PAGE_ONLY} (together.ai/pricing); reservations past 180 days are by sales "
     "contact",
-    "hyperbolic": "a keyless price list exists (api.hyperbolic.xyz/v2/on-demand/rental-options, "
-    "as nativ-x/fsku reads it) but no sample of its answer is stored to build a fake from: "
-    "bundled until one is",
     "civo": f"{PAGE_ONLY} (civo.com/pricing)",
     "gcore": "its pricing API needs an account's API key (api.gcore.com/cloud/v2/pricing, "
     "Authorization: apikey); its public prices are a web page (gcore.com/pricing/ai)",

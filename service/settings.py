@@ -189,6 +189,7 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
             "voltagepark",
             "oci",
             "verda",
+            "hyperbolic",
         ),
         description="Comma list of sources the scheduler and a bare `breakeven refresh` run.",
     )
@@ -335,6 +336,10 @@ class Settings(_SettingsWithAssumptions):  # type: ignore[valid-type,misc]
     voltagepark_url: str = Field(
         default="https://cloud-api.voltagepark.com",
         description="Voltage Park API base URL (its public bare-metal locations list: no key).",
+    )
+    hyperbolic_url: str = Field(
+        default="https://api.hyperbolic.ai",
+        description="Hyperbolic API base URL (its public on-demand rental options: no key).",
     )
     verda_url: str = Field(
         default="https://api.verda.com",

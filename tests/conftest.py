@@ -150,10 +150,12 @@ def _no_real_cloud_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setenv("BREAKEVEN_AWS_SPOT_PRICES_URL", "http://127.0.0.1:9/spot.json")
     monkeypatch.setenv("BREAKEVEN_AWS_SPOT_ADVISOR_URL", "http://127.0.0.1:9/advisor.json")
     monkeypatch.setenv("BREAKEVEN_AWS_SAVINGS_PLANS_URL", "http://127.0.0.1:9/region_index.json")
-    # Voltage Park's, Oracle's and Verda's public lists likewise: refreshed by default, no key.
+    # Voltage Park's, Oracle's, Verda's and Hyperbolic's public lists likewise: refreshed by
+    # default, no key.
     monkeypatch.setenv("BREAKEVEN_VOLTAGEPARK_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("BREAKEVEN_OCI_PRICES_URL", "http://127.0.0.1:9/products/")
     monkeypatch.setenv("BREAKEVEN_VERDA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BREAKEVEN_HYPERBOLIC_URL", "http://127.0.0.1:9")
     # The ECB's rates likewise: a scheduler a test starts runs the rates job too.
     monkeypatch.setenv("BREAKEVEN_ECB_RATES_URL", "http://127.0.0.1:9/eurofxref-hist-90d.xml")
     # Azure's eviction bands need credentials a developer may have set: none in a test

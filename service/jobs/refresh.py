@@ -12,6 +12,7 @@ from pricing.adapters.azure.eviction import Credentials
 from pricing.adapters.bundled import BundledAdapter
 from pricing.adapters.colab import ColabAdapter
 from pricing.adapters.gcp import GcpAdapter, GcpConfig
+from pricing.adapters.hyperbolic import HyperbolicAdapter
 from pricing.adapters.kit import HttpConfig, WebConfig
 from pricing.adapters.lambda_cloud import LambdaAdapter, LambdaConfig
 from pricing.adapters.oci import OciAdapter
@@ -80,6 +81,9 @@ def build_adapters(runtime: Runtime) -> dict[str, Adapter]:
         ),
         "voltagepark": VoltageParkAdapter(
             WebConfig(url=settings.voltagepark_url, http=http), runtime.resolve_accelerator
+        ),
+        "hyperbolic": HyperbolicAdapter(
+            WebConfig(url=settings.hyperbolic_url, http=http), runtime.resolve_accelerator
         ),
         "verda": VerdaAdapter(
             WebConfig(url=settings.verda_url, http=http), runtime.resolve_accelerator
