@@ -106,6 +106,13 @@ def pricing_models(choice: str) -> frozenset[PricingModel]:
     return PRICING_CHOICES[choice]
 
 
+@functools.cache  # one per choice
+def admitted_names(choice: str) -> tuple[str, ...]:
+    """The pricing models a `pricing` choice admits, as an answer lists them: in
+    PricingModel's order (on demand, then the terms shortest first), not alphabetically."""
+    return tuple(str(p) for p in PricingModel if p in PRICING_CHOICES[choice])
+
+
 # Who runs the machine an offer rents. A cloud's own data centres; RunPod's Secure Cloud
 # (vetted data centres) and Community Cloud (individual hosts); Vast.ai's verified and
 # unverified hosts. Marketplaces rent consumer cards (RTX 3090, 4090) that clouds do not.

@@ -9,7 +9,12 @@ from typing import Any
 from hardware import Registry, Throughput, Workload
 from pricing.adapters.colab import SessionTerms
 from pricing.measurement_store import Measurement
-from pricing.offer import INTERRUPTIBLE, PricingModel, StoredOffer, pricing_models
+from pricing.offer import (
+    INTERRUPTIBLE,
+    PricingModel,
+    StoredOffer,
+    admitted_names,
+)
 from pricing.tiers import tier_for
 from service.documents.brief import RENT_LINES, brief
 from service.documents.errors import Unanswerable
@@ -328,8 +333,7 @@ def _compared_with(result: Quote) -> dict[str, Any]:
     assert chosen is not None  # a subscription is never rented: pricing admits none
     return {
         "pricing": result.request.pricing,
-        # in PricingModel's order: on demand, then the terms shortest first
-        "admits": [str(p) for p in PricingModel if p in pricing_models(result.request.pricing)],
+        "admits": list(admitted_names(result.request.pricing)),
         "tier": chosen.name,
         "interruptible": chosen.interruptible,
         "why": PRICING_WHY.get(result.request.pricing, "as asked (pricing=)"),

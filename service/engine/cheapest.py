@@ -16,6 +16,7 @@ any of its term that finishes by the deadline can have (PayClock.term_floor_shar
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
@@ -24,7 +25,7 @@ import numpy as np
 
 from pricing.offer import TERM_HOURS
 from service.engine.clusters import DEADLINE_TOLERANCE
-from service.engine.costs import JobCost, Limits, Rentals
+from service.engine.costs import JobCost, Limits, PayClock, Rentals
 from service.engine.interruption import slowdown
 from service.engine.offer_table import MemoryNeed, OfferTable
 from service.engine.request import QuoteRequest
@@ -525,10 +526,16 @@ def _term_bounds(
 def _term_factors(limits: Limits) -> tuple[np.ndarray, np.ndarray]:
     """Per term (TERM_HOURS order), the terms an instance pays over the deadline where
     more than one, and the least share of today's money one USD of the term can have."""
-    deadline = limits.deadline_hours
+    return _term_factors_of(limits.deadline_hours, limits.clock)
+
+
+@functools.lru_cache(maxsize=256)  # a sweep over hours asks the same deadline and rate
+def _term_factors_of(deadline: float, clock: PayClock) -> tuple[np.ndarray, np.ndarray]:
     many = [max(1.0, hours / deadline) if deadline > 0 else 1.0 for hours in TERM_HOURS.values()]
-    share = [limits.clock.term_floor_share(hours, deadline) for hours in TERM_HOURS.values()]
-    return np.array(many), np.array(share)
+    share = [clock.term_floor_share(hours, deadline) for hours in TERM_HOURS.values()]
+    many_of, share_of = np.array(many), np.array(share)
+    many_of.flags.writeable = share_of.flags.writeable = False  # shared by every asking
+    return many_of, share_of
 
 
 def _term_positions(term_hours: np.ndarray) -> np.ndarray:
