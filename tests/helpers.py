@@ -11,6 +11,7 @@ import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine, Table, func, select
 
 from hardware import (
@@ -307,3 +308,48 @@ def web_adapter(kind, url: str, retries: int = 3, timeout: float = 10.0):  # typ
         http=make_session(retries, 0.01),
         clock=lambda: datetime(2026, 12, 6, 12, tzinfo=UTC),
     )
+
+
+def check_http_faults(fake, adapter) -> None:  # type: ignore[no-untyped-def]
+    """What a keyless web adapter must do, through its fake (``adapter(fake, retries=...,
+    timeout=...)`` builds it on the fake): throttling and a 5xx answered first are retried;
+    a 5xx past the retries and a hung backend each fail the fetch with an AdapterError that
+    says why, never a hang or a half-read list. The stall goes last: the fake's fixture
+    releases it."""
+    from pricing.errors import AdapterError
+
+    fake.faults.statuses = [429, 503]
+    assert adapter(fake).fetch().offers
+    fake.faults.status = 500
+    with pytest.raises(AdapterError, match="HTTP 500"):
+        adapter(fake, retries=1).fetch()
+    fake.faults.status = None
+    fake.faults.delay_seconds = 10.0
+    with pytest.raises(AdapterError, match="Timeout"):
+        adapter(fake, retries=0, timeout=0.3).fetch()
+
+
+def check_a_failing_source_spares_the_others(  # type: ignore[no-untyped-def]
+    fake, settings, app, provider: str, bundled_source: str
+) -> None:
+    """A refresh of ``provider`` and Colab (read from tables, no network) where the
+    provider's fake answers HTTP 500: Colab's run lands, the provider's bundled rows (their
+    source naming ``bundled_source``) keep serving, and the refresh exits 1."""
+    from click.testing import CliRunner
+
+    from service.cli import cli
+
+    fake.faults.status = 500
+    env = {
+        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
+        f"BREAKEVEN_{provider.upper()}_URL": fake.url,
+        "BREAKEVEN_REFRESH_PROVIDERS": f"{provider},colab",
+        "BREAKEVEN_HTTP_RETRIES": "0",
+    }
+    client = app.test_client()
+    before = client.get(f"/offers?provider={provider}").get_json()["offers"]
+    result = CliRunner().invoke(cli, ["refresh"], env=env)
+    assert result.exit_code == 1, result.output
+    assert f"{provider}: failed" in result.output and "colab: ok" in result.output
+    assert client.get(f"/offers?provider={provider}").get_json()["offers"] == before
+    assert before and all(bundled_source in o["source"] for o in before)

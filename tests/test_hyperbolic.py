@@ -21,7 +21,7 @@ from pricing.errors import AdapterError
 from pricing.offer import PricingModel
 from service.cli import cli
 from tests.fakes.hyperbolic import HyperbolicFake, options
-from tests.helpers import web_adapter
+from tests.helpers import check_a_failing_source_spares_the_others, check_http_faults, web_adapter
 
 HARDWARE = load_hardware()
 RESOLVE = HARDWARE.registry.canonical
@@ -98,23 +98,16 @@ def _adapter(fake: HyperbolicFake, retries: int = 3, timeout: float = 10.0) -> H
     return web_adapter(HyperbolicAdapter, fake.url, retries, timeout)  # type: ignore[attr-defined]
 
 
+def test_throttling_server_errors_and_a_hung_backend(fake) -> None:  # type: ignore[no-untyped-def]
+    check_http_faults(fake, _adapter)
+
+
 def test_a_fetch_reads_the_list_and_reports_what_it_skipped(fake) -> None:  # type: ignore[no-untyped-def]
     batch = _adapter(fake).fetch()
     assert len(batch.offers) == 13 and fake.requests == 1
     assert batch.source_version.startswith("Hyperbolic API")
     assert "1 options not enabled skipped" in batch.source_version
     assert "2 prices that are not positive whole cents skipped" in batch.source_version
-
-
-def test_throttling_and_server_errors_are_retried(fake) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.statuses = [429, 503]
-    assert _adapter(fake).fetch().offers
-
-
-def test_a_hung_backend_times_out(fake) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.delay_seconds = 10.0
-    with pytest.raises(AdapterError, match="Timeout"):
-        _adapter(fake, retries=0, timeout=0.3).fetch()
 
 
 def test_a_cut_or_empty_answer_fails_the_fetch(fake) -> None:  # type: ignore[no-untyped-def]
@@ -158,17 +151,4 @@ def test_refresh_reads_the_list_through_settings_and_its_run_replaces_the_bundle
 def test_a_failing_list_keeps_the_last_good_prices_and_spares_the_others(
     fake, settings, app
 ) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.status = 500
-    env = {
-        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
-        "BREAKEVEN_HYPERBOLIC_URL": fake.url,
-        "BREAKEVEN_REFRESH_PROVIDERS": "hyperbolic,colab",
-        "BREAKEVEN_HTTP_RETRIES": "0",
-    }
-    client = app.test_client()
-    before = client.get("/offers?provider=hyperbolic").get_json()["offers"]
-    result = CliRunner().invoke(cli, ["refresh"], env=env)
-    assert result.exit_code == 1, result.output
-    assert "hyperbolic: failed" in result.output and "colab: ok" in result.output
-    assert client.get("/offers?provider=hyperbolic").get_json()["offers"] == before
-    assert before and all("nativ-x/fsku" in o["source"] for o in before)
+    check_a_failing_source_spares_the_others(fake, settings, app, "hyperbolic", "nativ-x/fsku")

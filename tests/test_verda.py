@@ -27,7 +27,7 @@ from pricing.errors import AdapterError
 from pricing.offer import TERM_HOURS, PricingModel
 from service.cli import cli
 from tests.fakes.verda import VerdaFake, instance_types, periods
-from tests.helpers import web_adapter
+from tests.helpers import check_a_failing_source_spares_the_others, check_http_faults, web_adapter
 
 RESOLVE = load_hardware().registry.canonical
 TODAY = "2026-12-06"
@@ -181,6 +181,10 @@ def _adapter(fake: VerdaFake, retries: int = 3, timeout: float = 10.0) -> VerdaA
     return web_adapter(VerdaAdapter, fake.url, retries, timeout)
 
 
+def test_throttling_server_errors_and_a_hung_backend(fake) -> None:  # type: ignore[no-untyped-def]
+    check_http_faults(fake, _adapter)
+
+
 def test_a_fetch_reads_both_lists_and_reports_what_it_skipped(fake) -> None:  # type: ignore[no-untyped-def]
     batch = _adapter(fake).fetch()
     assert fake.requests == ["/v1/long-term/periods/instances", "/v1/instance-types"]
@@ -192,22 +196,11 @@ def test_a_fetch_reads_both_lists_and_reports_what_it_skipped(fake) -> None:  # 
     assert all(o.price_as_of == "2026-12-06" for o in batch.offers)
 
 
-def test_throttling_and_server_errors_are_retried(fake) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.statuses = [429, 503]
-    assert _adapter(fake).fetch().offers
-
-
 def test_a_failing_periods_list_fails_the_fetch_rather_than_drop_the_terms(fake) -> None:  # type: ignore[no-untyped-def]
     """Prices on demand alone would read as Verda selling no contract."""
     fake.faults.truncate_page = 2
     with pytest.raises(AdapterError, match="not JSON"):
         _adapter(fake).fetch()
-
-
-def test_a_hung_backend_times_out(fake) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.delay_seconds = 10.0
-    with pytest.raises(AdapterError, match="Timeout"):
-        _adapter(fake, retries=0, timeout=0.3).fetch()
 
 
 def test_an_empty_list_prices_nothing_and_fails(fake) -> None:  # type: ignore[no-untyped-def]
@@ -251,19 +244,4 @@ def test_refresh_reads_the_lists_through_settings_and_a_6_month_contract_is_answ
 def test_a_failing_list_keeps_the_last_good_prices_and_spares_the_others(
     fake, settings, app
 ) -> None:  # type: ignore[no-untyped-def]
-    """A refresh of Verda and Colab (read from tables, no network) where Verda answers HTTP
-    500: Colab's run lands, Verda's bundled rows keep serving."""
-    fake.faults.status = 500
-    env = {
-        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
-        "BREAKEVEN_VERDA_URL": fake.url,
-        "BREAKEVEN_REFRESH_PROVIDERS": "verda,colab",
-        "BREAKEVEN_HTTP_RETRIES": "0",
-    }
-    client = app.test_client()
-    before = client.get("/offers?provider=verda").get_json()["offers"]
-    result = CliRunner().invoke(cli, ["refresh"], env=env)
-    assert result.exit_code == 1, result.output
-    assert "verda: failed" in result.output and "colab: ok" in result.output
-    assert client.get("/offers?provider=verda").get_json()["offers"] == before
-    assert before and all("nativ-x/fsku" in o["source"] for o in before)
+    check_a_failing_source_spares_the_others(fake, settings, app, "verda", "nativ-x/fsku")

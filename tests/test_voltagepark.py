@@ -20,7 +20,7 @@ from pricing.errors import AdapterError
 from pricing.offer import PricingModel
 from service.cli import cli
 from tests.fakes.voltagepark import VoltageParkFake, locations
-from tests.helpers import web_adapter
+from tests.helpers import check_a_failing_source_spares_the_others, check_http_faults, web_adapter
 
 RESOLVE = load_hardware().registry.canonical
 TODAY = "2026-12-06"
@@ -118,6 +118,10 @@ def _adapter(fake: VoltageParkFake, retries: int = 3, timeout: float = 10.0) -> 
     return web_adapter(VoltageParkAdapter, fake.url, retries, timeout)  # type: ignore[attr-defined]
 
 
+def test_throttling_server_errors_and_a_hung_backend(fake) -> None:  # type: ignore[no-untyped-def]
+    check_http_faults(fake, _adapter)
+
+
 def test_a_fetch_follows_the_pages_and_reports_what_it_skipped(fake) -> None:  # type: ignore[no-untyped-def]
     fake.page_size = 1  # four pages of one location each
     batch = _adapter(fake).fetch()
@@ -144,23 +148,6 @@ def test_a_has_next_that_is_not_a_boolean_fails(fake) -> None:  # type: ignore[n
     fake.faults.bodies = {1: '{"results": [], "has_next": "true"}'}
     with pytest.raises(AdapterError, match="has_next is 'true'"):
         _adapter(fake).fetch()
-
-
-def test_throttling_and_server_errors_are_retried(fake) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.statuses = [429, 503]
-    assert _adapter(fake).fetch().offers
-
-
-def test_a_server_error_past_the_retries_fails(fake) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.status = 500
-    with pytest.raises(AdapterError, match="HTTP 500"):
-        _adapter(fake, retries=1).fetch()
-
-
-def test_a_hung_backend_times_out(fake) -> None:  # type: ignore[no-untyped-def]
-    fake.faults.delay_seconds = 10.0
-    with pytest.raises(AdapterError, match="Timeout"):
-        _adapter(fake, retries=0, timeout=0.3).fetch()
 
 
 def test_a_cut_or_empty_answer_fails_the_fetch(fake) -> None:  # type: ignore[no-untyped-def]
@@ -210,19 +197,4 @@ def test_refresh_reads_the_list_through_settings_and_its_run_replaces_the_bundle
 def test_a_failing_list_keeps_the_last_good_prices_and_spares_the_others(
     fake, settings, app
 ) -> None:  # type: ignore[no-untyped-def]
-    """A refresh of Voltage Park and Colab (read from tables, no network) where the list
-    answers HTTP 500: Colab's run lands, Voltage Park's bundled rows keep serving."""
-    fake.faults.status = 500
-    env = {
-        "BREAKEVEN_DATA_DIR": str(settings.data_dir),
-        "BREAKEVEN_VOLTAGEPARK_URL": fake.url,
-        "BREAKEVEN_REFRESH_PROVIDERS": "voltagepark,colab",
-        "BREAKEVEN_HTTP_RETRIES": "0",
-    }
-    client = app.test_client()
-    before = client.get("/offers?provider=voltagepark").get_json()["offers"]
-    result = CliRunner().invoke(cli, ["refresh"], env=env)
-    assert result.exit_code == 1, result.output
-    assert "voltagepark: failed" in result.output and "colab: ok" in result.output
-    assert client.get("/offers?provider=voltagepark").get_json()["offers"] == before
-    assert before and all("gpu-price-index" in o["source"] for o in before)
+    check_a_failing_source_spares_the_others(fake, settings, app, "voltagepark", "gpu-price-index")
