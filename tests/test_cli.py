@@ -340,3 +340,14 @@ def test_a_refresh_waits_for_no_one_and_never_runs_beside_another(settings: Sett
     assert done.exit_code == 0 and "colab: ok" in done.output
     assert runtime.store.current_runs()["colab"] != before
     runtime.store.dispose()
+
+
+def test_a_teams_steady_work_reads_in_hours_not_an_exponent(settings) -> None:  # type: ignore[no-untyped-def]
+    """64 H100s steady for three years: 1,351,035.9 h of one card's work, as a person
+    writes it (the format had printed 1.35104e+06)."""
+    env = {"BREAKEVEN_DATA_DIR": str(settings.data_dir), "COLUMNS": "80"}
+    args = ["quote", "--gpu", "h100-sxm", "--gpus", "64", "--hours-per-month", "46720"]
+    result = CliRunner().invoke(cli, [*args, "--months", "36", "--site", "colo"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "1,351,035.9 h of transformer training on 64 x h100-sxm" in result.output
+    assert "e+0" not in result.output

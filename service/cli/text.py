@@ -83,8 +83,8 @@ def describe_quote(d: dict[str, Any], t: Translator | None = None, width: int | 
         ),
         _breakeven_line(d, a["utilization"], m, t),
         t(
-            "{hours:g} h of {workload} training on {gpus} x {gpu}",
-            hours=d["hours"],
+            "{hours:,.10g} h of {workload} training on {gpus} x {gpu}",
+            hours=round(d["hours"], 1),  # 500; 1,351,035.9 (not :g's 1.35104e+06)
             workload=_word(d["workload"], t),
             gpus=buy["gpus"],
             gpu=d["gpu"],
