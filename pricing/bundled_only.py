@@ -32,6 +32,9 @@ BUNDLED_ONLY = {
     "hyperstack": f"{PAGE_ONLY} (hyperstack.cloud/gpu-pricing); reserved prices state no term",
     "massedcompute": f"{PAGE_ONLY} (vm.massedcompute.com/pricing)",
     "crusoe": f"{PAGE_ONLY} (crusoe.ai/cloud/pricing); committed prices by sales contact",
+    "ovhcloud": "a public catalogue API exists (api.ovh.com/1.0/order/catalog/public/cloud) "
+    "but no sample of its answer is stored to build a fake from; the bundled prices are a "
+    "third party's copy of its catalogue, in euros, VAT excluded",
     "autodl": f"{PAGE_ONLY} (autodl.com, in yuan, for accounts in mainland China)",
     "alibaba": "its price API (DescribePrice) needs an account's access key; the bundled list "
     "is its China site's, in yuan",

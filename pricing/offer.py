@@ -147,6 +147,7 @@ PROVIDER_NAMES = {
     "oci": "Oracle Cloud (OCI)",
     "crusoe": "Crusoe",
     "voltagepark": "Voltage Park",
+    "ovhcloud": "OVHcloud",
     "custom": "your own price list",
 }
 

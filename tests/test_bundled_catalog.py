@@ -34,6 +34,7 @@ CAPTURED = {"coreweave", "nebius", "hyperstack", "massedcompute", "oci", "crusoe
 PROVIDERS = {
     *("aws", "gcp", "azure", "lambda", "colab", "runpod", "vast"),
     *("autodl", "alibaba", "tencent"),
+    "ovhcloud",  # in euros, VAT excluded
     *NEOCLOUDS,
     *CAPTURED,
 }
@@ -467,3 +468,22 @@ def test_providers_lists_every_provider_the_catalog_rents_from(client, offers: l
         "reserved_3m",
         "reserved_6m",
     ]
+
+
+def test_a_price_published_in_euros_keeps_them_with_the_rate_of_its_day(client) -> None:  # type: ignore[no-untyped-def]
+    """OVHcloud's h100-380 at 2.80 EUR an hour excluding VAT (its catalogue as a public
+    repository held it on 2026-01-28): kept in euros, converted at that day's ECB rate
+    (0.8351428 EUR per USD: 3.35 USD); its monthly billing (1,940 EUR for the month) a
+    1-month term, paid whole."""
+    offers = client.get("/offers?provider=ovhcloud&limit=100").get_json()["offers"]
+    hourly = next(o for o in offers if o["product"] == "h100-380" and o["pricing"] == "on_demand")
+    assert (hourly["currency"], hourly["price_per_hour"]) == ("EUR", 2.80)
+    assert (hourly["fx_day"], hourly["fx_per_usd"]) == (
+        "2026-01-28",
+        pytest.approx(0.8351428, rel=1e-6),
+    )
+    assert hourly["usd_per_hour"] == pytest.approx(2.80 / 0.8351428094204109, abs=1e-6)
+    assert "excluding VAT" in hourly["notes"]
+    month = next(o for o in offers if o["product"] == "h100-380" and o["pricing"] == "reserved_1m")
+    assert month["price_per_hour"] == pytest.approx(1940 / 730, abs=1e-6)
+    assert month["purchase_option"] == "commitment" and month["tier"] == "reserved_1m"

@@ -9,8 +9,10 @@ shipped file byte for byte.
 
 Inputs, all read-only:
 - ``curated.csv``: the hand-curated rows (Colab, and the older sourced cloud rows);
-- ``committed.csv``: committed terms (reserved_1y, reserved_3y), each row dated and sourced
+- ``committed.csv``: committed terms (pricing/offer.py TERM_MONTHS), each row dated and sourced
   (pricing/data/README.md, "Committed terms"): taken as they are;
+- ``china_prices.csv``, ``eur_prices.csv``: prices published in yuan and in euros (VAT
+  excluded), each kept in its currency with the ECB rate of its day;
 - ``catalog_prices.csv``: the figures of skypilot-org/skypilot-catalog files (AWS, GCP,
   Azure, Lambda, and the GPU marketplaces RunPod and Vast.ai), one row per catalog line;
   ``--from-catalogs DIR`` derives it again from the verbatim extracts (shared/data/catalogs/);
@@ -955,18 +957,20 @@ def dated(generated: list[Row], aliases: dict[str, str]) -> list[Row]:
     return out
 
 
-def china() -> list[Row]:
-    """China's GPU clouds (china_prices.csv): dated prices in yuan, no credential-free API.
-    Each keeps its price in yuan (currency, price_per_hour) and the ECB reference rate that
-    converts it (fx_per_usd, fx_day): the rate of its day, or the newest bundled before it,
-    or, for a price older than the bundled year, the oldest bundled (the note says so). The
-    service's parser makes the dollars of them (pricing/adapters/tabular.py)."""
+def in_currency(name: str) -> list[Row]:
+    """Prices published in another currency than the dollar: China's GPU clouds in yuan
+    (china_prices.csv: no credential-free API) and Europe's in euros, VAT excluded
+    (eur_prices.csv). Each keeps its price in its currency (currency, price_per_hour) and
+    the ECB reference rate that converts it (fx_per_usd, fx_day): the rate of its day, or
+    the newest bundled before it, or, for a price older than the bundled year, the oldest
+    bundled (the note says so). The service's parser makes the dollars of them
+    (pricing/adapters/tabular.py). A committed row carries its purchase option."""
     sys.path.insert(0, str(ROOT))  # the rates are the service's own: one conversion
     from pricing.fx import FxError, bundled_rates
 
     rates = bundled_rates()
     rows = []
-    for line in read_csv(HERE / "china_prices.csv"):
+    for line in read_csv(HERE / name):
         day = date.fromisoformat(_first_day(line["price_as_of"]))
         try:
             rate = rates.rate(line["currency"], day)
@@ -1004,6 +1008,8 @@ def china() -> list[Row]:
                     + line["notes"]
                 ),
                 "market": "cloud",
+                "purchase_option": line.get("purchase_option", ""),
+                "upfront_share": line.get("upfront_share", ""),
             }
         )
     return rows
@@ -1029,7 +1035,7 @@ def build() -> tuple[str, Report]:
     generated = dated(generated, aliases)
     rows, replaced, kept_notes = merge(curated, generated)
     rows += read_csv(HERE / "committed.csv")
-    rows += china()
+    rows += in_currency("china_prices.csv") + in_currency("eur_prices.csv")
     rows.sort(key=sort_key)
     out = io.StringIO()
     for row in rows:
