@@ -50,7 +50,7 @@ def test_each_option_is_its_cents_for_the_whole_option() -> None:
 def test_the_noise_is_dropped_and_reported_under_its_reason() -> None:
     skipped = skip_report()
     offers = parse_options(options(), RESOLVE, TODAY, skipped)
-    assert skipped.names(NOT_OFFERED) == {"1x h100 sxm5 virtual-machine, Ethernet in us-central-1"}
+    assert skipped.names(NOT_OFFERED) == {"1 x h100 sxm5 in us-central-1"}
     assert skipped.names(UNKNOWN_GPU) == {"x999 oam"}
     assert skipped.names(NO_PRICE) == {
         "1x h200 sxm5 virtual-machine, Ethernet in us-east-3 costPerHourCents=0",
@@ -67,6 +67,23 @@ def test_the_network_in_the_product_sets_the_fabric_clusters_scale_by() -> None:
     assert fabric(PROVIDER, "8x h100 sxm5 bare-metal, InfiniBand") == "infiniband"
     assert fabric(PROVIDER, "8x h100 sxm5 virtual-machine, RoCE") == "roce"
     assert fabric(PROVIDER, "8x h100 sxm5 virtual-machine, Ethernet") == "ethernet"
+
+
+def test_a_field_in_another_case_or_cents_written_as_a_float_is_read_alike() -> None:
+    """ "H100" and "h100" in one region are one offer at the lowest; "Infiniband" is
+    InfiniBand; 2552.0 cents are 25.52 USD; a disabled option missing its region is
+    skipped, not a failed list; cents that are not whole, or past any price, are skipped."""
+    node = next(o for o in options() if o["connectionType"] == "infiniband")
+    loud = {**node, "gpuType": "H100", "gpuFormFactor": "SXM5", "connectionType": "Infiniband"}
+    loud["costPerHourCents"] = 2551.0
+    off = {**node, "enabled": False, "region": None, "gpuCount": None}
+    odd = [{**node, "costPerHourCents": bad} for bad in (2552.5, float("inf"), 10**400)]
+    skipped = skip_report()
+    offers = parse_options([node, loud, off, *odd], RESOLVE, TODAY, skipped)
+    assert [(o.product, o.usd_per_hour) for o in offers] == [
+        ("8x h100 sxm5 bare-metal, InfiniBand", 25.51)
+    ]
+    assert len(skipped.names(NOT_OFFERED)) == 1 and len(skipped.names(NO_PRICE)) == 3
 
 
 @pytest.mark.parametrize(

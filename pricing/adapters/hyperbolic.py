@@ -15,6 +15,7 @@ region offered twice is one offer at its lowest price.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
@@ -31,7 +32,8 @@ PATH = "/v2/alpha/on-demand/rental-options"
 SOURCE = f"Hyperbolic API {PATH}"
 # (connectionType, ethernetVariant) -> the network named in the product, which
 # hardware/data/instance_fabrics.csv reads to cluster the offer
-NETWORKS = {("infiniband", ""): "InfiniBand", ("ethernet", "rocev2"): "RoCE"}
+NETWORKS = {("infiniband", ""): "InfiniBand", ("ethernet", "rocev2"): "RoCE", ("roce", ""): "RoCE"}
+MOST_CENTS = 10**9  # ten million dollars an hour: past it a price is a broken field, not a price
 
 NOT_OFFERED = Reason("options not enabled skipped")
 UNKNOWN_GPU = Reason("options with GPUs not in the hardware registry skipped")
@@ -57,24 +59,25 @@ def parse_options(
     for option in options:
         if not isinstance(option, Mapping):
             raise AdapterError(f"a rental option is not an object: {option!r}")
-        gpu = f"{option.get('gpuType') or ''} {option.get('gpuFormFactor') or ''}".strip()
+        gpu = f"{_word(option.get('gpuType'))} {_word(option.get('gpuFormFactor'))}".strip()
         count = option.get("gpuCount")
         region = option.get("region")
+        if option.get("enabled") is not True:  # not offered: whatever else it lacks
+            skipped.add(NOT_OFFERED, f"{count} x {gpu or '?'} in {region}")
+            continue
         if not gpu or isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise AdapterError(f"an option without its GPUs: {gpu!r} x {count!r}")
         if not isinstance(region, str) or not region:
             raise AdapterError(f"an option of {count} x {gpu} without a region")
         product = _product(option, gpu, count)
-        if option.get("enabled") is not True:
-            skipped.add(NOT_OFFERED, f"{product} in {region}")
-            continue
         accelerator = resolve_accelerator(gpu)
         if accelerator is None:
             skipped.add(UNKNOWN_GPU, gpu)
             continue
-        cents = option.get("costPerHourCents")
-        if isinstance(cents, bool) or not isinstance(cents, int) or cents <= 0:
-            skipped.add(NO_PRICE, f"{product} in {region} costPerHourCents={cents!r}")
+        cents = _whole_cents(option.get("costPerHourCents"))
+        if cents is None:
+            shown = option.get("costPerHourCents")
+            skipped.add(NO_PRICE, f"{product} in {region} costPerHourCents={shown!r}")
             continue
         price = Decimal(cents) / 100
         offer = Offer(
@@ -97,10 +100,26 @@ def parse_options(
     return [best[key] for key in sorted(best)]
 
 
+def _word(value: Any) -> str:
+    """A field the list spells as a lower-case word ("h100", "infiniband"), read so whatever
+    its case: "H100" and "h100" in one region are one offer, "Infiniband" is InfiniBand."""
+    return str(value).strip().lower() if isinstance(value, str) else ""
+
+
+def _whole_cents(value: Any) -> int | None:
+    """A price in positive whole cents (319, or 319.0); None where it is anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return None
+    cents = int(value)
+    return cents if 0 < cents < MOST_CENTS else None
+
+
 def _product(option: Mapping[str, Any], gpu: str, count: int) -> str:
     """The option as a product: "8x h100 sxm5 bare-metal, InfiniBand"."""
-    machine = str(option.get("machineType") or "machine")
-    link = (str(option.get("connectionType") or ""), str(option.get("ethernetVariant") or ""))
+    machine = _word(option.get("machineType")) or "machine"
+    link = (_word(option.get("connectionType")), _word(option.get("ethernetVariant")))
     network = NETWORKS.get(link) or NETWORKS.get((link[0], "")) or "Ethernet"
     return f"{count}x {gpu} {machine}, {network}"
 
