@@ -6,7 +6,7 @@ import calendar
 import functools
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -106,11 +106,16 @@ def pricing_models(choice: str) -> frozenset[PricingModel]:
     return PRICING_CHOICES[choice]
 
 
+def in_listed_order(pricings: Collection[str]) -> tuple[str, ...]:
+    """Pricing models as an answer lists them: in PricingModel's order (on demand, then the
+    terms shortest first), not alphabetically."""
+    return tuple(str(p) for p in PricingModel if p in pricings)
+
+
 @functools.cache  # one per choice
 def admitted_names(choice: str) -> tuple[str, ...]:
-    """The pricing models a `pricing` choice admits, as an answer lists them: in
-    PricingModel's order (on demand, then the terms shortest first), not alphabetically."""
-    return tuple(str(p) for p in PricingModel if p in PRICING_CHOICES[choice])
+    """The pricing models a `pricing` choice admits, in_listed_order."""
+    return in_listed_order(PRICING_CHOICES[choice])
 
 
 # Who runs the machine an offer rents. A cloud's own data centres; RunPod's Secure Cloud

@@ -15,13 +15,12 @@ region offered twice is one offer at its lowest price.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
 from pricing.adapters import Batch
-from pricing.adapters.kit import Reason, SkipReport, WebAdapter, WebConfig
+from pricing.adapters.kit import Reason, SkipReport, WebAdapter, WebConfig, listed_price
 from pricing.errors import AdapterError
 from pricing.http import get_json
 from pricing.offer import Offer, PricingModel
@@ -33,7 +32,6 @@ SOURCE = f"Hyperbolic API {PATH}"
 # (connectionType, ethernetVariant) -> the network named in the product, which
 # hardware/data/instance_fabrics.csv reads to cluster the offer
 NETWORKS = {("infiniband", ""): "InfiniBand", ("ethernet", "rocev2"): "RoCE", ("roce", ""): "RoCE"}
-MOST_CENTS = 10**9  # ten million dollars an hour: past it a price is a broken field, not a price
 
 NOT_OFFERED = Reason("options not enabled skipped")
 UNKNOWN_GPU = Reason("options with GPUs not in the hardware registry skipped")
@@ -107,13 +105,10 @@ def _word(value: Any) -> str:
 
 
 def _whole_cents(value: Any) -> int | None:
-    """A price in positive whole cents (319, or 319.0); None where it is anything else."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-        return None
-    cents = int(value)
-    return cents if 0 < cents < MOST_CENTS else None
+    """A price in positive whole cents (319, or 319.0) as the kit reads a listed price
+    (finite, positive); None where it is anything else, text included."""
+    cents = None if isinstance(value, str) else listed_price(value)
+    return int(cents) if cents is not None and cents == cents.to_integral_value() else None
 
 
 def _product(option: Mapping[str, Any], gpu: str, count: int) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pricing.bundled_only import BUNDLED_ONLY
 from pricing.dated import is_dated
-from pricing.offer import PROVIDER_NAMES, READ_BEFORE, PricingModel, StoredOffer, price_date
+from pricing.offer import PROVIDER_NAMES, READ_BEFORE, StoredOffer, in_listed_order, price_date
 from pricing.redact import public_error
 from pricing.refresh import RunResult
 from pricing.store import ProviderStatus, Run
@@ -68,7 +68,7 @@ def catalog_document(rows: Iterable[StoredOffer], live: frozenset[str]) -> list[
                 "oldest_price": min(dates).isoformat() if dates else None,
                 "newest_price": max(dates).isoformat() if dates else None,
                 "accelerators": sorted({s.offer.accelerator for s in offers}),
-                "pricing": [str(p) for p in PricingModel if p in {s.offer.pricing for s in offers}],
+                "pricing": list(in_listed_order({s.offer.pricing for s in offers})),
                 "live": provider in live,
                 "bundled_why": None if provider in live else BUNDLED_ONLY.get(provider),
                 "undated_why": _undated_why(share, read_before, len(offers) - dated),

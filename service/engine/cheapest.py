@@ -519,30 +519,19 @@ def _term_bounds(
     that is more than 1, of the offers ``by_work``."""
     rf = request.rent_factor
     works = by_work.floor_usd(request.hours, request.assumptions.spot_overhead, rf)
-    many, share = _term_factors(limits)
+    many, share = _term_factors(limits.deadline_hours, limits.clock)
     return table.term_cost[by_term] * rf * share[terms], works * many[terms] * share[terms]
 
 
-def _term_factors(limits: Limits) -> tuple[np.ndarray, np.ndarray]:
+@functools.lru_cache(maxsize=256)  # a sweep over hours asks the same deadline and rate
+def _term_factors(deadline: float, clock: PayClock) -> tuple[np.ndarray, np.ndarray]:
     """Per term (TERM_HOURS order), the terms an instance pays over the deadline where
     more than one, and the least share of today's money one USD of the term can have."""
-    return _term_factors_of(limits.deadline_hours, limits.clock)
-
-
-@functools.lru_cache(maxsize=256)  # a sweep over hours asks the same deadline and rate
-def _term_factors_of(deadline: float, clock: PayClock) -> tuple[np.ndarray, np.ndarray]:
     many = [max(1.0, hours / deadline) if deadline > 0 else 1.0 for hours in TERM_HOURS.values()]
     share = [clock.term_floor_share(hours, deadline) for hours in TERM_HOURS.values()]
     many_of, share_of = np.array(many), np.array(share)
     many_of.flags.writeable = share_of.flags.writeable = False  # shared by every asking
     return many_of, share_of
-
-
-def _term_positions(term_hours: np.ndarray) -> np.ndarray:
-    """Each term's position in TERM_HOURS, from its hours."""
-    hours = np.fromiter(TERM_HOURS.values(), dtype=np.float64)
-    by_hours = np.argsort(hours)
-    return by_hours[np.searchsorted(hours[by_hours], term_hours)]
 
 
 def _hourly_bound(rentals: Rentals, request: QuoteRequest, limits: Limits) -> np.ndarray:
@@ -570,7 +559,7 @@ def row_floors(
         term, work = _term_bounds(
             table,
             request,
-            _term_positions(terms[committed]),
+            table.term_code[of],
             of,
             Rentals.of(table, of, s_ref, request.speed_key),
             limits,

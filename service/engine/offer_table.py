@@ -163,10 +163,14 @@ class OfferTable:
             self.pricing_code
         ]
         self.committed_rows = np.flatnonzero(self.term_hours > 0)
-        # whether any offer is of each term (TERM_HOURS order): a term none sells is never read
-        self.terms_offered = tuple(
-            bool((self.term_hours == term).any()) for term in TERM_HOURS.values()
-        )
+        # its term's position in TERM_HOURS (-1: hourly), and whether any offer is of each
+        # term: a term none sells is never read
+        terms = list(TERM_HOURS)
+        self.term_code = np.array(
+            [terms.index(p) if p in TERM_HOURS else -1 for p in by_pricing], dtype=np.intp
+        )[self.pricing_code]
+        offered = np.bincount(self.term_code[self.committed_rows], minlength=len(terms))
+        self.terms_offered = tuple(bool(n) for n in offered)
         # the share of a committed term paid before its first hour (0: none, or not committed)
         self.upfront_share = np.array(
             [s.offer.upfront_share or 0.0 for s in rows], dtype=np.float64
